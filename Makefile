@@ -1,0 +1,36 @@
+# Every target creates .venv and installs the project when needed (pyproject.toml newer than the stamp).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.relreason-installed
+export DAGSTER_DISABLE_TELEMETRY := 1
+export DBT_SEND_ANONYMOUS_USAGE_STATS := False
+export GX_ANALYTICS_ENABLED := False
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: demo test ui bench lint install
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/relreason demo
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+ui: $(STAMP)
+	$(VENV)/bin/relreason ui
+
+bench: $(STAMP)
+	$(PY) tests/perf/run_all.py

@@ -1,0 +1,158 @@
+"""The contract every benchmark family fulfils: generate -> prompt -> parse -> score.
+
+A family is plain Python (no Dagster import) so a researcher can call it from a
+notebook; the Dagster assets only move its rows into DuckDB.  Rows are plain
+dicts whose keys match the DuckDB tables in ``relreason_dagster.storage.schema``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+def stable_hash(*parts: Any, length: int = 16) -> str:
+    """Content hash of JSON-serialisable parts: the stable ids of samples and prompts."""
+    payload = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:length]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One generated instance (row of ``raw.samples``)."""
+
+    benchmark: str
+    task: str
+    sample_id: str
+    split: str  # fewshot | iid | ood | test ...
+    n: int | None
+    variant: dict[str, Any]
+    input: dict[str, Any]
+    gold: Any
+    label: bool | None
+    seed: int
+    generator_version: str
+    # Cell counts for label balance: how many gold-positive cells out of how many.
+    gold_pos: int = 0
+    n_cells: int = 0
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "task": self.task,
+            "sample_id": self.sample_id,
+            "split": self.split,
+            "n": self.n,
+            "variant": json.dumps(self.variant, sort_keys=True),
+            "input": json.dumps(self.input, sort_keys=True),
+            "gold": json.dumps(self.gold, sort_keys=True),
+            "label": self.label,
+            "gold_pos": self.gold_pos,
+            "n_cells": self.n_cells,
+            "seed": self.seed,
+            "generator_version": self.generator_version,
+        }
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Sample:
+        """Rebuild a sample read back from ``raw.samples`` (JSON columns decoded)."""
+
+        def _load(value: Any) -> Any:
+            return json.loads(value) if isinstance(value, str) else value
+
+        return cls(
+            benchmark=row["benchmark"],
+            task=row["task"],
+            sample_id=row["sample_id"],
+            split=row["split"],
+            n=row.get("n"),
+            variant=_load(row.get("variant")) or {},
+            input=_load(row["input"]),
+            gold=_load(row["gold"]),
+            label=row.get("label"),
+            seed=row["seed"],
+            generator_version=row["generator_version"],
+            gold_pos=row.get("gold_pos") or 0,
+            n_cells=row.get("n_cells") or 0,
+        )
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt to send to every model (row of ``raw.prompts``)."""
+
+    prompt_id: str
+    sample_id: str
+    benchmark: str
+    task: str
+    split: str
+    setting: str
+    messages: list[dict[str, str]]
+    template_version: str
+    max_tokens: int = 512
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "prompt_id": self.prompt_id,
+            "sample_id": self.sample_id,
+            "benchmark": self.benchmark,
+            "task": self.task,
+            "split": self.split,
+            "setting": self.setting,
+            "messages": json.dumps(self.messages),
+            "template_version": self.template_version,
+            "max_tokens": self.max_tokens,
+        }
+
+
+@dataclass
+class Parsed:
+    """A parsed and scored model answer (row of ``raw.parsed_answers`` minus keys).
+
+    ``parse_status`` is ``ok`` or ``na`` (unreadable answer: the study's N/A);
+    the pipeline adds ``error`` for prompts whose provider call failed.
+    Cell counts make F1, accuracy and label bias computable in SQL for every
+    family: ``tp/fp/fn`` over positive cells, ``pred_pos`` / ``n_cells``.
+    """
+
+    parse_status: str
+    parsed: Any = None
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    pred_pos: int = 0
+    n_cells: int = 0
+    correct: bool | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Size settings of one run (``smoke`` for the demo, ``paper`` for the studies)."""
+
+    name: str
+    params: dict[str, Any]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.params.get(key, default)
+
+
+class BenchmarkFamily(Protocol):
+    """What the pipeline needs from a family; register it in ``benchmarks.registry``."""
+
+    name: str
+    tasks: tuple[str, ...]
+
+    def generate(self, profile: Profile, seed: int) -> list[Sample]:
+        """All samples of the profile, deterministic in ``seed``."""
+        ...
+
+    def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
+        """Prompts for every test sample and setting (few-shot samples go inside)."""
+        ...
+
+    def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
+        """Parse and score one response; never raises on model text."""
+        ...

@@ -1,0 +1,300 @@
+"""The `relreason` command: demo, run, models, sql, status, ui.
+
+Bad input ends in one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from relreason_dagster import settings
+from relreason_dagster.errors import ConfigError
+
+DEMO_TABLES = [
+    (
+        "marts.relational_f1",
+        "SELECT model, task, split, setting, n, n_na, n_error, f1, ci_low, ci_high "
+        "FROM marts.relational_f1 ORDER BY model, task, split, setting",
+    ),
+    ("marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"),
+]
+
+
+def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int = 60) -> str:
+    """A plain aligned text table (no extra dependency, readable in CI logs)."""
+
+    def cell(v: Any) -> str:
+        s = "NULL" if v is None else str(v)
+        s = s.replace("\n", " ")
+        return s if len(s) <= max_width else s[: max_width - 1] + "…"
+
+    body = [[cell(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in body]) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
+    sep = "  ".join("-" * w for w in widths)
+    out = [line, sep] + ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in body]
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out)
+
+
+def _query(sql: str) -> tuple[list[str], list[tuple]]:
+    import duckdb
+
+    path = settings.duckdb_path()
+    if not path.exists():
+        raise ConfigError(
+            f"no results yet at {path}; run `relreason demo` or `relreason run --model M` first"
+        )
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.IOException as exc:
+        raise ConfigError(
+            f"cannot open {path} read-only ({str(exc).splitlines()[0]}); is a run writing it?"
+        ) from None
+    try:
+        cur = con.execute(sql)
+        if cur.description is None:
+            return [], []
+        return [d[0] for d in cur.description], cur.fetchall()
+    except duckdb.Error as exc:
+        raise ConfigError(f"SQL error: {str(exc).splitlines()[0]}") from None
+    finally:
+        con.close()
+
+
+def _print_report(report: Any, seconds: float) -> None:
+    for model, c in sorted(report.calls.items()):
+        print(
+            f"{model}: {c['prompts']} prompts — {c['model_calls']} model calls, "
+            f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
+        )
+    print(
+        f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
+        f"{seconds:.0f} s"
+    )
+    for name, passed, desc in report.checks:
+        print(f"check {name}: {'passed' if passed else 'FAILED'} — {desc}")
+    for failure in report.failures:
+        print(f"step failed: {failure}", file=sys.stderr)
+
+
+def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
+    from relreason_dagster.llm.registry import enabled_models
+    from relreason_dagster.pipeline import run_pipeline
+
+    if demo:
+        models = list(enabled_models(settings.models_path()))
+    else:
+        models = [args.model]
+    benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
+    start = time.perf_counter()
+    report = run_pipeline(models, profile=args.profile, benchmarks=benchmarks, seed=args.seed)
+    _print_report(report, time.perf_counter() - start)
+    if demo:
+        for title, sql in DEMO_TABLES:
+            cols, rows = _query(sql)
+            print(f"\n== {title} ==")
+            print(format_table(cols, rows))
+    return 1 if report.failures else 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from relreason_dagster.llm.registry import add_model, load_registry
+
+    path = settings.models_path()
+    if args.models_cmd == "add":
+        params: dict[str, Any] = {}
+        for item in args.param or []:
+            if "=" not in item:
+                raise ConfigError(f"--param {item!r}: expected KEY=VALUE, e.g. --param temperature=0")
+            key, value = item.split("=", 1)
+            params[key] = _coerce(value)
+        add_model(
+            path,
+            args.name,
+            args.litellm_model,
+            params=params or None,
+            concurrency=args.concurrency,
+            api_base=args.api_base,
+            api_key_env=args.api_key_env,
+        )
+        print(
+            f"added model {args.name!r} ({args.litellm_model}) to {path}; "
+            f"run `relreason run --model {args.name}` to compute its responses only"
+        )
+        return 0
+    registry = load_registry(path)
+    rows = [
+        (
+            s.name,
+            s.litellm_model,
+            "yes" if s.enabled else "no",
+            s.concurrency,
+            s.api_key_env or "",
+            s.api_base or "",
+        )
+        for s in registry.values()
+    ]
+    print(format_table(["name", "litellm_model", "enabled", "concurrency", "api_key_env", "api_base"], rows))
+    return 0
+
+
+def _coerce(value: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    cols, rows = _query(args.query)
+    print(format_table(cols, rows) if cols else "(no result set)")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from relreason_dagster.pipeline import prepare_environment
+
+    prepare_environment(args.profile)
+    import dagster as dg
+
+    instance = dg.DagsterInstance.get()
+    from relreason_dagster.definitions import defs
+
+    rows = []
+    for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
+        record = instance.get_latest_materialization_event(key)
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.timestamp)) if record else "never"
+        rows.append((key.to_user_string(), when))
+    print("== assets ==")
+    print(format_table(["asset", "last materialized"], rows))
+
+    print("\n== checks ==")
+    check_rows = []
+    for check_key in sorted(defs.resolve_asset_graph().asset_check_keys, key=str):
+        summary = instance.event_log_storage.get_latest_asset_check_execution_by_key([check_key]).get(
+            check_key
+        )
+        state = "never run"
+        if summary is not None:
+            evaluation = summary.evaluation
+            state = (
+                summary.status.value if evaluation is None else ("passed" if evaluation.passed else "FAILED")
+            )
+        check_rows.append((check_key.asset_key.to_user_string(), check_key.name, state))
+    print(format_table(["asset", "check", "state"], check_rows))
+
+    if settings.duckdb_path().exists():
+        cols, counts = _query(
+            "SELECT 'samples' AS tbl, count(*) AS n FROM raw.samples UNION ALL "
+            "SELECT 'prompts', count(*) FROM raw.prompts UNION ALL "
+            "SELECT 'responses', count(*) FROM raw.responses UNION ALL "
+            "SELECT 'responses with error', count(*) FROM raw.responses WHERE error IS NOT NULL UNION ALL "
+            "SELECT 'parsed_answers', count(*) FROM raw.parsed_answers"
+        )
+        print("\n== rows ==")
+        print(format_table(cols, counts))
+    return 0
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    from relreason_dagster.pipeline import prepare_environment
+
+    prepare_environment(args.profile)
+    cmd = [
+        os.path.join(os.path.dirname(sys.executable), "dagster"),
+        "dev",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(args.port),
+        "-w",
+        str(settings.REPO_ROOT / "workspace.yaml"),
+    ]
+    print(f"Dagster UI on http://127.0.0.1:{args.port} (Ctrl-C stops it)")
+    # dagster dev ignores SIGINT when inherited as ignored; restore the default for the child.
+    proc = subprocess.Popen(cmd, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()
+        return proc.wait()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="relreason", description="Measure how well language models reason.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--profile",
+            default=os.environ.get("RELREASON_PROFILE", settings.DEFAULT_PROFILE),
+            help=f"size profile: {', '.join(settings.profile_names())}",
+        )
+        p.add_argument("--seed", type=int, default=settings.DEFAULT_SEED)
+
+    demo = sub.add_parser(
+        "demo", help="materialize everything at the smoke profile and print the result tables"
+    )
+    common(demo)
+    run = sub.add_parser("run", help="compute one model's responses (cached) and the metric tables")
+    common(run)
+    run.add_argument("--model", required=True)
+    run.add_argument("--benchmark", default=None)
+
+    models = sub.add_parser("models", help="list or add models in models.yaml")
+    msub = models.add_subparsers(dest="models_cmd", required=True)
+    msub.add_parser("list")
+    add = msub.add_parser("add")
+    add.add_argument("name")
+    add.add_argument("litellm_model")
+    add.add_argument("--param", action="append", help="generation parameter KEY=VALUE (repeatable)")
+    add.add_argument("--concurrency", type=int, default=None)
+    add.add_argument("--api-base", default=None)
+    add.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
+
+    sql = sub.add_parser("sql", help="run a read-only SQL query against the results")
+    sql.add_argument("query")
+    status = sub.add_parser("status", help="what is materialized, check results, row counts")
+    common(status)
+    ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
+    common(ui)
+    ui.add_argument("--port", type=int, default=3000)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.cmd == "demo":
+            return cmd_run(args, demo=True)
+        if args.cmd == "run":
+            return cmd_run(args)
+        if args.cmd == "models":
+            return cmd_models(args)
+        if args.cmd == "sql":
+            return cmd_sql(args)
+        if args.cmd == "status":
+            return cmd_status(args)
+        if args.cmd == "ui":
+            return cmd_ui(args)
+    except ConfigError as exc:
+        print(f"relreason: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("relreason: interrupted; stored responses are kept, rerun to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""The one Definitions object that `workspace.yaml` and the CLI load."""
+
+import dagster as dg
+
+from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
+from relreason_dagster.defs.checks import ALL_CHECKS
+from relreason_dagster.defs.dbt import relreason_dbt_models
+from relreason_dagster.defs.resources import build_resources
+from relreason_dagster.defs.sensors import models_sensor
+
+ALL_ASSETS = [samples, prompts, model_responses, parsed_answers, relreason_dbt_models]
+
+defs = dg.Definitions(
+    assets=ALL_ASSETS,
+    asset_checks=ALL_CHECKS,
+    sensors=[models_sensor],
+    resources=build_resources(),
+)

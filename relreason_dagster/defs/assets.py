@@ -1,0 +1,202 @@
+"""The pipeline's assets: samples -> prompts -> model_responses -> parsed_answers.
+
+Each asset is a thin wrapper: it calls the pure benchmark code or the LLM
+gateway and moves rows into DuckDB.  All of them write the one DuckDB file, so
+they share the ``duckdb`` pool (one slot).
+"""
+
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from relreason_dagster.benchmarks.base import Sample
+from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.defs.partitions import DUCKDB_POOL, models_partitions
+from relreason_dagster.defs.resources import RunSettings
+from relreason_dagster.llm.gateway import ProgressPrinter, run_model
+from relreason_dagster.llm.registry import get_model, require_api_key
+from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
+from relreason_dagster.storage.schema import ensure_schema
+
+
+def _in_list(values: list[str]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+@dg.asset(
+    group_name="datasets",
+    pool=DUCKDB_POOL,
+    description="Generated benchmark samples of every selected family at the run's profile (raw.samples).",
+)
+def samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+    rows: list[dict[str, Any]] = []
+    for name in run_settings.family_names():
+        family = get_family(name)
+        generated = family.generate(run_settings.profile_for(name), run_settings.seed)
+        rows.extend(s.row() for s in generated)
+    families = run_settings.family_names()
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        replace_rows(con, "samples", rows, f"benchmark IN ({_in_list(families)})", families)
+    counts = Counter((r["benchmark"], r["task"], r["split"]) for r in rows)
+    summary = [
+        {"benchmark": b, "task": t, "split": s, "samples": c} for (b, t, s), c in sorted(counts.items())
+    ]
+    return dg.MaterializeResult(
+        metadata={
+            "rows": len(rows),
+            "profile": run_settings.profile,
+            "seed": run_settings.seed,
+            "per_task": dg.MetadataValue.md(markdown_table(summary, limit=60)),
+        }
+    )
+
+
+@dg.asset(
+    group_name="prompts",
+    pool=DUCKDB_POOL,
+    deps=[samples],
+    description="Prompts for every test sample and setting, with input token counts (raw.prompts).",
+)
+def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+    families = run_settings.family_names()
+    rows: list[dict[str, Any]] = []
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        for name in families:
+            family = get_family(name)
+            sample_rows = fetch_dicts(con, "SELECT * FROM raw.samples WHERE benchmark = ?", [name])
+            built = family.build_prompts(
+                [Sample.from_row(r) for r in sample_rows], run_settings.profile_for(name)
+            )
+            for p in built:
+                row = p.row()
+                row["input_tokens"] = count_tokens(p.messages)
+                row["tokenizer"] = DEFAULT_TOKENIZER
+                rows.append(row)
+        replace_rows(con, "prompts", rows, f"benchmark IN ({_in_list(families)})", families)
+    by_setting = Counter((r["benchmark"], r["setting"]) for r in rows)
+    tokens = [r["input_tokens"] for r in rows]
+    preview = rows[0]["messages"][:1500] if rows else ""
+    return dg.MaterializeResult(
+        metadata={
+            "rows": len(rows),
+            "per_setting": dg.MetadataValue.json({f"{b}/{s}": c for (b, s), c in sorted(by_setting.items())}),
+            "input_tokens_max": max(tokens, default=0),
+            "input_tokens_mean": round(sum(tokens) / len(tokens), 1) if tokens else 0,
+            "preview": dg.MetadataValue.md(f"```\n{preview}\n```"),
+        }
+    )
+
+
+@dg.asset(
+    group_name="responses",
+    pool=DUCKDB_POOL,
+    deps=[prompts],
+    partitions_def=models_partitions,
+    description="One model's responses to every prompt, through LiteLLM, cached by request (raw.responses).",
+)
+def model_responses(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+    spec = get_model(run_settings.models_path(), context.partition_key)
+    require_api_key(spec)
+    families = run_settings.family_names()
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        todo = fetch_dicts(
+            con,
+            "SELECT prompt_id, messages, max_tokens FROM raw.prompts"
+            f" WHERE benchmark IN ({_in_list(families)}) ORDER BY prompt_id",
+            families,
+        )
+        for row in todo:
+            row["messages"] = json.loads(row["messages"])
+        # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
+        progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
+        stats = run_model(con, spec, todo, progress=progress)
+    context.log.info(stats.summary())
+    return dg.MaterializeResult(
+        metadata={
+            "prompts": len(todo),
+            "model_calls": stats.called,
+            "from_cache": stats.cached,
+            "already_stored": stats.skipped,
+            "errors": stats.errors,
+            "seconds": round(stats.seconds, 2),
+            "summary": stats.summary(),
+        }
+    )
+
+
+@dg.asset(
+    group_name="answers",
+    pool=DUCKDB_POOL,
+    deps=[model_responses],
+    partitions_def=models_partitions,
+    description="Parsed and scored answers of one model (raw.parsed_answers); never calls a model.",
+)
+def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
+    model = context.partition_key
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        joined = fetch_dicts(
+            con,
+            """
+            SELECT r.prompt_id, r.content, r.error, p.setting, s.*
+            FROM raw.responses r
+            JOIN raw.prompts p USING (prompt_id)
+            JOIN raw.samples s ON s.sample_id = p.sample_id
+            WHERE r.model = ?
+            """,
+            [model],
+        )
+        rows = [parse_response_row(model, r) for r in joined]
+        replace_rows(con, "parsed_answers", rows, "model = ?", [model])
+    status = Counter(r["parse_status"] for r in rows)
+    return dg.MaterializeResult(
+        metadata={"rows": len(rows), **{f"parse_status_{k}": v for k, v in sorted(status.items())}}
+    )
+
+
+def parse_response_row(model: str, r: dict[str, Any]) -> dict[str, Any]:
+    """One ``raw.parsed_answers`` row from a response joined to its prompt and sample."""
+    sample = Sample.from_row(r)
+    base = {
+        "prompt_id": r["prompt_id"],
+        "model": model,
+        "sample_id": sample.sample_id,
+        "benchmark": sample.benchmark,
+        "task": sample.task,
+        "split": sample.split,
+        "setting": r["setting"],
+    }
+    if r["error"] is not None or r["content"] is None:
+        return {
+            **base,
+            "parse_status": "error",
+            "parsed": None,
+            "tp": 0,
+            "fp": 0,
+            "fn": 0,
+            "pred_pos": 0,
+            "n_cells": sample.n_cells,
+            "correct": None,
+            "detail": json.dumps({"error": r["error"]}),
+        }
+    parsed = get_family(sample.benchmark).parse(sample, r["setting"], r["content"])
+    return {
+        **base,
+        "parse_status": parsed.parse_status,
+        "parsed": json.dumps(parsed.parsed),
+        "tp": parsed.tp,
+        "fp": parsed.fp,
+        "fn": parsed.fn,
+        "pred_pos": parsed.pred_pos,
+        "n_cells": parsed.n_cells,
+        "correct": parsed.correct,
+        "detail": json.dumps(parsed.detail, default=str),
+    }

@@ -1,0 +1,54 @@
+"""Great Expectations suites (``data_quality/``) exposed as Dagster asset checks."""
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from data_quality import suites
+from relreason_dagster.defs.assets import parsed_answers, prompts, samples
+from relreason_dagster.storage.duckdb_io import markdown_table
+from relreason_dagster.storage.schema import ensure_schema
+
+
+def _result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=res.success,
+        severity=severity,
+        description=res.summary(),
+        metadata={
+            "rows_checked": res.checked,
+            "failures": len(res.failures),
+            "failing_rows": dg.MetadataValue.md(markdown_table(res.failures, limit=20)),
+            "table": dg.MetadataValue.md(markdown_table(res.table, limit=40)),
+        },
+    )
+
+
+@dg.asset_check(
+    asset=samples, description="Positive share of target cells per task within configured bounds."
+)
+def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        df = con.execute("SELECT benchmark, task, split, gold_pos, n_cells FROM raw.samples").df()
+    return _result(suites.label_balance(df), dg.AssetCheckSeverity.ERROR)
+
+
+@dg.asset_check(asset=prompts, description="Input tokens of every prompt within its setting's range.")
+def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        df = con.execute(
+            "SELECT prompt_id, benchmark, setting, input_tokens, tokenizer FROM raw.prompts"
+        ).df()
+    return _result(suites.token_lengths(df), dg.AssetCheckSeverity.ERROR)
+
+
+@dg.asset_check(asset=parsed_answers, description="Share of readable answers per benchmark and model.")
+def parse_rate_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        df = con.execute("SELECT benchmark, model, parse_status FROM raw.parsed_answers").df()
+    return _result(suites.parse_rate(df), dg.AssetCheckSeverity.WARN)
+
+
+ALL_CHECKS = [label_balance_check, token_length_check, parse_rate_check]

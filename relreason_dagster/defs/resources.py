@@ -1,0 +1,51 @@
+"""Dagster resources: the DuckDB file, the run settings (profile, seed, benchmarks) and dbt."""
+
+from __future__ import annotations
+
+import dagster as dg
+from dagster_dbt import DbtCliResource
+from dagster_duckdb import DuckDBResource
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.benchmarks.registry import FAMILIES, get_family
+
+
+class RunSettings(dg.ConfigurableResource):
+    """What a run generates: the size profile, the seed, the benchmark families and the model registry.
+
+    Defaults come from the environment (``RELREASON_PROFILE``, ``RELREASON_MODELS``) so
+    the CLI and ``dagster dev`` agree; the launchpad can override them per run.
+    """
+
+    profile: str = settings.DEFAULT_PROFILE
+    seed: int = settings.DEFAULT_SEED
+    benchmarks: list[str] = []
+    models_file: str = ""
+
+    def family_names(self) -> list[str]:
+        names = self.benchmarks or list(FAMILIES)
+        for name in names:
+            get_family(name)  # a ConfigError naming the known ones
+        return names
+
+    def profile_for(self, family: str) -> Profile:
+        return settings.get_profile(self.profile, family)
+
+    def models_path(self) -> str:
+        return self.models_file or str(settings.models_path())
+
+
+def build_resources() -> dict[str, object]:
+    """The resources of the one Definitions object, read from the environment at load time."""
+    return {
+        "duckdb": DuckDBResource(database=str(settings.duckdb_path())),
+        "run_settings": RunSettings(
+            profile=settings.current_profile_name(),
+            models_file=str(settings.models_path()),
+        ),
+        "dbt": DbtCliResource(
+            project_dir=str(settings.DBT_PROJECT_DIR),
+            profiles_dir=str(settings.DBT_PROJECT_DIR),
+        ),
+    }

@@ -1,0 +1,56 @@
+"""Process environment defaults: telemetry off, nothing calls out, Dagster's home under RELREASON_HOME.
+
+Imported first by the package so every entry point (CLI, `dagster dev`, tests)
+gets the same offline settings; values a user already set are kept.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+OFFLINE_ENV = {
+    "DAGSTER_DISABLE_TELEMETRY": "1",
+    "DBT_SEND_ANONYMOUS_USAGE_STATS": "False",
+    "DO_NOT_TRACK": "1",
+    "GX_ANALYTICS_ENABLED": "False",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_TELEMETRY": "False",
+    "HF_HUB_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+DAGSTER_YAML = """\
+# Written by relreason: no telemetry, and one writer at a time on the DuckDB file.
+telemetry:
+  enabled: false
+compute_logs:
+  # Step output goes straight to the terminal (CLI progress); the UI shows the structured run log.
+  module: dagster._core.storage.noop_compute_log_manager
+  class: NoOpComputeLogManager
+concurrency:
+  pools:
+    default_limit: 1
+"""
+
+
+def apply_offline_env() -> None:
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def ensure_dagster_home(relreason_home: Path) -> Path:
+    """Point DAGSTER_HOME at ``<RELREASON_HOME>/dagster`` (unless set) and write its dagster.yaml."""
+    home = Path(os.environ.get("DAGSTER_HOME") or relreason_home / "dagster").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    cfg = home / "dagster.yaml"
+    # Our own file is kept current; a dagster.yaml the user wrote is left alone.
+    if not cfg.exists() or (
+        cfg.read_text().startswith("# Written by relreason") and cfg.read_text() != DAGSTER_YAML
+    ):
+        cfg.write_text(DAGSTER_YAML)
+    os.environ["DAGSTER_HOME"] = str(home)
+    return home
+
+
+apply_offline_env()

@@ -1,0 +1,698 @@
+"""The gateway: send prompts to one model through LiteLLM and store every outcome.
+
+Design choices, and why:
+
+* **Content-addressed cache.**  Every request has a ``request_hash`` (LiteLLM
+  model string + canonical effective params + api_base + exact messages).  A
+  prompt whose row for this model already has that hash and no error is
+  skipped; one whose hash has a successful row under *any* model name is
+  copied (``from_cache``) without a call.  Re-running a pipeline therefore
+  costs nothing, and changing a param re-asks only what it changes.
+* **Persist as answers arrive.**  Each finished call is one small
+  ``INSERT OR REPLACE`` right away, so a killed run loses only the calls in
+  flight and the next run resumes where it stopped.  asyncio runs on one
+  thread, so sharing one DuckDB connection is safe.
+* **Our own retries.**  LiteLLM and the OpenAI SDK are told not to retry
+  (``num_retries=0``, ``max_retries=0``) so attempts are counted in one place,
+  stored in ``attempts``, and bounded by ``max_attempts``.  Backoff is
+  exponential with full jitter (spreads a burst of 429s) and never shorter
+  than the server's ``Retry-After``.  Provider errors never escape
+  :func:`run_model`; after the last attempt the error is stored as a row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import email.utils
+import hashlib
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import litellm
+
+# Importing this module ran relreason_dagster/llm/__init__.py first, which set
+# LiteLLM's offline environment defaults before the import above.
+from relreason_dagster.llm.registry import ModelSpec, require_api_key
+
+litellm.suppress_debug_info = True
+litellm.telemetry = False
+
+ProgressFn = Callable[[int, int, "RunStats"], None]
+
+DEFAULT_BACKOFF_BASE_S = 0.5
+DEFAULT_BACKOFF_CAP_S = 30.0
+# A server asking for more than this is treated as asking for this much;
+# waiting an hour inside a pipeline step helps nobody.
+RETRY_AFTER_CAP_S = 300.0
+# Slack on top of timeout_s before we abandon a call LiteLLM failed to time out.
+_HARD_TIMEOUT_SLACK_S = 5.0
+_ERROR_MAX_CHARS = 500
+
+# Rows are written column-wise through unnest(): one statement per batch costs
+# about as much as one single-row INSERT (DuckDB's per-statement overhead is
+# milliseconds, its per-row cost microseconds).
+_COLUMNS = (
+    ("prompt_id", "VARCHAR"),
+    ("model", "VARCHAR"),
+    ("request_hash", "VARCHAR"),
+    ("litellm_model", "VARCHAR"),
+    ("content", "VARCHAR"),
+    ("finish_reason", "VARCHAR"),
+    ("prompt_tokens", "INTEGER"),
+    ("completion_tokens", "INTEGER"),
+    ("latency_s", "DOUBLE"),
+    ("attempts", "INTEGER"),
+    ("error", "VARCHAR"),
+    ("from_cache", "BOOLEAN"),
+    ("created_at", "TIMESTAMP"),
+)
+_INSERT_SQL = (
+    "INSERT OR REPLACE INTO raw.responses ("
+    + ", ".join(name for name, _ in _COLUMNS)
+    + ") SELECT * FROM (SELECT "
+    + ", ".join(f"unnest(?::{kind}[])" for _, kind in _COLUMNS)
+    + ")"
+)
+# Group commit: a finished response is written at once unless another write
+# happened less than this long ago; then it is written when the interval ends.
+# With real models (calls take seconds) that is "as it arrives"; with a
+# zero-latency provider it batches thousands of rows per second into a few
+# statements.  A killed run loses at most the calls in flight plus this much.
+DEFAULT_FLUSH_INTERVAL_S = 0.1
+_FLUSH_MAX_ROWS = 2000
+
+
+# ---------------------------------------------------------------------------
+# Request identity
+# ---------------------------------------------------------------------------
+
+
+def effective_params(spec: ModelSpec, max_tokens: int | None) -> dict[str, Any]:
+    """The generation params actually sent: ``spec.params`` with max_tokens capped.
+
+    The prompt's own ``max_tokens`` wins unless the model's ``params.max_tokens``
+    is smaller (a cap), so a small model is not asked for 2048 tokens it
+    cannot use, while a big model keeps the benchmark's budget.
+    """
+    params = dict(spec.params)
+    if spec.provider == "local" and spec.context_window and "n_ctx" not in params:
+        params["n_ctx"] = spec.context_window  # in-process models load with this context size
+    cap = params.get("max_tokens")
+    if max_tokens is not None and cap is not None:
+        params["max_tokens"] = min(int(max_tokens), int(cap))
+    elif max_tokens is not None:
+        params["max_tokens"] = int(max_tokens)
+    return params
+
+
+def _canonical_messages(messages: Any) -> list[dict[str, Any]]:
+    """Messages as a list (raw.prompts stores them as a JSON string)."""
+    if isinstance(messages, (str, bytes)):
+        messages = json.loads(messages)
+    if not isinstance(messages, list):
+        raise TypeError(f"messages must be a list of chat messages, got {type(messages).__name__}")
+    return messages
+
+
+def _hash_payload(litellm_model: str, params: dict[str, Any], api_base: str | None, messages: list) -> str:
+    payload = {"model": litellm_model, "params": params, "api_base": api_base, "messages": messages}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def request_hash(spec: ModelSpec, messages: Any, max_tokens: int | None) -> str:
+    """The cache key of one request: what determines the answer, nothing else.
+
+    The model *name* is deliberately absent: two registry names for the same
+    LiteLLM model and params share answers.
+    """
+    return _hash_payload(
+        spec.litellm_model, effective_params(spec, max_tokens), spec.api_base, _canonical_messages(messages)
+    )
+
+
+# ---------------------------------------------------------------------------
+# Statistics and progress
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class RunStats:
+    """What one :func:`run_model` did; ``summary()`` is the line a user sees."""
+
+    model: str
+    total: int = 0
+    called: int = 0
+    cached: int = 0
+    skipped: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    attempts: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def done(self) -> int:
+        return self.called + self.cached + self.skipped
+
+    def summary(self) -> str:
+        line = (
+            f"{self.model}: {self.total} prompts — {self.called} model calls, "
+            f"{self.cached + self.skipped} from cache/already stored, {self.errors} errors"
+        )
+        if self.error_kinds:
+            line += " (" + ", ".join(f"{k} {v}" for k, v in sorted(self.error_kinds.items())) + ")"
+        return line + f" in {self.seconds:.1f} s"
+
+
+def _fmt_duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+class ProgressPrinter:
+    """Default progress: one line per ~10 % of the prompts or per 10 s, with rate and ETA.
+
+    Rate and ETA count only prompts that needed a call, since cached ones
+    finish instantly and would make the ETA meaningless.
+    """
+
+    def __init__(
+        self,
+        log: Callable[[str], None] | None = None,
+        every_fraction: float = 0.1,
+        every_s: float = 10.0,
+    ) -> None:
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.every_fraction = every_fraction
+        self.every_s = every_s
+        self._start: float | None = None
+        self._base_done = 0
+        self._last_time = 0.0
+        self._last_done = -1
+
+    def __call__(self, done: int, total: int, stats: RunStats) -> None:
+        now = time.monotonic()
+        if self._start is None:
+            self._start, self._base_done, self._last_time = now, done, now
+        step = max(1, int(total * self.every_fraction))
+        finished = done >= total
+        if not finished and done - self._last_done < step and now - self._last_time < self.every_s:
+            return
+        if done == self._last_done:
+            return
+        self._last_done, self._last_time = done, now
+        elapsed = now - self._start
+        calls_done = done - self._base_done
+        rate = calls_done / elapsed if elapsed > 0 else 0.0
+        remaining = total - done
+        eta = _fmt_duration(remaining / rate) if rate > 0 else "?"
+        pct = 100.0 * done / total if total else 100.0
+        self.log(
+            f"{stats.model}: {done}/{total} ({pct:.0f}%) · {rate:.1f} prompts/s · ETA {eta} · "
+            f"{stats.called} calls, {stats.cached + stats.skipped} cached, {stats.errors} errors"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+def _status_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "status_code", None)
+    try:
+        return int(code) if code is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def classify_error(exc: BaseException) -> tuple[str, bool]:
+    """``(kind, retryable)`` for an exception raised by ``litellm.acompletion``.
+
+    Order matters: LiteLLM's ContextWindowExceededError is a BadRequestError,
+    and its Timeout is an APIConnectionError.
+    """
+    checks: list[tuple[type[BaseException], str, bool]] = [
+        (litellm.ContextWindowExceededError, "context_length_exceeded", False),
+        (litellm.ContentPolicyViolationError, "content_policy", False),
+        (litellm.RateLimitError, "rate_limit", True),
+        (litellm.Timeout, "timeout", True),
+        (asyncio.TimeoutError, "timeout", True),
+        (litellm.APIConnectionError, "connection_error", True),
+        (litellm.ServiceUnavailableError, "server_error", True),
+        (litellm.InternalServerError, "server_error", True),
+        (litellm.BadGatewayError, "server_error", True),
+        (litellm.AuthenticationError, "authentication", False),
+        (litellm.PermissionDeniedError, "permission_denied", False),
+        (litellm.NotFoundError, "not_found", False),
+        (litellm.UnprocessableEntityError, "bad_request", False),
+        (litellm.BadRequestError, "bad_request", False),
+    ]
+    for cls, kind, retryable in checks:
+        if isinstance(exc, cls):
+            return kind, retryable
+    code = _status_code(exc)
+    if code == 429:
+        return "rate_limit", True
+    if code == 408:
+        return "timeout", True
+    if code is not None and code >= 500:
+        return "server_error", True
+    if code is not None and 400 <= code < 500:
+        return "bad_request", False
+    if isinstance(exc, (ConnectionError, OSError)):
+        return "connection_error", True
+    return "error", False
+
+
+def _headers_of(exc: BaseException) -> list[Any]:
+    found = []
+    for candidate in (
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "litellm_response_headers", None),
+    ):
+        if candidate:
+            found.append(candidate)
+    return found
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The server's requested wait from ``Retry-After`` / ``retry-after-ms``, if any."""
+    for headers in _headers_of(exc):
+        try:
+            lowered = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+        except (TypeError, ValueError):
+            continue
+        if "retry-after-ms" in lowered:
+            try:
+                return max(0.0, float(lowered["retry-after-ms"]) / 1000.0)
+            except ValueError:
+                pass
+        value = lowered.get("retry-after")
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            continue
+        if when is not None:
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)
+            return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return None
+
+
+def _error_text(kind: str, exc: BaseException) -> str:
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    if len(message) > _ERROR_MAX_CHARS:
+        message = message[: _ERROR_MAX_CHARS - 3] + "..."
+    return f"{kind}: {message}"
+
+
+def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random) -> float:
+    """Full-jitter exponential backoff: uniform in [0, min(cap, base * 2**(attempt-1))]."""
+    return rng.uniform(0.0, min(cap_s, base_s * (2 ** (attempt - 1))))
+
+
+# ---------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Work:
+    """One distinct request; several prompt ids may share it (identical messages)."""
+
+    request_hash: str
+    messages: list
+    params: dict[str, Any]
+    prompt_ids: list[str]
+
+
+@dataclass
+class _Outcome:
+    content: str | None
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_s: float
+    attempts: int
+    error: str | None
+    kind: str | None = None
+
+
+def _sort_key(messages: list) -> str:
+    """Sort by content so prompts with a shared prefix (few-shot blocks) are adjacent."""
+    return "\x00".join(
+        f"{m.get('role', '')}\x01{m.get('content', '')}" for m in messages if isinstance(m, dict)
+    )
+
+
+def _plan(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, _Work]:
+    """Group prompts by request hash (one call serves identical requests)."""
+    works: dict[str, _Work] = {}
+    seen_ids: dict[str, str] = {}
+    for prompt in prompts:
+        prompt_id = str(prompt["prompt_id"])
+        messages = _canonical_messages(prompt["messages"])
+        params = effective_params(spec, prompt.get("max_tokens"))
+        h = _hash_payload(spec.litellm_model, params, spec.api_base, messages)
+        previous = seen_ids.get(prompt_id)
+        if previous is not None:  # the same prompt id twice: the last one wins
+            if previous == h:
+                continue
+            works[previous].prompt_ids.remove(prompt_id)
+            if not works[previous].prompt_ids:
+                del works[previous]
+        seen_ids[prompt_id] = h
+        work = works.get(h)
+        if work is None:
+            works[h] = _Work(h, messages, params, [prompt_id])
+        else:
+            work.prompt_ids.append(prompt_id)
+    return works
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class _Writer:
+    """Buffered INSERT OR REPLACE into raw.responses with a bounded delay (group commit)."""
+
+    def __init__(self, con: Any, interval_s: float) -> None:
+        self.con = con
+        self.interval_s = interval_s
+        self.rows: list[tuple] = []
+        self.last_flush = float("-inf")
+        self.timer: asyncio.TimerHandle | None = None
+        self.statements = 0
+        self.failure: BaseException | None = None
+
+    def add(self, row: tuple) -> None:
+        if self.failure is not None:  # a timed flush failed: stop the run rather than lose rows
+            raise self.failure
+        self.rows.append(row)
+        wait = self.last_flush + self.interval_s - time.monotonic()
+        if wait <= 0 or len(self.rows) >= _FLUSH_MAX_ROWS:
+            self.flush()
+        elif self.timer is None:
+            self.timer = asyncio.get_running_loop().call_later(wait, self._timed_flush)
+
+    def _timed_flush(self) -> None:
+        self.timer = None
+        try:
+            self.flush()
+        except Exception as exc:  # noqa: BLE001 - re-raised from add()/the final flush
+            self.failure = exc
+
+    def flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.failure is not None:
+            raise self.failure
+        if not self.rows:
+            return
+        rows, self.rows = self.rows, []
+        self.con.execute(_INSERT_SQL, [list(column) for column in zip(*rows, strict=True)])
+        self.statements += 1
+        self.last_flush = time.monotonic()
+
+
+class _Runner:
+    """State of one run_model call (kept on an object so helpers stay small)."""
+
+    def __init__(
+        self,
+        con: Any,
+        spec: ModelSpec,
+        progress: ProgressFn | None,
+        backoff_base_s: float,
+        backoff_cap_s: float,
+        rng: random.Random,
+        extra_kwargs: dict[str, Any] | None,
+        flush_interval_s: float = DEFAULT_FLUSH_INTERVAL_S,
+    ) -> None:
+        self.con = con
+        self.writer = _Writer(con, flush_interval_s)
+        self.spec = spec
+        self.progress = progress
+        self.backoff_base_s = backoff_base_s
+        self.backoff_cap_s = backoff_cap_s
+        self.rng = rng
+        self.extra_kwargs = extra_kwargs or {}
+        self.api_key = require_api_key(spec)
+        # In-process llama.cpp cannot hang on a network and cannot be interrupted
+        # (a cancelled call keeps computing and holds the model's lock), so it gets
+        # no hard timeout; remote calls get one in case the client's own fails.
+        self.hard_timeout = None if spec.provider == "local" else spec.timeout_s + _HARD_TIMEOUT_SLACK_S
+        self.stats = RunStats(model=spec.name)
+        self.total = 0
+
+    def _report(self) -> None:
+        if self.progress is not None:
+            self.progress(self.stats.done, self.total, self.stats)
+
+    def _existing(self, works: dict[str, _Work]) -> tuple[set[str], set[str]]:
+        """Prompt ids already stored OK for this model with the same hash; hashes OK elsewhere.
+
+        Two queries in all, whatever the number of prompts.
+        """
+        rows = self.con.execute(
+            "SELECT prompt_id, request_hash FROM raw.responses WHERE model = ? AND error IS NULL",
+            [self.spec.name],
+        ).fetchall()
+        stored = {(pid, h) for pid, h in rows}
+        done_ids = {pid for h, w in works.items() for pid in w.prompt_ids if (pid, h) in stored}
+        cached_hashes = {
+            h
+            for (h,) in self.con.execute(
+                "SELECT DISTINCT request_hash FROM raw.responses "
+                "WHERE error IS NULL AND request_hash IN (SELECT unnest(?::VARCHAR[]))",
+                [list(works)],
+            ).fetchall()
+        }
+        return done_ids, cached_hashes
+
+    def _copy_from_cache(self, pairs: list[tuple[str, str]]) -> None:
+        """Store cache hits for this model in one statement: (prompt_id, request_hash) pairs."""
+        if not pairs:
+            return
+        self.con.execute(
+            """
+            INSERT OR REPLACE INTO raw.responses
+            SELECT t.prompt_id, ?, r.request_hash, r.litellm_model, r.content, r.finish_reason,
+                   r.prompt_tokens, r.completion_tokens, r.latency_s, 0, NULL, true, ?
+            FROM (SELECT unnest(?::VARCHAR[]) AS prompt_id, unnest(?::VARCHAR[]) AS request_hash) t
+            JOIN (
+                SELECT DISTINCT ON (request_hash) *
+                FROM raw.responses
+                WHERE error IS NULL AND request_hash IN (SELECT unnest(?::VARCHAR[]))
+                ORDER BY request_hash, from_cache, created_at
+            ) r ON r.request_hash = t.request_hash
+            """,
+            [
+                self.spec.name,
+                _now(),
+                [p for p, _ in pairs],
+                [h for _, h in pairs],
+                sorted({h for _, h in pairs}),
+            ],
+        )
+
+    def _store(self, work: _Work, outcome: _Outcome) -> None:
+        created = _now()
+        for i, prompt_id in enumerate(work.prompt_ids):
+            self.writer.add(
+                (
+                    prompt_id,
+                    self.spec.name,
+                    work.request_hash,
+                    self.spec.litellm_model,
+                    outcome.content,
+                    outcome.finish_reason,
+                    outcome.prompt_tokens,
+                    outcome.completion_tokens,
+                    outcome.latency_s,
+                    outcome.attempts,
+                    outcome.error,
+                    i > 0 and outcome.error is None,
+                    created,
+                )
+            )
+
+    def _call_kwargs(self, work: _Work) -> dict[str, Any]:
+        kwargs: dict[str, Any] = dict(work.params)
+        kwargs.update(self.extra_kwargs)
+        kwargs.update(
+            model=self.spec.litellm_model,
+            messages=work.messages,
+            timeout=self.spec.timeout_s,
+            num_retries=0,
+            max_retries=0,
+        )
+        if self.spec.api_base:
+            kwargs["api_base"] = self.spec.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        return kwargs
+
+    async def _call(self, work: _Work, sem: asyncio.Semaphore) -> _Outcome:
+        kwargs = self._call_kwargs(work)
+        attempt = 0
+        while True:
+            attempt += 1
+            self.stats.attempts += 1
+            async with sem:
+                start = time.monotonic()
+                try:
+                    response = await asyncio.wait_for(litellm.acompletion(**kwargs), self.hard_timeout)
+                except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
+                    latency = time.monotonic() - start
+                    kind, retryable = classify_error(exc)
+                    if not retryable or attempt >= self.spec.max_attempts:
+                        return _Outcome(
+                            None, None, None, None, latency, attempt, _error_text(kind, exc), kind
+                        )
+                    error = exc
+                else:
+                    return self._success(response, time.monotonic() - start, attempt)
+            delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_cap_s, self.rng)
+            wait = retry_after_seconds(error)
+            if wait is not None:
+                delay = max(delay, min(wait, RETRY_AFTER_CAP_S))
+            await asyncio.sleep(delay)
+
+    @staticmethod
+    def _success(response: Any, latency: float, attempts: int) -> _Outcome:
+        choice = response.choices[0]
+        message = getattr(choice, "message", None)
+        content = getattr(message, "content", None)
+        usage = getattr(response, "usage", None)
+        return _Outcome(
+            content=content if content is not None else "",
+            finish_reason=getattr(choice, "finish_reason", None),
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            latency_s=latency,
+            attempts=attempts,
+            error=None,
+        )
+
+    async def _one(self, work: _Work, sem: asyncio.Semaphore) -> None:
+        outcome = await self._call(work, sem)
+        self._store(work, outcome)
+        self.stats.called += len(work.prompt_ids)
+        if outcome.error is not None:
+            self.stats.errors += len(work.prompt_ids)
+            kind = outcome.kind or "error"
+            self.stats.error_kinds[kind] = self.stats.error_kinds.get(kind, 0) + len(work.prompt_ids)
+        self._report()
+
+    async def run(self, prompts: Sequence[dict[str, Any]]) -> RunStats:
+        start = time.monotonic()
+        works = _plan(self.spec, prompts)
+        self.total = sum(len(w.prompt_ids) for w in works.values())
+        self.stats.total = self.total
+        done_ids, cached_hashes = self._existing(works)
+        to_call: list[_Work] = []
+        cache_pairs: list[tuple[str, str]] = []
+        for h, work in works.items():
+            pending = [pid for pid in work.prompt_ids if pid not in done_ids]
+            self.stats.skipped += len(work.prompt_ids) - len(pending)
+            if not pending:
+                continue
+            if h in cached_hashes:
+                cache_pairs.extend((pid, h) for pid in pending)
+            else:
+                to_call.append(_Work(h, work.messages, work.params, pending))
+        self._copy_from_cache(cache_pairs)
+        self.stats.cached += len(cache_pairs)
+        self._report()
+        if to_call:
+            to_call.sort(key=lambda w: _sort_key(w.messages))
+            sem = asyncio.Semaphore(self.spec.concurrency)
+            try:
+                await asyncio.gather(*(self._one(work, sem) for work in to_call))
+            finally:
+                self.writer.flush()  # whatever finished is kept, even on cancellation
+        self.stats.seconds = time.monotonic() - start
+        return self.stats
+
+
+async def run_model_async(
+    con: Any,
+    spec: ModelSpec,
+    prompts: Sequence[dict[str, Any]],
+    *,
+    progress: ProgressFn | None = None,
+    backoff_base_s: float = DEFAULT_BACKOFF_BASE_S,
+    backoff_cap_s: float = DEFAULT_BACKOFF_CAP_S,
+    seed: int | None = None,
+    extra_kwargs: dict[str, Any] | None = None,
+) -> RunStats:
+    """Async form of :func:`run_model`, for callers that already run an event loop."""
+    _register_builtin_providers(spec)
+    runner = _Runner(con, spec, progress, backoff_base_s, backoff_cap_s, random.Random(seed), extra_kwargs)
+    return await runner.run(prompts)
+
+
+def run_model(
+    con: Any,
+    spec: ModelSpec,
+    prompts: Sequence[dict[str, Any]],
+    *,
+    progress: ProgressFn | None = None,
+    backoff_base_s: float = DEFAULT_BACKOFF_BASE_S,
+    backoff_cap_s: float = DEFAULT_BACKOFF_CAP_S,
+    seed: int | None = None,
+    extra_kwargs: dict[str, Any] | None = None,
+) -> RunStats:
+    """Answer ``prompts`` with ``spec``'s model and store one row per prompt in raw.responses.
+
+    ``prompts``: dicts with ``prompt_id``, ``messages`` (list or JSON string)
+    and ``max_tokens``.  Provider errors are stored, not raised; a missing API
+    key is a ConfigError before any call.  ``backoff_*`` and ``seed`` (jitter)
+    exist so tests can make retries fast and reproducible; ``extra_kwargs``
+    go to every ``litellm.acompletion`` call but not into the cache key.
+    Works from sync code and from inside a running event loop (it then runs
+    on a helper thread).
+    """
+    coro_kwargs = dict(
+        progress=progress,
+        backoff_base_s=backoff_base_s,
+        backoff_cap_s=backoff_cap_s,
+        seed=seed,
+        extra_kwargs=extra_kwargs,
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run_model_async(con, spec, prompts, **coro_kwargs))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(run_model_async(con, spec, prompts, **coro_kwargs))).result()
+
+
+def _register_builtin_providers(spec: ModelSpec) -> None:
+    """Register the in-process ``local`` provider when a spec needs it (lazy: llama.cpp is heavy)."""
+    if spec.provider == "local":
+        from relreason_dagster.llm.local_provider import register_local_provider
+
+        register_local_provider()

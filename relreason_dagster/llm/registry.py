@@ -1,0 +1,357 @@
+"""The model registry: ``models.yaml`` parsed into :class:`ModelSpec` objects.
+
+The registry is the only place a model is described, so it is validated
+strictly: a typo in a field name or a string where a number belongs would
+otherwise surface hours later as a failed or silently different run.  Every
+problem becomes one :class:`ConfigError` line naming the file, the field and
+what was expected, which the CLI prints without a traceback.
+
+API keys are never stored here; an entry names the environment variable that
+holds its key (``api_key_env``) and :func:`require_api_key` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from relreason_dagster.errors import ConfigError
+
+# Fields of one ``models:`` entry and whether they must be present.
+_REQUIRED_FIELDS = ("name", "litellm_model")
+_OPTIONAL_FIELDS = (
+    "params",
+    "concurrency",
+    "api_base",
+    "api_key_env",
+    "enabled",
+    "timeout_s",
+    "max_attempts",
+    "context_window",
+)
+_ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+_ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Generation params whose type we know; others pass through to LiteLLM as
+# long as they are plain JSON values (they are part of the cache key).
+_NUMBER_PARAMS = {"temperature", "top_p", "frequency_penalty", "presence_penalty"}
+_INT_PARAMS = {"seed", "top_k"}
+_POSITIVE_INT_PARAMS = {"max_tokens", "n_ctx"}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model as the pipeline sees it.
+
+    ``name`` is the pipeline's key (column ``model`` in ``raw.responses``);
+    ``litellm_model`` is what LiteLLM is asked for.  Two names may share one
+    ``litellm_model`` (e.g. an alias), in which case the response cache lets
+    the second reuse the first's answers.
+    """
+
+    name: str
+    litellm_model: str
+    params: dict[str, Any] = field(default_factory=dict)
+    concurrency: int = 4
+    api_base: str | None = None
+    api_key_env: str | None = None
+    enabled: bool = True
+    timeout_s: float = 120.0
+    max_attempts: int = 5
+    context_window: int | None = None
+
+    @property
+    def provider(self) -> str:
+        """The LiteLLM provider prefix (``openai`` in ``openai/gpt-4o``), or '' if none."""
+        return self.litellm_model.split("/", 1)[0] if "/" in self.litellm_model else ""
+
+
+def _display(path: Path) -> str:
+    """The path as a user would type it: relative to the cwd when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _got(value: Any) -> str:
+    """``value`` for an error message; strings quoted so '' and '4' are visible."""
+    if value is None:
+        return "null"
+    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys instead of silently keeping the last."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set[Any] = set()
+    for key_node, _value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (line {mark.line + 1})", mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _load_yaml(path: Path, text: str | None = None) -> Any:
+    """Parse ``path`` (or ``text`` claimed to be its content) into Python objects."""
+    where = _display(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"{where}: file not found; create it or set RELREASON_MODELS") from None
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read ({exc.strerror})") from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise ConfigError(f"{where}: {at}invalid YAML ({problem})") from None
+
+
+def _check_params(where: str, prefix: str, params: Any) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ConfigError(f"{where}: {prefix}: expected a mapping of generation params, got {_got(params)}")
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        at = f"{prefix}.{key}"
+        if not isinstance(key, str):
+            raise ConfigError(f"{where}: {prefix}: expected string keys, got {_got(key)}")
+        if key in ("api_key", "model", "messages", "stream"):
+            raise ConfigError(f"{where}: {at}: not allowed in params (set it elsewhere in the entry)")
+        is_int = isinstance(value, int) and not isinstance(value, bool)
+        if key in _POSITIVE_INT_PARAMS and not (is_int and value > 0):
+            raise ConfigError(f"{where}: {at}: expected a positive integer, got {_got(value)}")
+        if key in _INT_PARAMS and not is_int:
+            raise ConfigError(f"{where}: {at}: expected an integer, got {_got(value)}")
+        if key in _NUMBER_PARAMS and not (is_int or isinstance(value, float)):
+            raise ConfigError(f"{where}: {at}: expected a number, got {_got(value)}")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: {at}: expected a plain JSON value, got {_got(value)}") from None
+        out[key] = value
+    return out
+
+
+def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
+    prefix = f"models[{index}]"
+    if not isinstance(entry, dict):
+        raise ConfigError(
+            f"{where}: {prefix}: expected a mapping with name and litellm_model, got {_got(entry)}"
+        )
+    for key in entry:
+        if key not in _ALL_FIELDS:
+            hint = (
+                "; keys never go in this file, name their environment variable with api_key_env"
+                if key == "api_key"
+                else f"; expected one of {', '.join(_ALL_FIELDS)}"
+            )
+            raise ConfigError(f"{where}: {prefix}.{key}: unknown field{hint}")
+    for key in _REQUIRED_FIELDS:
+        if key not in entry:
+            raise ConfigError(f"{where}: {prefix}.{key}: missing required field")
+
+    def fail(key: str, expected: str) -> ConfigError:
+        return ConfigError(f"{where}: {prefix}.{key}: expected {expected}, got {_got(entry[key])}")
+
+    def positive_int(key: str) -> None:
+        value = entry[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise fail(key, "a positive integer")
+
+    name = entry["name"]
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise fail("name", "a name of letters, digits, '.', '_', ':' or '-'")
+    litellm_model = entry["litellm_model"]
+    if (
+        not isinstance(litellm_model, str)
+        or not litellm_model.strip()
+        or litellm_model != litellm_model.strip()
+    ):
+        raise fail("litellm_model", "a LiteLLM model string such as 'openai/gpt-4o-mini'")
+    kwargs: dict[str, Any] = {"name": name, "litellm_model": litellm_model}
+    kwargs["params"] = _check_params(where, f"{prefix}.params", entry.get("params"))
+    for key in ("concurrency", "max_attempts", "context_window"):
+        if key in entry and not (key == "context_window" and entry[key] is None):
+            positive_int(key)
+            kwargs[key] = entry[key]
+    if "timeout_s" in entry:
+        value = entry["timeout_s"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise fail("timeout_s", "a positive number of seconds")
+        kwargs["timeout_s"] = float(value)
+    if "enabled" in entry:
+        if not isinstance(entry["enabled"], bool):
+            raise fail("enabled", "true or false")
+        kwargs["enabled"] = entry["enabled"]
+    if entry.get("api_base") is not None:
+        value = entry["api_base"]
+        if not isinstance(value, str) or not re.match(r"^https?://\S+$", value):
+            raise fail("api_base", "an http(s) URL such as 'http://localhost:8000/v1'")
+        kwargs["api_base"] = value
+    if entry.get("api_key_env") is not None:
+        value = entry["api_key_env"]
+        if not isinstance(value, str) or not _ENV_RE.match(value):
+            raise fail("api_key_env", "the NAME of an environment variable such as 'OPENAI_API_KEY'")
+        kwargs["api_key_env"] = value
+    return ModelSpec(**kwargs)
+
+
+def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
+    """Validate already-parsed YAML ``data``; ``where`` names the file in errors."""
+    if data is None:
+        raise ConfigError(f"{where}: empty file; expected a top-level 'models:' list")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping with a top-level 'models:' list, got {_got(data)}")
+    for key in data:
+        if key != "models":
+            raise ConfigError(f"{where}: {key}: unknown top-level field; expected only 'models'")
+    if "models" not in data:
+        raise ConfigError(f"{where}: models: missing required top-level list")
+    models = data["models"]
+    if models is None:
+        models = []
+    if not isinstance(models, list):
+        raise ConfigError(f"{where}: models: expected a list of model entries, got {_got(models)}")
+    specs: dict[str, ModelSpec] = {}
+    first_index: dict[str, int] = {}
+    for index, entry in enumerate(models):
+        spec = _check_entry(where, index, entry)
+        if spec.name in specs:
+            raise ConfigError(
+                f"{where}: models[{index}].name: duplicate model name {spec.name!r} "
+                f"(already used by models[{first_index[spec.name]}])"
+            )
+        specs[spec.name] = spec
+        first_index[spec.name] = index
+    return specs
+
+
+def load_registry(path: str | Path) -> dict[str, ModelSpec]:
+    """All models of ``path`` (enabled and disabled), by name, in file order."""
+    path = Path(path)
+    return parse_registry(_load_yaml(path), _display(path))
+
+
+def enabled_models(path: str | Path) -> dict[str, ModelSpec]:
+    """The models a run uses: those with ``enabled: true`` (the default)."""
+    return {name: spec for name, spec in load_registry(path).items() if spec.enabled}
+
+
+def get_model(path: str | Path, name: str) -> ModelSpec:
+    """The model ``name``; an unknown name is a one-line error listing the known ones."""
+    specs = load_registry(path)
+    if name not in specs:
+        known = ", ".join(f"{n}" if s.enabled else f"{n} (disabled)" for n, s in specs.items()) or "none"
+        raise ConfigError(f"unknown model {name!r} in {_display(Path(path))}; known models: {known}")
+    return specs[name]
+
+
+def require_api_key(spec: ModelSpec) -> str | None:
+    """The API key of ``spec`` from its environment variable, or None if it needs none.
+
+    Checked before a run starts so a missing key is one clear line rather than
+    hundreds of stored authentication errors.
+    """
+    if not spec.api_key_env:
+        return None
+    value = os.environ.get(spec.api_key_env)
+    if not value:
+        raise ConfigError(
+            f"model {spec.name!r} needs the environment variable {spec.api_key_env} "
+            "(api_key_env in models.yaml)"
+        )
+    return value
+
+
+def _yaml_scalar(value: Any) -> str:
+    """``value`` as a one-line YAML scalar (plain when unambiguous, else JSON-quoted)."""
+    if isinstance(value, str):
+        plain_ok = (
+            value
+            and re.match(r"^[A-Za-z0-9_./:@+-][A-Za-z0-9_./:@+ -]*$", value)
+            and ": " not in value
+            and not value.endswith(":")
+            and not value.endswith(" ")
+            and yaml.safe_load(value) == value
+        )
+        return value if plain_ok else json.dumps(value)
+    return json.dumps(value)
+
+
+def _flow_mapping(params: dict[str, Any]) -> str:
+    return "{" + ", ".join(f"{_yaml_scalar(k)}: {_yaml_scalar(v)}" for k, v in params.items()) + "}"
+
+
+def add_model(
+    path: str | Path,
+    name: str,
+    litellm_model: str,
+    *,
+    params: dict[str, Any] | None = None,
+    concurrency: int | None = None,
+    api_base: str | None = None,
+    api_key_env: str | None = None,
+) -> ModelSpec:
+    """Append a model entry to ``path`` as text, so the file's comments and layout survive.
+
+    The new file content is validated as a whole before it is written; a
+    duplicate name or an invalid value is a ConfigError and the file is left
+    unchanged.  A missing file is created with a ``models:`` list.
+    """
+    path = Path(path)
+    where = _display(path)
+    text = path.read_text(encoding="utf-8") if path.exists() else "models:\n"
+    existing = parse_registry(_load_yaml(path, text), where)
+    if name in existing:
+        raise ConfigError(f"{where}: model {name!r} already exists; pick another name or edit the file")
+    match = re.search(r"^models:[ \t]*(#.*)?$", text, flags=re.MULTILINE)
+    if match is None:
+        raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
+    item = re.search(r"^([ \t]*)- ", text[match.end() :], flags=re.MULTILINE)
+    indent = item.group(1) if item else "  "
+    lines = [
+        f"{indent}- name: {_yaml_scalar(name)}",
+        f"{indent}  litellm_model: {_yaml_scalar(litellm_model)}",
+    ]
+    if params:
+        lines.append(f"{indent}  params: {_flow_mapping(params)}")
+    if concurrency is not None:
+        lines.append(f"{indent}  concurrency: {_yaml_scalar(concurrency)}")
+    if api_base is not None:
+        lines.append(f"{indent}  api_base: {_yaml_scalar(api_base)}")
+    if api_key_env is not None:
+        lines.append(f"{indent}  api_key_env: {_yaml_scalar(api_key_env)}")
+    new_text = text if text.endswith("\n") or not text else text + "\n"
+    new_text += "\n".join(lines) + "\n"
+    try:
+        specs = parse_registry(_load_yaml(path, new_text), where)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (while adding model {name!r}; file left unchanged)") from None
+    if name not in specs or len(specs) != len(existing) + 1:
+        raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
+    path.write_text(new_text, encoding="utf-8")
+    return specs[name]

@@ -1,0 +1,127 @@
+"""Materialize the pipeline in-process against the Dagster instance under RELREASON_HOME.
+
+The CLI's `demo` and `run` use this, so a run started from the terminal shows
+up in the Dagster UI exactly like one launched there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.env import ensure_dagster_home
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.registry import get_model, require_api_key
+
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass
+class PipelineReport:
+    """What one `relreason run` did: model calls per model, failed steps and checks."""
+
+    calls: dict[str, dict[str, int]] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    checks: list[tuple[str, bool, str]] = field(default_factory=list)
+
+    @property
+    def total_calls(self) -> int:
+        return sum(c.get("model_calls", 0) for c in self.calls.values())
+
+    @property
+    def total_cached(self) -> int:
+        return sum(c.get("from_cache", 0) + c.get("already_stored", 0) for c in self.calls.values())
+
+
+def prepare_environment(profile: str) -> None:
+    """Validate the profile and point Dagster at RELREASON_HOME before definitions load."""
+    settings.get_profile(profile, "relational")
+    os.environ["RELREASON_PROFILE"] = profile
+    home = settings.relreason_home()
+    ensure_dagster_home(home)
+    os.environ.setdefault("RELREASON_DUCKDB", str(settings.duckdb_path()))
+
+
+def _collect(result: Any, report: PipelineReport) -> None:
+    for event in result.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        key = mat.asset_key.to_user_string()
+        if key == "model_responses" and mat.partition:
+            meta = {k: v.value for k, v in mat.metadata.items()}
+            report.calls[mat.partition] = {
+                k: int(meta.get(k, 0))
+                for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
+            }
+    for event in result.all_events:
+        if event.event_type_value == "ASSET_CHECK_EVALUATION":
+            ev = event.event_specific_data
+            report.checks.append((ev.check_name, ev.passed, ev.description or ""))
+        if event.is_step_failure:
+            report.failures.append(f"{event.step_key}: {event.event_specific_data.error.message.strip()}")
+
+
+def run_pipeline(
+    models: list[str],
+    *,
+    profile: str = settings.DEFAULT_PROFILE,
+    benchmarks: list[str] | None = None,
+    seed: int = settings.DEFAULT_SEED,
+    run_dbt: bool = True,
+) -> PipelineReport:
+    """samples + prompts, then each model's responses and parsed answers, then dbt build."""
+    prepare_environment(profile)
+    for name in benchmarks or []:
+        get_family(name)
+    specs = [get_model(settings.models_path(), m) for m in models]
+    for spec in specs:
+        require_api_key(spec)
+
+    import dagster as dg
+
+    from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
+    from relreason_dagster.defs.checks import ALL_CHECKS
+    from relreason_dagster.defs.dbt import relreason_dbt_models
+    from relreason_dagster.defs.resources import RunSettings, build_resources
+    from relreason_dagster.defs.sensors import sync_model_partitions
+
+    instance = dg.DagsterInstance.get()
+    registered = [m.name for m in specs]
+    current = set(instance.get_dynamic_partitions("models"))
+    sync_model_partitions(instance, sorted(current | set(registered)))
+
+    resources = build_resources()
+    resources["run_settings"] = RunSettings(
+        profile=profile, seed=seed, benchmarks=benchmarks or [], models_file=str(settings.models_path())
+    )
+    everything = [samples, prompts, model_responses, parsed_answers, relreason_dbt_models, *ALL_CHECKS]
+    report = PipelineReport()
+
+    def _run(selection: list[Any], partition_key: str | None = None) -> None:
+        result = dg.materialize(
+            everything,
+            selection=selection,
+            instance=instance,
+            resources=resources,
+            partition_key=partition_key,
+            run_config=QUIET_RUN_CONFIG,
+            raise_on_error=False,
+        )
+        _collect(result, report)
+
+    _run([samples, prompts])
+    for spec in specs:
+        _run([model_responses, parsed_answers], partition_key=spec.name)
+    if run_dbt:
+        _run([relreason_dbt_models])
+    return report
+
+
+def ensure_known_models(names: list[str]) -> None:
+    for name in names:
+        get_model(settings.models_path(), name)
+
+
+__all__ = ["ConfigError", "PipelineReport", "run_pipeline", "prepare_environment", "ensure_known_models"]

@@ -1,0 +1,99 @@
+"""Where relreason keeps its files, and the size profiles of a run.
+
+Everything a run writes lives under ``RELREASON_HOME`` (default ``.relreason``
+in the working directory): the DuckDB file, DLM checkpoints, Dagster's
+instance folder.  Profiles are plain dicts per family so a family reads only
+the keys it knows.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.errors import ConfigError
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_ROOT.parent
+DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
+
+# Per family, the knobs of each profile.  ``paper`` is the studies' protocol;
+# ``smoke`` keeps ``make demo`` within minutes on 2 cores with the 135M model.
+PROFILES: dict[str, dict[str, dict[str, Any]]] = {
+    "smoke": {
+        "relational": {
+            "n_fewshot": 1,
+            "n_fewshot_cot": 1,
+            "n_iid": 1,
+            "n_ood": 1,
+            "n_train_nodes": 10,
+            "n_ood_nodes": 20,
+            "settings": ["nl", "nl_cot", "tv"],
+            # OOD (n = 20) prompts in nl only: tv and CoT at n = 20 cost 3-7k tokens each on 2 cores.
+            "split_settings": {"iid": ["nl", "nl_cot", "tv"], "ood": ["nl"]},
+            "max_tokens": 64,
+            "family_tree_variant": "study",
+        },
+    },
+    "paper": {
+        "relational": {
+            "n_fewshot": 10,
+            "n_fewshot_cot": 1,
+            "n_iid": 10,
+            "n_ood": 10,
+            "n_train_nodes": 10,
+            "n_ood_nodes": 20,
+            "settings": ["nl", "nl_cot", "tv"],
+            "max_tokens": 2048,
+            "family_tree_variant": "study",
+        },
+    },
+}
+
+DEFAULT_PROFILE = "smoke"
+DEFAULT_SEED = 20240101
+
+
+def profile_names() -> list[str]:
+    return sorted(PROFILES)
+
+
+def get_profile(name: str, family: str) -> Profile:
+    """The profile ``name`` as seen by ``family``; a one-line error names the known ones."""
+    if name not in PROFILES:
+        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
+    return Profile(name=name, params=dict(PROFILES[name].get(family, {})))
+
+
+def relreason_home() -> Path:
+    """``RELREASON_HOME``, created if needed; an unwritable one is a ConfigError."""
+    home = Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"RELREASON_HOME={home} is not writable ({exc.strerror}); set RELREASON_HOME to a writable folder"
+        ) from None
+    return home
+
+
+def duckdb_path() -> Path:
+    return relreason_home() / "relreason.duckdb"
+
+
+def models_path() -> Path:
+    """The model registry file: ``RELREASON_MODELS`` or ``models.yaml`` in the repo."""
+    return Path(os.environ.get("RELREASON_MODELS", REPO_ROOT / "models.yaml")).expanduser()
+
+
+def current_profile_name() -> str:
+    return os.environ.get("RELREASON_PROFILE", DEFAULT_PROFILE)
+
+
+def reference_dir() -> Path:
+    return Path(os.environ.get("RELREASON_REFERENCE_DIR", REPO_ROOT.parent / "shared" / "reference"))

@@ -1,0 +1,84 @@
+"""DuckDB tables of schema ``raw``: the one place their columns are declared.
+
+dbt reads these tables (staging views in ``dbt_project/models/staging``); the
+assets write them.  Keys are content hashes, so every write is an idempotent
+upsert rather than an append.
+"""
+
+from __future__ import annotations
+
+RAW_TABLES: dict[str, str] = {
+    "samples": """
+        benchmark VARCHAR NOT NULL,
+        task VARCHAR NOT NULL,
+        sample_id VARCHAR NOT NULL PRIMARY KEY,
+        split VARCHAR NOT NULL,
+        n INTEGER,
+        variant JSON,
+        input JSON,
+        gold JSON,
+        label BOOLEAN,
+        gold_pos INTEGER,
+        n_cells INTEGER,
+        seed INTEGER,
+        generator_version VARCHAR
+    """,
+    "prompts": """
+        prompt_id VARCHAR NOT NULL PRIMARY KEY,
+        sample_id VARCHAR NOT NULL,
+        benchmark VARCHAR NOT NULL,
+        task VARCHAR NOT NULL,
+        split VARCHAR NOT NULL,
+        setting VARCHAR NOT NULL,
+        messages JSON NOT NULL,
+        template_version VARCHAR,
+        max_tokens INTEGER,
+        input_tokens INTEGER,
+        tokenizer VARCHAR
+    """,
+    # One row per (prompt, model): the latest outcome.  request_hash is the
+    # cache key (LiteLLM model string + canonical params + exact messages);
+    # any successful row with the same request_hash is a cache hit for any model name.
+    "responses": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        request_hash VARCHAR NOT NULL,
+        litellm_model VARCHAR,
+        content VARCHAR,
+        finish_reason VARCHAR,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        latency_s DOUBLE,
+        attempts INTEGER,
+        error VARCHAR,
+        from_cache BOOLEAN,
+        created_at TIMESTAMP,
+        PRIMARY KEY (prompt_id, model)
+    """,
+    "parsed_answers": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        sample_id VARCHAR,
+        benchmark VARCHAR,
+        task VARCHAR,
+        split VARCHAR,
+        setting VARCHAR,
+        parse_status VARCHAR NOT NULL,
+        parsed JSON,
+        tp INTEGER,
+        fp INTEGER,
+        fn INTEGER,
+        pred_pos INTEGER,
+        n_cells INTEGER,
+        correct BOOLEAN,
+        detail JSON,
+        PRIMARY KEY (prompt_id, model)
+    """,
+}
+
+
+def ensure_schema(con) -> None:  # noqa: ANN001 - a duckdb connection
+    """Create schema ``raw`` and its tables if they are missing."""
+    con.execute("CREATE SCHEMA IF NOT EXISTS raw")
+    for name, columns in RAW_TABLES.items():
+        con.execute(f"CREATE TABLE IF NOT EXISTS raw.{name} ({columns})")

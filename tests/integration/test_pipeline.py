@@ -1,0 +1,162 @@
+"""Materialize the real assets (DuckDB file, dbt build, GX checks) with scripted models.
+
+Two scripted LiteLLM models stand in for real ones so the results are known:
+``oracle`` answers every prompt with the gold answer rendered in the prompt's
+own format (so every F1 must be 1.0), ``junk`` answers text no parser can read
+(every answer must be ``na``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.llm.registry import add_model
+from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
+
+pytestmark = pytest.mark.integration
+
+MODELS_YAML = """\
+models:
+  - name: oracle
+    litellm_model: scripted/oracle
+    params: {temperature: 0}
+    concurrency: 8
+"""
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """A fresh RELREASON_HOME / DAGSTER_HOME / models.yaml for the whole module."""
+    root = tmp_path_factory.mktemp("relreason")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("RELREASON_HOME", str(root / "home"))
+    mp.delenv("DAGSTER_HOME", raising=False)
+    mp.delenv("RELREASON_DUCKDB", raising=False)
+    models = root / "models.yaml"
+    models.write_text(MODELS_YAML)
+    mp.setenv("RELREASON_MODELS", str(models))
+
+    family = get_family("relational")
+    profile = settings.get_profile("smoke", "relational")
+    samples = family.generate(profile, settings.DEFAULT_SEED)
+    by_id = {s.sample_id: s for s in samples}
+    gold_by_text = {
+        p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting)
+        for p in family.build_prompts(samples, profile)
+    }
+    register_scripted_provider()
+    set_responder("oracle", lambda messages, params: gold_by_text[messages[-1]["content"]])
+    set_responder("junk", lambda messages, params: "¯\\_(ツ)_/¯ I cannot tell.")
+    yield {"root": root, "models": models, "n_prompts": len(gold_by_text)}
+    mp.undo()
+
+
+def _rows(sql: str) -> list[tuple]:
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_first_run_scores_the_oracle_perfectly(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    reset_calls()
+    report = run_pipeline(["oracle"], profile="smoke")
+    assert report.failures == []
+    assert call_count("oracle") == home["n_prompts"]
+    assert report.calls["oracle"]["model_calls"] == home["n_prompts"]
+
+    rows = _rows("SELECT task, split, setting, n, n_na, f1, ci_low, ci_high FROM marts.relational_f1")
+    assert len(rows) == 9 * 3 + 9  # iid: nl, nl_cot, tv; ood: nl (smoke profile)
+    for task, split, setting, n, n_na, f1, lo, hi in rows:
+        assert (n, n_na, f1, lo, hi) == (1, 0, 1.0, 1.0, 1.0), (task, split, setting)
+    acc = _rows("SELECT min(accuracy) FROM marts.accuracy WHERE model = 'oracle'")
+    assert acc == [(1.0,)]
+    bias = _rows("SELECT max(abs(bias)) FROM marts.label_bias WHERE model = 'oracle'")
+    assert bias == [(0.0,)]
+    checks = {name: passed for name, passed, _ in report.checks}
+    assert checks["label_balance_check"] is True
+    assert checks["token_length_check"] is True
+    assert checks["parse_rate_check"] is True
+
+
+def test_second_run_makes_no_model_calls(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    reset_calls()
+    report = run_pipeline(["oracle"], profile="smoke")
+    assert call_count("oracle") == 0
+    assert report.total_calls == 0
+    assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
+
+
+def test_adding_a_model_runs_only_that_model(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    before = _rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
+    add_model(home["models"], "junk", "scripted/junk", concurrency=4)
+    reset_calls()
+    report = run_pipeline(["junk"], profile="smoke")
+    assert call_count("oracle") == 0
+    assert call_count("junk") == home["n_prompts"]
+    after = _rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
+    assert after == before
+    junk = _rows("SELECT sum(n), sum(n_na), max(f1) FROM marts.relational_f1 WHERE model = 'junk'")
+    assert junk == [(home["n_prompts"], home["n_prompts"], 0.0)]
+    oracle = _rows("SELECT min(f1) FROM marts.relational_f1 WHERE model = 'oracle'")
+    assert oracle == [(1.0,)]
+    checks = {name: passed for name, passed, _ in report.checks}
+    assert checks["parse_rate_check"] is False  # junk reads as nothing: the check must fail
+
+
+def test_provider_errors_become_error_rows_not_scores(home):
+    """A model whose every call fails: rows with error, parse_status 'error', n_error in the mart."""
+    import litellm
+
+    from relreason_dagster.pipeline import run_pipeline
+
+    def refuse(messages, params):
+        raise litellm.BadRequestError("scripted refusal", model="scripted/broken", llm_provider="scripted")
+
+    set_responder("broken", refuse)
+    add_model(home["models"], "broken", "scripted/broken")
+    report = run_pipeline(["broken"], profile="smoke")
+    assert report.failures == []
+    errors = _rows("SELECT count(*) FROM raw.responses WHERE model = 'broken' AND error LIKE 'bad_request%'")
+    assert errors == [(home["n_prompts"],)]
+    statuses = _rows("SELECT DISTINCT parse_status FROM raw.parsed_answers WHERE model = 'broken'")
+    assert statuses == [("error",)]
+    mart = _rows("SELECT count(*) FROM marts.relational_f1 WHERE model = 'broken'")
+    assert mart == [(0,)]
+    rates = _rows("SELECT sum(n_error) FROM marts.parse_rate WHERE model = 'broken'")
+    assert rates == [(home["n_prompts"],)]
+
+
+def test_sql_and_status_commands(home, capsys):
+    from relreason_dagster.cli import main
+
+    query = "select model, count(*) as n from marts.relational_f1 group by model order by model"
+    assert main(["sql", query]) == 0
+    out = capsys.readouterr().out
+    assert "junk" in out and "oracle" in out
+    # read-only: a write is refused with one line
+    assert main(["sql", "delete from raw.responses"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "read-only" in err.lower()
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "label_balance_check" in out and "passed" in out
+    assert "model_responses" in out
+
+
+def test_parsed_answers_keep_their_json(home):
+    row = _rows("SELECT parsed, detail FROM raw.parsed_answers WHERE model = 'oracle' LIMIT 1")[0]
+    assert isinstance(json.loads(row[0]), list)
+    assert isinstance(json.loads(row[1]), dict)
