@@ -7,6 +7,7 @@ up in the Dagster UI exactly like one launched there.
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,8 @@ from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+PID_TAG = "relreason/pid"
+HOST_TAG = "relreason/host"
 
 
 @dataclass
@@ -43,6 +46,41 @@ def prepare_environment(profile: str) -> None:
     home = settings.relreason_home()
     ensure_dagster_home(home)
     os.environ.setdefault("RELREASON_DUCKDB", str(settings.duckdb_path()))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # an unreaped child killed by a signal is a zombie: gone for our purpose
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def release_dead_runs(instance: Any) -> list[str]:
+    """Fail runs whose relreason process died (SIGKILL, OOM) and free the pool slots they held.
+
+    A killed in-process run stays STARTED and keeps its ``duckdb`` pool slot, so
+    the next run would wait for it forever; runs carry their pid to detect this.
+    """
+    import dagster as dg
+
+    active = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
+    released = []
+    for run in instance.get_runs(
+        filters=dg.RunsFilter(statuses=active, tags={HOST_TAG: socket.gethostname()})
+    ):
+        pid = int(run.tags.get(PID_TAG, "0") or 0)
+        if pid and pid != os.getpid() and not _alive(pid):
+            instance.report_run_failed(run, message=f"relreason process {pid} is gone; pool slots released")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            released.append(run.run_id)
+    return released
 
 
 def _collect(result: Any, report: PipelineReport) -> None:
@@ -88,6 +126,7 @@ def run_pipeline(
     from relreason_dagster.defs.sensors import sync_model_partitions
 
     instance = dg.DagsterInstance.get()
+    release_dead_runs(instance)
     registered = [m.name for m in specs]
     current = set(instance.get_dynamic_partitions("models"))
     sync_model_partitions(instance, sorted(current | set(registered)))
@@ -108,6 +147,7 @@ def run_pipeline(
             partition_key=partition_key,
             run_config=QUIET_RUN_CONFIG,
             raise_on_error=False,
+            tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
         )
         _collect(result, report)
 

@@ -196,15 +196,12 @@ class ProgressPrinter:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.every_fraction = every_fraction
         self.every_s = every_s
-        self._start: float | None = None
-        self._base_done = 0
-        self._last_time = 0.0
+        self._start = time.monotonic()
+        self._last_time = self._start
         self._last_done = -1
 
     def __call__(self, done: int, total: int, stats: RunStats) -> None:
         now = time.monotonic()
-        if self._start is None:
-            self._start, self._base_done, self._last_time = now, done, now
         step = max(1, int(total * self.every_fraction))
         finished = done >= total
         if not finished and done - self._last_done < step and now - self._last_time < self.every_s:
@@ -213,8 +210,8 @@ class ProgressPrinter:
             return
         self._last_done, self._last_time = done, now
         elapsed = now - self._start
-        calls_done = done - self._base_done
-        rate = calls_done / elapsed if elapsed > 0 else 0.0
+        # Rate of prompts that needed a call (cached ones finish instantly), so the ETA stays honest.
+        rate = (stats.called + stats.errors) / elapsed if elapsed > 0 else 0.0
         remaining = total - done
         eta = _fmt_duration(remaining / rate) if rate > 0 else "?"
         pct = 100.0 * done / total if total else 100.0

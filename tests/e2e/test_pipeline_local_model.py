@@ -1,0 +1,51 @@
+"""The whole pipeline on the real SmolLM2-135M: one nl prompt per task, dbt marts, cache on rerun."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from relreason_dagster import settings
+
+pytestmark = pytest.mark.e2e
+
+TINY = {
+    "relational": {
+        **settings.PROFILES["smoke"]["relational"],
+        "n_ood": 0,
+        "split_settings": {"iid": ["nl"], "ood": []},
+        "max_tokens": 24,
+    }
+}
+
+
+@pytest.fixture
+def tiny_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RELREASON_MODELS", str(settings.REPO_ROOT / "models.yaml"))
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
+    monkeypatch.setitem(settings.PROFILES, "e2e-tiny", TINY)
+    return tmp_path
+
+
+def test_local_model_end_to_end_then_fully_cached(tiny_home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    first = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
+    assert first.failures == []
+    assert first.calls["smollm2-135m"]["model_calls"] == 9
+
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    rows = con.execute(
+        "SELECT task, split, setting, n, f1 FROM marts.relational_f1 WHERE model = 'smollm2-135m'"
+    )
+    rows = rows.fetchall()
+    contents = con.execute("SELECT content FROM raw.responses WHERE error IS NULL").fetchall()
+    con.close()
+    assert len(rows) == 9 and all(r[3] == 1 and 0.0 <= r[4] <= 1.0 for r in rows)
+    assert len(contents) == 9 and all(c[0] is not None for c in contents)
+
+    second = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
+    assert second.total_calls == 0
+    assert second.calls["smollm2-135m"]["already_stored"] == 9

@@ -1,0 +1,1 @@
+"""Performance benchmarks (``make bench``); not collected by pytest."""

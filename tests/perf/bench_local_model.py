@@ -1,0 +1,179 @@
+"""The local model: throughput through the pipeline's path vs llama-cpp-python called directly.
+
+Why: the default model runs in-process, so any cost the gateway adds
+(LiteLLM, the worker thread, tokenizing the prompt for the context check,
+DuckDB writes) is paid per call on the same two cores the model computes
+on.  Both paths use the same loaded ``Llama`` object, the same prompts in
+the same order, greedy decoding and the same ``max_tokens``; the ratio of
+their rates is the pipeline's overhead on real work.  Each round alternates
+the two paths so drifting machine load hits both alike, and the pipeline
+path gets a fresh DuckDB each round so no answer comes from the cache.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.perf._common import Timer, fresh_duckdb, isolated_env
+
+MODEL = "smollm2-135m"
+MAX_TOKENS = 48
+ROUNDS = 2
+SYSTEM = "You are a helpful assistant. Answer briefly."
+QUESTIONS = sorted(
+    [
+        "Alice is Bob's mother. Who is Bob's parent?",
+        "Carol is the sister of Dan. Is Dan Carol's brother?",
+        "Name three colours of the rainbow.",
+        "What is 12 plus 30?",
+        "Eve is Frank's grandmother. How many generations separate them?",
+        "Write one sentence about rivers.",
+        "Is a whale a fish or a mammal?",
+        "Gina is older than Hal, and Hal is older than Ian. Who is the youngest?",
+    ]
+)  # sorted: the gateway sends prompts in content order, the direct path must match it
+
+
+def _messages(question: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+
+
+def _direct(llama: Any, lock: Any) -> tuple[float, int, list[str]]:
+    """Seconds, completion tokens and answers for the questions called straight into llama.cpp."""
+    tokens = 0
+    answers: list[str] = []
+    with Timer() as t:
+        for q in QUESTIONS:
+            with lock:
+                result = llama.create_chat_completion(
+                    messages=_messages(q), temperature=0, seed=0, max_tokens=MAX_TOKENS
+                )
+            tokens += int(result["usage"]["completion_tokens"])
+            answers.append(result["choices"][0]["message"]["content"] or "")
+    return t.seconds, tokens, answers
+
+
+def _pipeline(spec: Any, path: Any, tag: str) -> tuple[float, int, list[str], int]:
+    """Seconds, completion tokens, answers and model calls for the questions through ``run_model``."""
+    from relreason_dagster.llm.gateway import run_model
+
+    prompts = [
+        {"prompt_id": f"{tag}-{i}", "messages": _messages(q), "max_tokens": MAX_TOKENS}
+        for i, q in enumerate(QUESTIONS)
+    ]
+    con = fresh_duckdb(path)
+    try:
+        with Timer() as t:
+            stats = run_model(con, spec, prompts)
+        rows = con.execute(
+            "SELECT prompt_id, content, completion_tokens, error FROM raw.responses ORDER BY prompt_id"
+        ).fetchall()
+    finally:
+        con.close()
+    errors = [r[3] for r in rows if r[3]]
+    if errors:
+        raise RuntimeError(f"local model errors: {errors[:3]}")
+    by_id = {r[0]: r for r in rows}
+    answers = [by_id[p["prompt_id"]][1] or "" for p in prompts]
+    return t.seconds, sum(int(r[2] or 0) for r in rows), answers, stats.called
+
+
+def bench_local_model(rounds: int = ROUNDS) -> dict[str, Any]:
+    """Responses/s and tokens/s of both paths over ``rounds`` alternating rounds."""
+    from relreason_dagster import settings
+    from relreason_dagster.llm.gateway import effective_params, run_model
+    from relreason_dagster.llm.local_provider import get_llama, register_local_provider, warm_up
+    from relreason_dagster.llm.registry import get_model
+
+    spec = get_model(settings.REPO_ROOT / "models.yaml", MODEL)
+    params = effective_params(spec, MAX_TOKENS)
+    register_local_provider()
+    with Timer() as load:
+        warm_up(MODEL, params.get("n_ctx"))
+        llama, lock, n_ctx = get_llama(MODEL, params.get("n_ctx"))
+    out: dict[str, Any] = {
+        "model": MODEL,
+        "max_tokens": MAX_TOKENS,
+        "prompts": len(QUESTIONS),
+        "rounds": rounds,
+        "n_ctx": n_ctx,
+        "n_threads": llama.n_threads,
+        "load_s": round(load.seconds, 2),
+        "pipeline_params": params,
+    }
+    direct: list[tuple[float, int]] = []
+    piped: list[tuple[float, int]] = []
+    same_answers = True
+    with isolated_env("local"):
+        from pathlib import Path
+
+        root = Path(settings.relreason_home())
+        warm = [{"prompt_id": "warm", "messages": _messages("Say hello."), "max_tokens": 8}]
+        con = fresh_duckdb(root / "warm.duckdb")
+        run_model(con, spec, warm)  # LiteLLM's provider path and the tokenizer, loaded once
+        con.close()
+        with lock:
+            llama.create_chat_completion(
+                messages=_messages("Say hello."), temperature=0, seed=0, max_tokens=8
+            )
+        for r in range(rounds):
+            d_s, d_tok, d_ans = _direct(llama, lock)
+            p_s, p_tok, p_ans, calls = _pipeline(spec, root / f"round{r}.duckdb", f"r{r}")
+            if calls != len(QUESTIONS):
+                raise RuntimeError(
+                    f"pipeline path made {calls} calls, expected {len(QUESTIONS)} (cache hit?)"
+                )
+            direct.append((d_s, d_tok))
+            piped.append((p_s, p_tok))
+            same_answers = same_answers and d_ans == p_ans
+    n = len(QUESTIONS) * rounds
+
+    def agg(runs: list[tuple[float, int]]) -> dict[str, Any]:
+        secs = sum(s for s, _ in runs)
+        toks = sum(k for _, k in runs)
+        return {
+            "seconds": round(secs, 2),
+            "completion_tokens": toks,
+            "responses_per_s": round(n / secs, 3),
+            "tokens_per_s": round(toks / secs, 1),
+            "per_round_s": [round(s, 2) for s, _ in runs],
+        }
+
+    out["direct"] = agg(direct)
+    out["pipeline"] = agg(piped)
+    out["same_answers"] = same_answers
+    out["pipeline_vs_direct_tokens_per_s"] = round(
+        out["pipeline"]["tokens_per_s"] / out["direct"]["tokens_per_s"], 3
+    )
+    out["pipeline_vs_direct_responses_per_s"] = round(
+        out["pipeline"]["responses_per_s"] / out["direct"]["responses_per_s"], 3
+    )
+    out["overhead_ms_per_call"] = round(1000 * (out["pipeline"]["seconds"] - out["direct"]["seconds"]) / n, 1)
+    return out
+
+
+def render(result: dict[str, Any]) -> str:
+    """Markdown section for the report."""
+    d, p = result["direct"], result["pipeline"]
+    lines = [
+        "## 3. Local model (SmolLM2-135M, llama.cpp in-process)",
+        "",
+        f"{result['prompts']} short chat prompts x {result['rounds']} rounds, "
+        f"max_tokens {result['max_tokens']}, temperature 0, seed 0; n_ctx {result['n_ctx']}, "
+        f"{result['n_threads']} threads; model load {result['load_s']} s (excluded, as is one warm-up call "
+        f"per path).  Pipeline path = `run_model` with the `{result['model']}` entry of models.yaml on a "
+        "fresh DuckDB per round (every prompt a model call).",
+        "",
+        "| path | s | completion tokens | responses/s | tokens/s | per round s |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| llama-cpp-python `create_chat_completion` | {d['seconds']} | {d['completion_tokens']} "
+        f"| {d['responses_per_s']} | {d['tokens_per_s']} | {d['per_round_s']} |",
+        f"| pipeline (`run_model` -> LiteLLM -> local provider) | {p['seconds']} | {p['completion_tokens']} "
+        f"| {p['responses_per_s']} | {p['tokens_per_s']} | {p['per_round_s']} |",
+        "",
+        f"Pipeline / direct: tokens/s {result['pipeline_vs_direct_tokens_per_s']:.2f}x, responses/s "
+        f"{result['pipeline_vs_direct_responses_per_s']:.2f}x; overhead "
+        f"{result['overhead_ms_per_call']} ms per call.  Identical answers on both paths: "
+        f"{'yes' if result['same_answers'] else 'NO'}.",
+    ]
+    return "\n".join(lines) + "\n"

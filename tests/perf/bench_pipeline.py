@@ -1,0 +1,359 @@
+"""Pipeline overhead: the real Dagster pipeline on >= 10,000 prompts with a zero-latency model.
+
+Why: with a model that answers instantly, every second the pipeline takes
+is the pipeline's own overhead (prompt generation, LiteLLM, the gateway's
+cache and DuckDB writes, parsing, dbt, Dagster's bookkeeping).  Run 1 makes
+every model call; run 2 repeats the identical run, so every response comes
+from the stored rows and the difference is what the model calls cost.
+
+The stage split comes from wrapping ``dagster.materialize`` (which
+``run_pipeline`` calls once per stage) and reading each run's step events,
+so ``pipeline.py`` itself is measured unmodified.  For comparison the
+gateway (``run_model``) is also timed alone on the same prompts, and bare
+``litellm.acompletion`` on the same provider, to split LiteLLM's per-call
+cost from the gateway's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.perf._common import Timer, fresh_duckdb, isolated_env
+
+MODEL = "bench"
+PROFILE = "bench"
+CONCURRENCY = 64
+# 9 tasks x (n_iid + n_ood) x 3 settings prompts: 190 per split gives 10,260.
+DEFAULT_PER_SPLIT = 190
+LITELLM_BASELINE_CALLS = 2000
+
+MODELS_YAML = f"""\
+models:
+  - name: {MODEL}
+    litellm_model: scripted/{MODEL}
+    params: {{temperature: 0}}
+    concurrency: {CONCURRENCY}
+"""
+
+
+def bench_profile(per_split: int) -> dict[str, Any]:
+    """The ``paper`` profile's shape with one few-shot example, so prompts stay small and many."""
+    return {
+        "n_fewshot": 1,
+        "n_fewshot_cot": 1,
+        "n_iid": per_split,
+        "n_ood": per_split,
+        "n_train_nodes": 10,
+        "n_ood_nodes": 20,
+        "settings": ["nl", "nl_cot", "tv"],
+        "max_tokens": 256,
+        "family_tree_variant": "study",
+    }
+
+
+@contextmanager
+def timed_materialize() -> Iterator[list[dict[str, Any]]]:
+    """Patch ``dagster.materialize`` to record each call's wall time and per-step durations.
+
+    ``run_pipeline`` looks ``dg.materialize`` up at call time, so patching the
+    module attribute is enough; the original is restored on exit.
+    """
+    import dagster as dg
+
+    original = dg.materialize
+    records: list[dict[str, Any]] = []
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        result = original(*args, **kwargs)
+        wall = time.perf_counter() - start
+        instance = kwargs.get("instance")
+        steps: dict[str, float] = {}
+        if instance is not None:
+            starts: dict[str, float] = {}
+            ends: dict[str, float] = {}
+            for entry in instance.all_logs(result.run_id):
+                event = entry.dagster_event
+                if event is None or entry.step_key is None:
+                    continue
+                kind = event.event_type_value
+                if kind == "STEP_START":
+                    starts.setdefault(entry.step_key, entry.timestamp)
+                elif kind in ("STEP_SUCCESS", "STEP_FAILURE"):
+                    ends[entry.step_key] = entry.timestamp
+            steps = {k: ends[k] - starts[k] for k in starts if k in ends}
+        selection = kwargs.get("selection") or []
+        label = "+".join(k.to_user_string() for k in _asset_keys(selection))
+        records.append(
+            {"label": label, "wall_s": wall, "steps": steps, "partition": kwargs.get("partition_key")}
+        )
+        return result
+
+    dg.materialize = wrapper
+    try:
+        yield records
+    finally:
+        dg.materialize = original
+
+
+def _asset_keys(selection: list[Any]) -> list[Any]:
+    """Asset keys of a selection of asset definitions (a dbt multi-asset counts once, by its name)."""
+    keys = []
+    for item in selection:
+        if getattr(item, "node_def", None) is not None and len(getattr(item, "keys", [])) > 1:
+            keys.append(_NameKey(item.node_def.name))
+        else:
+            keys.append(item.key)
+    return keys
+
+
+class _NameKey:
+    """Quacks like an AssetKey for labelling a multi-asset by its op name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def to_user_string(self) -> str:
+        return self.name
+
+
+def _oracle(profile_name: str, seed: int) -> tuple[Callable[[list, dict], str], int]:
+    """A responder answering each prompt with its gold answer, so parsing does realistic work."""
+    from relreason_dagster import settings
+    from relreason_dagster.benchmarks.registry import get_family
+
+    family = get_family("relational")
+    profile = settings.get_profile(profile_name, "relational")
+    samples = family.generate(profile, seed)
+    by_id = {s.sample_id: s for s in samples}
+    gold = {
+        p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting)
+        for p in family.build_prompts(samples, profile)
+    }
+
+    def respond(messages: list, params: dict) -> str:
+        return gold.get(messages[-1]["content"], "no idea")
+
+    return respond, len(gold)
+
+
+def _stage_summary(records: list[dict[str, Any]], n_prompts: int) -> list[dict[str, Any]]:
+    rows = []
+    for rec in records:
+        steps_total = sum(rec["steps"].values())
+        rows.append(
+            {
+                "stage": rec["label"],
+                "wall_s": round(rec["wall_s"], 2),
+                "ms_per_prompt": round(1000 * rec["wall_s"] / n_prompts, 3),
+                "steps": {k: round(v, 2) for k, v in sorted(rec["steps"].items(), key=lambda kv: -kv[1])},
+                "dagster_overhead_s": round(rec["wall_s"] - steps_total, 2),
+            }
+        )
+    return rows
+
+
+async def _litellm_baseline(n: int, concurrency: int) -> float:
+    """Seconds for ``n`` bare ``litellm.acompletion`` calls to the scripted provider."""
+    import litellm
+
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> None:
+        async with sem:
+            await litellm.acompletion(
+                model=f"scripted/{MODEL}-baseline",
+                messages=[{"role": "user", "content": f"baseline question {i}"}],
+                temperature=0,
+                max_tokens=16,
+                num_retries=0,
+                max_retries=0,
+            )
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(n)))
+    return time.perf_counter() - start
+
+
+def bench_pipeline(per_split: int = DEFAULT_PER_SPLIT, seed: int | None = None) -> dict[str, Any]:
+    """Run the pipeline twice (all calls, then all cached) plus gateway-only and LiteLLM-only timings."""
+    from relreason_dagster import settings
+
+    seed = settings.DEFAULT_SEED if seed is None else seed
+    settings.PROFILES[PROFILE] = {"relational": bench_profile(per_split)}
+    out: dict[str, Any] = {"per_split": per_split, "concurrency": CONCURRENCY}
+    try:
+        # Inside the temporary home from the start: importing the dbt assets may run `dbt parse`.
+        with isolated_env("pipeline", MODELS_YAML) as root:
+            _bench_in(root, seed, out)
+    finally:
+        settings.PROFILES.pop(PROFILE, None)
+    baseline_s = asyncio.run(_litellm_baseline(LITELLM_BASELINE_CALLS, CONCURRENCY))
+    out["litellm_only"] = {
+        "calls": LITELLM_BASELINE_CALLS,
+        "seconds": round(baseline_s, 2),
+        "ms_per_call": round(1000 * baseline_s / LITELLM_BASELINE_CALLS, 3),
+    }
+    return out
+
+
+def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
+    """The measured part of :func:`bench_pipeline`, inside its temporary RELREASON_HOME."""
+    from relreason_dagster import settings
+
+    # One-time costs a long-running process pays once; timed apart so runs 1 and 2 compare like for like.
+    with Timer() as t:
+        import litellm  # noqa: F401
+
+        from data_quality import suites
+        from relreason_dagster.defs import assets, checks, dbt, resources, sensors  # noqa: F401
+        from relreason_dagster.llm.gateway import run_model
+        from relreason_dagster.llm.registry import get_model
+        from relreason_dagster.llm.tokenizer import count_tokens
+        from relreason_dagster.pipeline import run_pipeline
+        from tests.fakes.scripted_provider import (
+            call_count,
+            register_scripted_provider,
+            reset_calls,
+            set_responder,
+        )
+
+        count_tokens([{"role": "user", "content": "warm the tokenizer"}])
+        register_scripted_provider()
+        make_context = getattr(suites, "_context", None)  # Great Expectations' import and context: seconds
+        if callable(make_context):
+            make_context()
+    out["warmup_s"] = round(t.seconds, 2)
+
+    with Timer() as t:
+        responder, n_gold = _oracle(PROFILE, seed)
+        set_responder(MODEL, responder)
+    out["oracle_setup_s"] = round(t.seconds, 2)
+
+    runs: list[dict[str, Any]] = []
+    for label in ("run 1 (all model calls)", "run 2 (all cached)"):
+        reset_calls()
+        with timed_materialize() as records, Timer() as t:
+            report = run_pipeline([MODEL], profile=PROFILE, seed=seed)
+        calls = report.calls.get(MODEL, {})
+        n_prompts = calls.get("prompts", n_gold)
+        runs.append(
+            {
+                "label": label,
+                "prompts": n_prompts,
+                "total_s": round(t.seconds, 2),
+                "ms_per_prompt": round(1000 * t.seconds / max(1, n_prompts), 3),
+                "model_calls_counted": call_count(MODEL),
+                "report_calls": calls,
+                "failures": report.failures,
+                "checks": {name: passed for name, passed, _ in report.checks},
+                "stages": _stage_summary(records, max(1, n_prompts)),
+            }
+        )
+    out["runs"] = runs
+
+    # The gateway alone on the same prompts, in a fresh DuckDB (no cache), then again (all stored).
+    import duckdb
+
+    src = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        rows = src.execute(
+            "SELECT prompt_id, messages, max_tokens FROM raw.prompts ORDER BY prompt_id"
+        ).fetchall()
+    finally:
+        src.close()
+    prompts = [{"prompt_id": p, "messages": json.loads(m), "max_tokens": mt} for p, m, mt in rows]
+    spec = get_model(settings.models_path(), MODEL)
+    con = fresh_duckdb(root / "gateway.duckdb")
+    try:
+        reset_calls()
+        with Timer() as t1:
+            stats1 = run_model(con, spec, prompts)
+        calls1 = call_count(MODEL)
+        with Timer() as t2:
+            stats2 = run_model(con, spec, prompts)
+    finally:
+        con.close()
+    n = len(prompts)
+    out["gateway_only"] = {
+        "prompts": n,
+        "calls_s": round(t1.seconds, 2),
+        "calls_ms_per_prompt": round(1000 * t1.seconds / max(1, n), 3),
+        "model_calls_counted": calls1,
+        "stats_calls": stats1.called,
+        "stored_s": round(t2.seconds, 2),
+        "stored_ms_per_prompt": round(1000 * t2.seconds / max(1, n), 3),
+        "stored_skipped": stats2.skipped,
+    }
+
+
+def render(result: dict[str, Any]) -> str:
+    """Markdown section for the report."""
+    lines = ["## 1. Pipeline overhead (scripted zero-latency model)", ""]
+    runs = result["runs"]
+    n = runs[0]["prompts"]
+    lines.append(
+        f"`run_pipeline(['{MODEL}'], profile='{PROFILE}')`: {n:,} prompts (9 tasks x 2 splits x "
+        f"{result['per_split']} x 3 settings, 1 few-shot example), `scripted/{MODEL}` answering each "
+        f"prompt with its gold answer instantly, concurrency {result['concurrency']}.  One-time imports, "
+        f"tokenizer and Great Expectations context ({result['warmup_s']} s) and building the oracle "
+        f"({result['oracle_setup_s']} s) are excluded."
+    )
+    lines += [
+        "",
+        "| run | prompts | model calls (counted) | total s | ms / prompt |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for run in runs:
+        lines.append(
+            f"| {run['label']} | {run['prompts']:,} | {run['model_calls_counted']:,} | {run['total_s']} "
+            f"| {run['ms_per_prompt']} |"
+        )
+    r1, r2 = runs
+    if r2["total_s"] > 0:
+        lines.append("")
+        lines.append(
+            f"Run 1 / run 2 = {r1['total_s'] / r2['total_s']:.2f}x; the model calls cost "
+            f"{1000 * (r1['total_s'] - r2['total_s']) / max(1, n):.3f} ms per prompt on top of the rest."
+        )
+    lines += ["", "Per stage (one `dagster.materialize` each; steps from Dagster's step events):", ""]
+    lines.append("| run | stage | wall s | ms / prompt | Dagster overhead s | steps (s) |")
+    lines.append("|---|---|---:|---:|---:|---|")
+    for run in runs:
+        for st in run["stages"]:
+            steps = ", ".join(f"{k} {v}" for k, v in st["steps"].items())
+            lines.append(
+                f"| {run['label'].split(' (')[0]} | {st['stage']} | {st['wall_s']} | {st['ms_per_prompt']} "
+                f"| {st['dagster_overhead_s']} | {steps} |"
+            )
+    gw, ll = result["gateway_only"], result["litellm_only"]
+    lines += [
+        "",
+        "Same prompts without Dagster, parsing or dbt:",
+        "",
+        "| path | calls | s | ms / prompt |",
+        "|---|---:|---:|---:|",
+        f"| `run_model` alone, fresh DuckDB (all calls) | {gw['model_calls_counted']:,} | {gw['calls_s']} "
+        f"| {gw['calls_ms_per_prompt']} |",
+        f"| `run_model` alone, again (all already stored) | 0 | {gw['stored_s']} "
+        f"| {gw['stored_ms_per_prompt']} |",
+        f"| bare `litellm.acompletion` x {ll['calls']:,} (concurrency {result['concurrency']}) "
+        f"| {ll['calls']:,} | {ll['seconds']} | {ll['ms_per_call']} |",
+    ]
+    lines.append("")
+    lines.append(
+        f"LiteLLM's own call path is {ll['ms_per_call'] / max(1e-9, gw['calls_ms_per_prompt']):.0%} of the "
+        f"gateway's per-prompt cost and {ll['ms_per_call'] / max(1e-9, r1['ms_per_prompt']):.0%} of the "
+        "whole pipeline's per-prompt cost in run 1."
+    )
+    problems = [f for run in runs for f in run["failures"]]
+    failed_checks = sorted({k for run in runs for k, ok in run["checks"].items() if not ok})
+    if problems or failed_checks:
+        lines += ["", f"Step failures: {problems or 'none'}; failed checks: {failed_checks or 'none'}."]
+    return "\n".join(lines) + "\n"
