@@ -74,9 +74,17 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_setti
             built = family.build_prompts(
                 [Sample.from_row(r) for r in sample_rows], run_settings.profile_for(name)
             )
+            # prompt_id hashes the prompt's content, so a stored count is still exact: tokenize only new ones.
+            known = dict(
+                con.execute(
+                    "SELECT prompt_id, input_tokens FROM raw.prompts WHERE benchmark = ? AND tokenizer = ?",
+                    [name, DEFAULT_TOKENIZER],
+                ).fetchall()
+            )
             for p in built:
                 row = p.row()
-                row["input_tokens"] = count_tokens(p.messages)
+                tokens = known.get(p.prompt_id)
+                row["input_tokens"] = tokens if tokens is not None else count_tokens(p.messages)
                 row["tokenizer"] = DEFAULT_TOKENIZER
                 rows.append(row)
         replace_rows(con, "prompts", rows, f"benchmark IN ({_in_list(families)})", families)

@@ -5,6 +5,7 @@ from dagster_duckdb import DuckDBResource
 
 from data_quality import suites
 from relreason_dagster.defs.assets import parsed_answers, prompts, samples
+from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.storage.duckdb_io import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
@@ -24,7 +25,9 @@ def _result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.Asse
 
 
 @dg.asset_check(
-    asset=samples, description="Positive share of target cells per task within configured bounds."
+    asset=samples,
+    pool=DUCKDB_POOL,
+    description="Positive share of target cells per task within configured bounds.",
 )
 def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
@@ -33,7 +36,9 @@ def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     return _result(suites.label_balance(df), dg.AssetCheckSeverity.ERROR)
 
 
-@dg.asset_check(asset=prompts, description="Input tokens of every prompt within its setting's range.")
+@dg.asset_check(
+    asset=prompts, pool=DUCKDB_POOL, description="Input tokens of every prompt within its setting's range."
+)
 def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
         ensure_schema(con)
@@ -43,7 +48,9 @@ def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     return _result(suites.token_lengths(df), dg.AssetCheckSeverity.ERROR)
 
 
-@dg.asset_check(asset=parsed_answers, description="Share of readable answers per benchmark and model.")
+@dg.asset_check(
+    asset=parsed_answers, pool=DUCKDB_POOL, description="Share of readable answers per benchmark and model."
+)
 def parse_rate_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
         ensure_schema(con)

@@ -180,6 +180,13 @@ def _fmt_duration(seconds: float) -> str:
     return f"{seconds}s"
 
 
+def _fmt_rate(rate: float) -> str:
+    """Prompts per second, or seconds per prompt when slower than one a second (local models)."""
+    if rate <= 0:
+        return "? prompts/s"
+    return f"{rate:.1f} prompts/s" if rate >= 1 else f"{1 / rate:.1f} s/prompt"
+
+
 class ProgressPrinter:
     """Default progress: one line per ~10 % of the prompts or per 10 s, with rate and ETA.
 
@@ -216,7 +223,7 @@ class ProgressPrinter:
         eta = _fmt_duration(remaining / rate) if rate > 0 else "?"
         pct = 100.0 * done / total if total else 100.0
         self.log(
-            f"{stats.model}: {done}/{total} ({pct:.0f}%) · {rate:.1f} prompts/s · ETA {eta} · "
+            f"{stats.model}: {done}/{total} ({pct:.0f}%) · {_fmt_rate(rate)} · ETA {eta} · "
             f"{stats.called} calls, {stats.cached + stats.skipped} cached, {stats.errors} errors"
         )
 

@@ -32,6 +32,7 @@ BUILTIN_GGUF: dict[str, tuple[str, str]] = {
 _lock = threading.Lock()
 
 
+@functools.lru_cache(maxsize=32)
 def resolve_gguf(name: str) -> Path:
     """The GGUF file for ``name``: a built-in name or a path ending in ``.gguf``."""
     if name in BUILTIN_GGUF:
@@ -76,7 +77,20 @@ class Vocab:
         self.metadata: dict[str, str] = self.model.metadata()
 
     def tokenize(self, text: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
-        return self.model.tokenize(text, add_bos, special)
+        """One ``llama_tokenize`` call with a buffer sized from the text.
+
+        ``LlamaModel.tokenize`` sizes its buffer by the training context, which is 0
+        for a vocab-only load, so it always failed once and tokenized twice.  A
+        token covers at least one byte, so ``len(text) + 8`` slots always suffice.
+        """
+        import llama_cpp
+
+        size = len(text) + 8
+        buf = (llama_cpp.llama_token * size)()
+        n = llama_cpp.llama_tokenize(self.model.vocab, text, len(text), buf, size, add_bos, special)
+        if n < 0:  # cannot happen with the bound above; keep the library's path as a fallback
+            return self.model.tokenize(text, add_bos, special)
+        return list(buf[:n])
 
     def token_text(self, token: int) -> str:
         return self.model.token_get_text(token) if token != -1 else ""

@@ -4,35 +4,167 @@ Why: hosted models are latency-bound, so a run's speed is set by how many
 requests the gateway keeps in flight.  With a server that always takes
 ``delay`` seconds, the ideal rate at concurrency ``c`` is ``c / delay``;
 the achieved fraction of it shows where the client side (LiteLLM, the event
-loop, DuckDB writes, the one CPU the loop runs on) becomes the limit.
+loop, DuckDB writes, the one core the loop runs on) becomes the limit.
 
-Each level gets its own prompts (the response cache would otherwise answer
-them) and a fresh DuckDB.  The server's log gives the peak number of
-requests it actually had in flight.
+The main measurement runs the fake server in a child process, as a real
+server would be: in-process, its handler threads compete with the client
+for the GIL and the numbers mix both sides' costs.  The in-process variant
+(how the fault test runs it) is measured too, with fewer prompts, for
+comparison.  Each level gets its own prompts (the response cache would
+otherwise answer them) and a fresh DuckDB; the client's CPU time per
+request says how many requests/s one core can drive at best.
+
+The fake server, as shipped, writes the response headers and body in two
+``send`` calls without TCP_NODELAY, so on a keep-alive connection Nagle's
+algorithm and the client's delayed ACK add ~40 ms to every response.  A
+real server does not do that, so the benchmark sets
+``disable_nagle_algorithm`` on the handler (a no-op once the fake sets it
+itself) and reports the bare round trip with and without it.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any, Protocol
 
-from tests.perf._common import Timer, fresh_duckdb, isolated_env
+from tests.perf._common import REPO_ROOT, Timer, fresh_duckdb, isolated_env
 
 DELAY_S = 0.2
 LEVELS = (1, 8, 32, 64)
 KEY_ENV = "RELREASON_BENCH_KEY"
 
+_CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from tests.fakes.openai_server import FakeOpenAIServer, _Handler
+_Handler.disable_nagle_algorithm = True
+server = FakeOpenAIServer(delay_s=float(sys.argv[1])).start()
+print(server.port, flush=True)
+for line in sys.stdin:
+    if line.strip() == "reset":
+        server.reset_log()
+        print("ok", flush=True)
+    elif line.strip() == "log":
+        print(json.dumps([e.t for e in server.entries()]), flush=True)
+server.stop()
+"""
 
-def n_prompts_for(concurrency: int) -> int:
-    """Enough requests for >= ~8 full waves at high concurrency, >= 40 requests (8 s) at c = 1."""
-    return max(40, 8 * concurrency)
+
+class _Server(Protocol):
+    api_base: str
+
+    def reset_log(self) -> None: ...
+
+    def arrivals(self) -> list[float]: ...
+
+
+class _ChildServer:
+    """FakeOpenAIServer in a child process, driven over stdin/stdout (reset, log)."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        assert proc.stdout is not None
+        self.api_base = f"http://127.0.0.1:{int(proc.stdout.readline())}/v1"
+
+    def _ask(self, command: str) -> str:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline()
+
+    def reset_log(self) -> None:
+        self._ask("reset")
+
+    def arrivals(self) -> list[float]:
+        return [float(t) for t in json.loads(self._ask("log"))]
+
+
+class _LocalServer:
+    """FakeOpenAIServer on threads of this process (as tests/integration uses it)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.api_base = server.api_base
+
+    def reset_log(self) -> None:
+        self.server.reset_log()
+
+    def arrivals(self) -> list[float]:
+        return [e.t for e in self.server.entries()]
+
+
+@contextmanager
+def _serve(mode: str, delay_s: float) -> Iterator[_Server]:
+    if mode == "child":
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, str(delay_s), str(REPO_ROOT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            yield _ChildServer(proc)
+        finally:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    else:
+        from tests.fakes.openai_server import FakeOpenAIServer
+
+        with _nodelay(), FakeOpenAIServer(delay_s=delay_s) as server:
+            yield _LocalServer(server)
+
+
+@contextmanager
+def _nodelay() -> Iterator[None]:
+    """TCP_NODELAY on the fake's handler for the duration (see the module docstring)."""
+    from tests.fakes.openai_server import _Handler
+
+    before = _Handler.disable_nagle_algorithm
+    _Handler.disable_nagle_algorithm = True
+    try:
+        yield
+    finally:
+        _Handler.disable_nagle_algorithm = before
+
+
+def round_trip_ms(delay_s: float, nodelay: bool, n: int = 8) -> float:
+    """Mean sequential round trip of bare httpx keep-alive requests to an in-process fake server."""
+    import httpx
+
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    body = {"model": "fake", "messages": [{"role": "user", "content": "ping"}]}
+    with _nodelay() if nodelay else nullcontext(), FakeOpenAIServer(delay_s=delay_s) as server:
+        with httpx.Client() as client:
+            client.post(server.api_base + "/chat/completions", json=body)
+            start = time.perf_counter()
+            for i in range(n):
+                body["messages"][0]["content"] = f"ping {i}"
+                client.post(server.api_base + "/chat/completions", json=body)
+            return 1000 * (time.perf_counter() - start) / n
+
+
+def n_prompts_for(concurrency: int, mode: str = "child") -> int:
+    """About 8 full waves at high concurrency and >= 40 requests (8 s) at c = 1; half in-process."""
+    n = max(40, 8 * concurrency)
+    return n if mode == "child" else n // 2
 
 
 def _peak_in_flight(arrivals: list[float], delay_s: float) -> int:
     """Most requests the server held at once, treating each as busy for ``delay_s`` after arrival."""
-    events = sorted(
-        [(t, 1) for t in arrivals] + [(t + delay_s, -1) for t in arrivals], key=lambda e: (e[0], e[1])
-    )
+    events = sorted([(t, 1) for t in arrivals] + [(t + delay_s, -1) for t in arrivals])
     peak = current = 0
     for _, step in events:
         current += step
@@ -40,73 +172,81 @@ def _peak_in_flight(arrivals: list[float], delay_s: float) -> int:
     return peak
 
 
-def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S) -> dict[str, Any]:
-    """Achieved requests/s at each concurrency level through ``run_model``."""
+def _level(server: _Server, root: Path, mode: str, c: int, delay_s: float) -> dict[str, Any]:
     from relreason_dagster.llm.gateway import run_model
     from relreason_dagster.llm.registry import ModelSpec
-    from tests.fakes.openai_server import FakeOpenAIServer
 
-    rows: list[dict[str, Any]] = []
-    with isolated_env("concurrency") as root, FakeOpenAIServer(delay_s=delay_s) as server:
-        os.environ[KEY_ENV] = "sk-bench"
-        # One warm-up request: LiteLLM builds its HTTP client and imports the provider lazily.
-        spec0 = ModelSpec(
-            name="warm", litellm_model="openai/fake", api_base=server.api_base, api_key_env=KEY_ENV
-        )
-        con = fresh_duckdb(root / "warm.duckdb")
-        run_model(
-            con,
-            spec0,
-            [{"prompt_id": "w", "messages": [{"role": "user", "content": "warm"}], "max_tokens": 8}],
-        )
+    n = n_prompts_for(c, mode)
+    spec = ModelSpec(
+        name=f"fake-{mode}-c{c}",
+        litellm_model="openai/fake",
+        params={"temperature": 0},
+        concurrency=c,
+        api_base=server.api_base,
+        api_key_env=KEY_ENV,
+        timeout_s=30.0,
+    )
+    prompts = [
+        {
+            "prompt_id": f"{mode}-c{c}-{i:05d}",
+            "messages": [{"role": "user", "content": f"{mode} level {c} question {i}: what is {i} + {c}?"}],
+            "max_tokens": 16,
+        }
+        for i in range(n)
+    ]
+    con = fresh_duckdb(root / f"{mode}-c{c}.duckdb")
+    server.reset_log()
+    try:
+        cpu = time.process_time()
+        with Timer() as t:
+            stats = run_model(con, spec, prompts)
+        cpu = time.process_time() - cpu
+    finally:
         con.close()
-        for c in levels:
-            n = n_prompts_for(c)
-            spec = ModelSpec(
-                name=f"fake-c{c}",
-                litellm_model="openai/fake",
-                params={"temperature": 0},
-                concurrency=c,
-                api_base=server.api_base,
-                api_key_env=KEY_ENV,
-                timeout_s=30.0,
-            )
-            prompts = [
-                {
-                    "prompt_id": f"c{c}-{i:05d}",
-                    "messages": [{"role": "user", "content": f"level {c} question {i}: what is {i} + {c}?"}],
-                    "max_tokens": 16,
-                }
-                for i in range(n)
-            ]
-            con = fresh_duckdb(root / f"c{c}.duckdb")
-            server.reset_log()
-            try:
-                with Timer() as t:
-                    stats = run_model(con, spec, prompts)
-                stored = con.execute(
-                    "SELECT count(*) FROM raw.responses WHERE error IS NULL AND model = ?", [spec.name]
-                ).fetchone()[0]
-            finally:
+    arrivals = server.arrivals()
+    rate = n / t.seconds
+    ideal = c / delay_s
+    return {
+        "concurrency": c,
+        "prompts": n,
+        "seconds": round(t.seconds, 2),
+        "requests_per_s": round(rate, 1),
+        "ideal_per_s": round(ideal, 1),
+        "fraction_of_ideal": round(rate / ideal, 3),
+        "client_cpu_ms_per_request": round(1000 * cpu / n, 2),
+        "server_requests": len(arrivals),
+        "server_peak_in_flight": _peak_in_flight(arrivals, delay_s),
+        "errors": stats.errors,
+    }
+
+
+def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S) -> dict[str, Any]:
+    """Achieved requests/s at each concurrency level through ``run_model``, server out of and in process."""
+    from relreason_dagster.llm.gateway import run_model
+    from relreason_dagster.llm.registry import ModelSpec
+
+    out: dict[str, Any] = {
+        "delay_s": delay_s,
+        "round_trip_ms_as_shipped": round(round_trip_ms(delay_s, nodelay=False), 1),
+        "round_trip_ms_nodelay": round(round_trip_ms(delay_s, nodelay=True), 1),
+    }
+    with isolated_env("concurrency") as root:
+        os.environ[KEY_ENV] = "sk-bench"
+        for mode in ("child", "in_process"):
+            with _serve(mode, delay_s) as server:
+                # One warm-up request: LiteLLM builds its HTTP client and imports the provider lazily.
+                warm = ModelSpec(
+                    name=f"warm-{mode}",
+                    litellm_model="openai/fake",
+                    api_base=server.api_base,
+                    api_key_env=KEY_ENV,
+                )
+                con = fresh_duckdb(root / f"warm-{mode}.duckdb")
+                message = [{"role": "user", "content": f"warm {mode}"}]
+                run_model(con, warm, [{"prompt_id": "w", "messages": message, "max_tokens": 8}])
                 con.close()
-            entries = server.entries()
-            rate = n / t.seconds
-            ideal = c / delay_s
-            rows.append(
-                {
-                    "concurrency": c,
-                    "prompts": n,
-                    "seconds": round(t.seconds, 2),
-                    "requests_per_s": round(rate, 1),
-                    "ideal_per_s": round(ideal, 1),
-                    "fraction_of_ideal": round(rate / ideal, 3),
-                    "server_requests": len(entries),
-                    "server_peak_in_flight": _peak_in_flight([e.t for e in entries], delay_s),
-                    "errors": stats.errors,
-                    "stored_ok": stored,
-                }
-            )
-    return {"delay_s": delay_s, "levels": rows}
+                out[mode] = [_level(server, root, mode, c, delay_s) for c in levels]
+    return out
 
 
 def render(result: dict[str, Any]) -> str:
@@ -116,16 +256,30 @@ def render(result: dict[str, Any]) -> str:
         "## 2. Concurrency (fake OpenAI-compatible server, fixed latency)",
         "",
         f"`run_model` with `openai/fake` against `FakeOpenAIServer(delay_s={d})` on 127.0.0.1; fresh DuckDB "
-        "and distinct prompts per level.  Ideal = concurrency / delay.",
+        "and distinct prompts per level.  Ideal = concurrency / delay.  Client CPU = this process's CPU "
+        "time per request (with the server in a child process: the gateway + LiteLLM + DuckDB alone).",
         "",
-        "| concurrency | prompts | s | requests/s | ideal/s | fraction of ideal | peak in flight at server "
-        "| errors |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "Bare httpx round trip to the fake (sequential, keep-alive): "
+        f"{result['round_trip_ms_as_shipped']} ms as shipped, {result['round_trip_ms_nodelay']} ms "
+        "with TCP_NODELAY (used below; see bench_concurrency.py's docstring).",
     ]
-    for r in result["levels"]:
-        lines.append(
-            f"| {r['concurrency']} | {r['prompts']} | {r['seconds']} | {r['requests_per_s']} "
-            f"| {r['ideal_per_s']} "
-            f"| {r['fraction_of_ideal']:.0%} | {r['server_peak_in_flight']} | {r['errors']} |"
-        )
+    titles = {
+        "child": "Server in a child process (main result)",
+        "in_process": "Server on threads of the benchmark process (as the fault test runs it)",
+    }
+    for mode in ("child", "in_process"):
+        lines += [
+            "",
+            f"{titles[mode]}:",
+            "",
+            "| concurrency | prompts | s | requests/s | ideal/s | fraction of ideal "
+            "| client CPU ms / request | peak in flight at server | errors |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in result[mode]:
+            lines.append(
+                f"| {r['concurrency']} | {r['prompts']} | {r['seconds']} | {r['requests_per_s']} "
+                f"| {r['ideal_per_s']} | {r['fraction_of_ideal']:.0%} | {r['client_cpu_ms_per_request']} "
+                f"| {r['server_peak_in_flight']} | {r['errors']} |"
+            )
     return "\n".join(lines) + "\n"

@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python tests/perf/run_all.py                      # everything (~4-5 min on 2 cores)
     .venv/bin/python tests/perf/run_all.py --only concurrency   # one or more, comma-separated
     .venv/bin/python tests/perf/run_all.py --only pipeline --per-split 20   # a quick, smaller pipeline
+    py-spy record -o /tmp/bench.svg -- .venv/bin/python tests/perf/run_all.py --only pipeline --per-split 40
 
 Why one process runs all benchmarks in sequence: the scripted provider and
 the llama.cpp model live in-process, and running one after another (never
