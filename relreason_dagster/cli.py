@@ -79,8 +79,20 @@ def _print_report(report: Any, seconds: float) -> None:
         f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
         f"{seconds:.0f} s"
     )
+    from relreason_dagster.defs.checks import ALL_CHECKS
+
+    gx_checks = {spec.name for c in ALL_CHECKS for spec in c.check_specs}
+    dbt_tests = [(name, passed) for name, passed, _ in report.checks if name not in gx_checks]
     for name, passed, desc in report.checks:
-        print(f"check {name}: {'passed' if passed else 'FAILED'} — {desc}")
+        if name in gx_checks:
+            print(f"check {name}: {'passed' if passed else 'FAILED'} — {desc}")
+    if dbt_tests:
+        failed = [name for name, passed in dbt_tests if not passed]
+        print(
+            f"dbt tests: {len(dbt_tests) - len(failed)} passed, {len(failed)} failed"
+            + (f" ({', '.join(failed)})" if failed else "")
+            + (f"; log: {report.dbt_log}" if report.dbt_log else "")
+        )
     for failure in report.failures:
         print(f"step failed: {failure}", file=sys.stderr)
 

@@ -6,8 +6,11 @@ up in the Dagster UI exactly like one launched there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +32,7 @@ class PipelineReport:
     calls: dict[str, dict[str, int]] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     checks: list[tuple[str, bool, str]] = field(default_factory=list)
+    dbt_log: str = ""
 
     @property
     def total_calls(self) -> int:
@@ -46,6 +50,26 @@ def prepare_environment(profile: str) -> None:
     home = settings.relreason_home()
     ensure_dagster_home(home)
     os.environ.setdefault("RELREASON_DUCKDB", str(settings.duckdb_path()))
+
+
+@contextlib.contextmanager
+def _stdout_to(path: Any) -> Iterator[None]:
+    """Send this process's stdout (fd 1, so child processes too) to ``path`` for the block.
+
+    dbt prints a line per model and test; the CLI shows a summary and keeps the
+    full log under ``$RELREASON_HOME/logs``.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(path, "ab") as fh:
+        os.dup2(fh.fileno(), 1)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _alive(pid: int) -> bool:
@@ -155,7 +179,10 @@ def run_pipeline(
     for spec in specs:
         _run([model_responses, parsed_answers], partition_key=spec.name)
     if run_dbt:
-        _run([relreason_dbt_models])
+        log = settings.relreason_home() / "logs" / "dbt.log"
+        with _stdout_to(log):
+            _run([relreason_dbt_models])
+        report.dbt_log = str(log)
     return report
 
 
