@@ -77,7 +77,12 @@ def get_llama(name: str, n_ctx: int | None = None) -> tuple[Any, threading.Lock,
         if entry is None:
             from llama_cpp import Llama
 
-            llm = Llama(model_path=path, n_ctx=n_ctx, n_threads=default_threads(), verbose=False)
+            # Flash attention: ~25% faster prompt processing on 3k-token prompts here (measured on 2
+            # cores); still deterministic at temperature 0 with a seed. RELREASON_LLAMA_FLASH_ATTN=0 disables.
+            flash = os.environ.get("RELREASON_LLAMA_FLASH_ATTN", "1") != "0"
+            llm = Llama(
+                model_path=path, n_ctx=n_ctx, n_threads=default_threads(), flash_attn=flash, verbose=False
+            )
             entry = (llm, threading.Lock())
             _models[key] = entry
     return entry[0], entry[1], n_ctx
