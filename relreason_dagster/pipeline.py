@@ -17,7 +17,6 @@ from typing import Any
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.env import ensure_dagster_home
-from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -184,11 +183,3 @@ def run_pipeline(
             _run([relreason_dbt_models])
         report.dbt_log = str(log)
     return report
-
-
-def ensure_known_models(names: list[str]) -> None:
-    for name in names:
-        get_model(settings.models_path(), name)
-
-
-__all__ = ["ConfigError", "PipelineReport", "run_pipeline", "prepare_environment", "ensure_known_models"]
