@@ -156,6 +156,10 @@ class RunStats:
     seconds: float = 0.0
     attempts: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
+    # Characters of the prompts that need a call, and of those answered: the ETA weights by
+    # size because a 3k-token prompt costs a local model ten times a 300-token one.
+    work_total: int = 0
+    work_done: int = 0
 
     @property
     def done(self) -> int:
@@ -220,7 +224,12 @@ class ProgressPrinter:
         # Rate of prompts that needed a call (cached ones finish instantly), so the ETA stays honest.
         rate = (stats.called + stats.errors) / elapsed if elapsed > 0 else 0.0
         remaining = total - done
-        eta = _fmt_duration(remaining / rate) if rate > 0 else "?"
+        if stats.work_done > 0 and stats.work_total > stats.work_done:
+            eta = _fmt_duration(elapsed * (stats.work_total - stats.work_done) / stats.work_done)
+        elif stats.work_total and stats.work_done >= stats.work_total:
+            eta = "0s"
+        else:
+            eta = _fmt_duration(remaining / rate) if rate > 0 else "?"
         pct = 100.0 * done / total if total else 100.0
         self.log(
             f"{stats.model}: {done}/{total} ({pct:.0f}%) · {_fmt_rate(rate)} · ETA {eta} · "
@@ -366,6 +375,10 @@ def _sort_key(messages: list) -> str:
     return "\x00".join(
         f"{m.get('role', '')}\x01{m.get('content', '')}" for m in messages if isinstance(m, dict)
     )
+
+
+def _size(work: _Work) -> int:
+    return 1 + sum(len(str(m.get("content", ""))) for m in work.messages if isinstance(m, dict))
 
 
 def _plan(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, _Work]:
@@ -604,6 +617,7 @@ class _Runner:
         outcome = await self._call(work, sem)
         self._store(work, outcome)
         self.stats.called += len(work.prompt_ids)
+        self.stats.work_done += _size(work)
         if outcome.error is not None:
             self.stats.errors += len(work.prompt_ids)
             kind = outcome.kind or "error"
@@ -632,6 +646,7 @@ class _Runner:
         self._report()
         if to_call:
             to_call.sort(key=lambda w: _sort_key(w.messages))
+            self.stats.work_total = sum(_size(w) for w in to_call)
             sem = asyncio.Semaphore(self.spec.concurrency)
             try:
                 await asyncio.gather(*(self._one(work, sem) for work in to_call))

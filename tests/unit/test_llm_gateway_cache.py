@@ -245,3 +245,13 @@ def test_local_context_window_becomes_n_ctx():
     assert effective_params(spec, 64) == {"seed": 0, "n_ctx": 2048, "max_tokens": 64}
     hosted = ModelSpec(name="h", litellm_model="openai/gpt-4o", context_window=128000)
     assert "n_ctx" not in effective_params(hosted, 64)
+
+
+def test_progress_eta_weights_by_prompt_size():
+    """A quarter of the characters answered in 10 s leaves 30 s, however many prompts that is."""
+    lines: list[str] = []
+    printer = ProgressPrinter(log=lines.append, every_fraction=0.0, every_s=0)
+    printer._start -= 10.0
+    stats = RunStats(model="m", total=8, called=6, work_total=100, work_done=25)
+    printer(6, 8, stats)
+    assert lines and "ETA 30s" in lines[-1]
