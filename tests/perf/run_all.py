@@ -29,15 +29,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:  # run as a script: make `tests.` and the package importable
     sys.path.insert(0, str(REPO_ROOT))
 
-# The Makefile exports these for every target; set them here too for a direct `python run_all.py`.
-for _key, _value in {
-    "DAGSTER_DISABLE_TELEMETRY": "1",
-    "DBT_SEND_ANONYMOUS_USAGE_STATS": "False",
-    "GX_ANALYTICS_ENABLED": "False",
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    "HF_HUB_OFFLINE": "1",
-}.items():
-    os.environ.setdefault(_key, _value)
+import relreason_dagster  # noqa: E402,F401  (offline/telemetry defaults, set once in relreason_dagster/env.py)
+
 _bin = str(Path(sys.executable).parent)
 if _bin not in os.environ.get("PATH", "").split(os.pathsep):  # dbt must come from this venv
     os.environ["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")
