@@ -23,6 +23,11 @@ DEMO_TABLES = [
         "SELECT model, task, split, setting, n, n_na, n_error, f1, ci_low, ci_high "
         "FROM marts.relational_f1 ORDER BY model, task, split, setting",
     ),
+    (
+        "marts.dlm_vs_llm (Table 1: nl prompting vs DLM)",
+        "SELECT task, model, f1_n10, ci_low_n10, ci_high_n10, f1_n20, ci_low_n20, ci_high_n20, n_seeds, "
+        "study_dlm_n10, study_dlm_n20 FROM marts.dlm_vs_llm",
+    ),
     ("marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"),
 ]
 
@@ -75,6 +80,10 @@ def _print_report(report: Any, seconds: float) -> None:
             f"{model}: {c['prompts']} prompts — {c['model_calls']} model calls, "
             f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
         )
+    if report.dlm:
+        trained = sum(d["trained"] for d in report.dlm.values())
+        reused = sum(d["reused"] for d in report.dlm.values())
+        print(f"dlm: {len(report.dlm)} tasks — {trained} models trained, {reused} checkpoints reused")
     print(
         f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
         f"{seconds:.0f} s"
@@ -98,16 +107,22 @@ def _print_report(report: Any, seconds: float) -> None:
 
 
 def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
+    from relreason_dagster.dlm.plan import DLM_MODEL
     from relreason_dagster.llm.registry import enabled_models
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
-        models = list(enabled_models(settings.models_path()))
+        models = [*enabled_models(settings.models_path()), DLM_MODEL]
     else:
         models = [args.model]
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
+    train_size = getattr(args, "train_size", None)
+    if train_size is not None and args.model != DLM_MODEL:
+        raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
     start = time.perf_counter()
-    report = run_pipeline(models, profile=args.profile, benchmarks=benchmarks, seed=args.seed)
+    report = run_pipeline(
+        models, profile=args.profile, benchmarks=benchmarks, seed=args.seed, dlm_train_size=train_size
+    )
     _print_report(report, time.perf_counter() - start)
     if demo:
         for title, sql in DEMO_TABLES:
@@ -154,6 +169,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         )
         for s in registry.values()
     ]
+    rows.append(("dlm", "(built in: Differentiable Logic Machine, trained per task)", "yes", 1, "", ""))
     print(format_table(["name", "litellm_model", "enabled", "concurrency", "api_key_env", "api_base"], rows))
     return 0
 
@@ -242,6 +258,16 @@ def cmd_ui(args: argparse.Namespace) -> int:
         return proc.wait()
 
 
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return number
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="relreason", description="Measure how well language models reason.")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -260,8 +286,14 @@ def build_parser() -> argparse.ArgumentParser:
     common(demo)
     run = sub.add_parser("run", help="compute one model's responses (cached) and the metric tables")
     common(run)
-    run.add_argument("--model", required=True)
+    run.add_argument("--model", required=True, help="a model of models.yaml, or dlm (the trained baseline)")
     run.add_argument("--benchmark", default=None)
+    run.add_argument(
+        "--train-size",
+        type=_positive_int,
+        default=None,
+        help="dlm only: train on N samples (default: the profile's, i.e. the prompts' few-shot samples)",
+    )
 
     models = sub.add_parser("models", help="list or add models in models.yaml")
     msub = models.add_subparsers(dest="models_cmd", required=True)

@@ -5,10 +5,19 @@ import dagster as dg
 from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
 from relreason_dagster.defs.checks import ALL_CHECKS
 from relreason_dagster.defs.dbt import relreason_dbt_models
+from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.resources import build_resources
 from relreason_dagster.defs.sensors import models_sensor
 
-ALL_ASSETS = [samples, prompts, model_responses, parsed_answers, relreason_dbt_models]
+ALL_ASSETS = [
+    samples,
+    prompts,
+    model_responses,
+    dlm_checkpoints,
+    parsed_answers,
+    dlm_answers,
+    relreason_dbt_models,
+]
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,

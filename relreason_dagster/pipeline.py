@@ -17,6 +17,7 @@ from typing import Any
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.env import ensure_dagster_home
+from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -32,6 +33,7 @@ class PipelineReport:
     failures: list[str] = field(default_factory=list)
     checks: list[tuple[str, bool, str]] = field(default_factory=list)
     dbt_log: str = ""
+    dlm: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> trained / reused checkpoints
 
     @property
     def total_calls(self) -> int:
@@ -116,6 +118,9 @@ def _collect(result: Any, report: PipelineReport) -> None:
                 k: int(meta.get(k, 0))
                 for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
             }
+        if key == "dlm_checkpoints" and mat.partition:
+            meta = {k: v.value for k, v in mat.metadata.items()}
+            report.dlm[mat.partition] = {k: int(meta.get(k, 0)) for k in ("trained", "reused")}
     for event in result.all_events:
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
             ev = event.event_specific_data
@@ -131,12 +136,24 @@ def run_pipeline(
     benchmarks: list[str] | None = None,
     seed: int = settings.DEFAULT_SEED,
     run_dbt: bool = True,
+    dlm_train_size: int | None = None,
 ) -> PipelineReport:
-    """samples + prompts, then each model's responses and parsed answers, then dbt build."""
+    """samples + prompts, then each model's responses and parsed answers, then dbt build.
+
+    The model name ``dlm`` trains (or reuses) the DLM baseline for the profile's ``dlm_tasks`` and
+    scores it on the relational test samples instead of calling an LLM.
+    """
+    from relreason_dagster.dlm.plan import DLM_MODEL, dlm_settings
+
     prepare_environment(profile)
     for name in benchmarks or []:
         get_family(name)
-    specs = [get_model(settings.models_path(), m) for m in models]
+    dlm_tasks: tuple[str, ...] = ()
+    if DLM_MODEL in models:
+        if benchmarks and "relational" not in benchmarks:
+            raise ConfigError("the dlm model needs the relational benchmark; add --benchmark relational")
+        dlm_tasks = dlm_settings(settings.get_profile(profile, "relational"), dlm_train_size).tasks
+    specs = [get_model(settings.models_path(), m) for m in models if m != DLM_MODEL]
     for spec in specs:
         require_api_key(spec)
 
@@ -145,6 +162,7 @@ def run_pipeline(
     from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
     from relreason_dagster.defs.checks import ALL_CHECKS
     from relreason_dagster.defs.dbt import relreason_dbt_models
+    from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
     from relreason_dagster.defs.resources import RunSettings, build_resources
     from relreason_dagster.defs.sensors import sync_model_partitions
 
@@ -156,9 +174,22 @@ def run_pipeline(
 
     resources = build_resources()
     resources["run_settings"] = RunSettings(
-        profile=profile, seed=seed, benchmarks=benchmarks or [], models_file=str(settings.models_path())
+        profile=profile,
+        seed=seed,
+        benchmarks=benchmarks or [],
+        models_file=str(settings.models_path()),
+        dlm_train_size=dlm_train_size or 0,
     )
-    everything = [samples, prompts, model_responses, parsed_answers, relreason_dbt_models, *ALL_CHECKS]
+    everything = [
+        samples,
+        prompts,
+        model_responses,
+        parsed_answers,
+        dlm_checkpoints,
+        dlm_answers,
+        relreason_dbt_models,
+        *ALL_CHECKS,
+    ]
     report = PipelineReport()
 
     def _run(selection: list[Any], partition_key: str | None = None) -> None:
@@ -177,6 +208,8 @@ def run_pipeline(
     _run([samples, prompts])
     for spec in specs:
         _run([model_responses, parsed_answers], partition_key=spec.name)
+    for task in dlm_tasks:
+        _run([dlm_checkpoints, dlm_answers], partition_key=task)
     if run_dbt:
         log = settings.relreason_home() / "logs" / "dbt.log"
         with _stdout_to(log):

@@ -35,6 +35,11 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "split_settings": {"iid": ["nl", "nl_cot", "tv"], "ood": ["nl"]},
             "max_tokens": 64,
             "family_tree_variant": "study",
+            # DLM: two quick tasks so the demo shows a DLM row; ten samples, a short epoch budget.
+            "dlm_tasks": ["HasFather", "1-Outdegree"],
+            "dlm_seeds": [0],
+            "dlm_train_size": 10,
+            "dlm_overrides": {"max_epochs": 200},
         },
     },
     "paper": {
@@ -48,6 +53,11 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "settings": ["nl", "nl_cot", "tv"],
             "max_tokens": 2048,
             "family_tree_variant": "study",
+            # DLM as in the study: all nine tasks, trained on the ten few-shot samples; three seeds.
+            "dlm_tasks": None,
+            "dlm_seeds": [0, 1, 2],
+            "dlm_train_size": None,
+            "dlm_overrides": {},
         },
     },
 }

@@ -12,7 +12,8 @@ from relreason_dagster.benchmarks.registry import FAMILIES, get_family
 
 
 class RunSettings(dg.ConfigurableResource):
-    """What a run generates: the size profile, the seed, the benchmark families and the model registry.
+    """What a run generates: the size profile, the seed, the benchmark families, the model registry
+    and how many samples DLM trains on.
 
     Defaults come from the environment (``RELREASON_PROFILE``, ``RELREASON_MODELS``) so
     the CLI and ``dagster dev`` agree; the launchpad can override them per run.
@@ -22,6 +23,7 @@ class RunSettings(dg.ConfigurableResource):
     seed: int = settings.DEFAULT_SEED
     benchmarks: list[str] = []
     models_file: str = ""
+    dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
 
     def family_names(self) -> list[str]:
         names = self.benchmarks or list(FAMILIES)

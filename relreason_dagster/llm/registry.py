@@ -38,6 +38,8 @@ _OPTIONAL_FIELDS = (
 _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+# Model names that are not LLM entries (the trained DLM baseline answers under its own name).
+RESERVED_NAMES = {"dlm": "Differentiable Logic Machine baseline"}
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Generation params whose type we know; others pass through to LiteLLM as
@@ -185,6 +187,10 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
     name = entry["name"]
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise fail("name", "a name of letters, digits, '.', '_', ':' or '-'")
+    if name in RESERVED_NAMES:
+        raise ConfigError(
+            f"{where}: {prefix}.name: {name!r} is the built-in {RESERVED_NAMES[name]}; pick another name"
+        )
     litellm_model = entry["litellm_model"]
     if (
         not isinstance(litellm_model, str)

@@ -74,6 +74,31 @@ RAW_TABLES: dict[str, str] = {
         detail JSON,
         PRIMARY KEY (prompt_id, model)
     """,
+    # One row per trained DLM (task, config, seed, training set); its answers are parsed_answers
+    # rows of model 'dlm' whose detail names the run_id.
+    "dlm_runs": """
+        run_id VARCHAR NOT NULL PRIMARY KEY,
+        task VARCHAR NOT NULL,
+        seed INTEGER NOT NULL,
+        config JSON NOT NULL,
+        train_size INTEGER,
+        train_sample_ids JSON,
+        n_params INTEGER,
+        epochs INTEGER,
+        attempts INTEGER,
+        total_epochs INTEGER,
+        final_loss DOUBLE,
+        train_hard_errors INTEGER,
+        wall_s DOUBLE,
+        peak_rss_mb DOUBLE,
+        rss_increase_mb DOUBLE,
+        checkpoint_path VARCHAR,
+        checkpoint_sha256 VARCHAR,
+        program VARCHAR,
+        units_used INTEGER,
+        torch_version VARCHAR,
+        created_at TIMESTAMP
+    """,
 }
 
 

@@ -160,3 +160,57 @@ def test_parsed_answers_keep_their_json(home):
     row = _rows("SELECT parsed, detail FROM raw.parsed_answers WHERE model = 'oracle' LIMIT 1")[0]
     assert isinstance(json.loads(row[0]), list)
     assert isinstance(json.loads(row[1]), dict)
+
+
+def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
+    """`relreason run --model dlm`: checkpoints + dlm_runs rows, answers as model dlm, Table 1 mart."""
+    from relreason_dagster.pipeline import run_pipeline
+
+    profile = settings.get_profile("smoke", "relational")
+    tasks = profile.get("dlm_tasks")
+    report = run_pipeline(["dlm"], profile="smoke")
+    assert report.failures == []
+    assert report.dlm == {t: {"trained": 1, "reused": 0} for t in tasks}
+    runs = _rows(
+        "SELECT task, seed, train_size, n_params, checkpoint_path, checkpoint_sha256, program"
+        " FROM raw.dlm_runs"
+    )
+    assert sorted(r[0] for r in runs) == sorted(tasks)
+    for _task, seed, train_size, n_params, path, sha, program in runs:
+        assert (seed, train_size) == (0, 10)
+        assert n_params > 10_000
+        assert (settings.relreason_home() / path).exists() and len(sha) == 64
+        assert "←" in program
+    answers = _rows("SELECT split, setting, parse_status FROM raw.parsed_answers WHERE model = 'dlm'")
+    assert sorted(answers) == sorted([("iid", "dlm", "ok"), ("ood", "dlm", "ok")] * len(tasks))
+    table = _rows("SELECT task, model, setting, n_n10, n_n20, n_seeds FROM marts.dlm_vs_llm")
+    assert {(t, "dlm", "dlm", 1, 1, 1) for t in tasks} <= set(table)
+    assert {r[1] for r in table} >= {"oracle", "dlm"}  # LLMs with nl prompting in the same table
+
+
+def test_dlm_rerun_reuses_checkpoints_and_train_size_retrains(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    profile = settings.get_profile("smoke", "relational")
+    tasks = profile.get("dlm_tasks")
+    before = _rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
+    report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
+    assert report.dlm == {t: {"trained": 0, "reused": 1} for t in tasks}
+    assert _rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id") == before
+
+    # A damaged checkpoint is not trusted: that run trains again.
+    path = (
+        settings.relreason_home()
+        / _rows("SELECT checkpoint_path FROM raw.dlm_runs ORDER BY task LIMIT 1")[0][0]
+    )
+    path.write_bytes(b"damaged")
+    report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
+    assert sum(d["trained"] for d in report.dlm.values()) == 1
+
+    report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
+    assert sum(d["trained"] for d in report.dlm.values()) == len(tasks)
+    sizes = _rows("SELECT DISTINCT train_size FROM raw.dlm_runs ORDER BY 1")
+    assert sizes == [(10,), (12,)]
+    ids = _rows("SELECT train_sample_ids FROM raw.dlm_runs WHERE train_size = 12 LIMIT 1")[0][0]
+    stored = {r[0] for r in _rows("SELECT sample_id FROM raw.samples WHERE split = 'fewshot'")}
+    assert json.loads(ids)[0] in stored  # the prompts' few-shot sample comes first

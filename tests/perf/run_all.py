@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python tests/perf/run_all.py                      # everything (~4-5 min on 2 cores)
+    .venv/bin/python tests/perf/run_all.py                      # everything (~5 min + DLM training)
     .venv/bin/python tests/perf/run_all.py --only concurrency   # one or more, comma-separated
     .venv/bin/python tests/perf/run_all.py --only pipeline --per-split 20   # a quick, smaller pipeline
     py-spy record -o /tmp/bench.svg -- .venv/bin/python tests/perf/run_all.py --only pipeline --per-split 40
@@ -35,7 +35,7 @@ _bin = str(Path(sys.executable).parent)
 if _bin not in os.environ.get("PATH", "").split(os.pathsep):  # dbt must come from this venv
     os.environ["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")
 
-from tests.perf import bench_concurrency, bench_local_model, bench_pipeline  # noqa: E402
+from tests.perf import bench_concurrency, bench_dlm, bench_local_model, bench_pipeline  # noqa: E402
 from tests.perf._common import busy_processes, machine_info  # noqa: E402
 
 REPORT = Path(__file__).resolve().parent / "report.md"
@@ -45,6 +45,7 @@ BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]
     "pipeline": (bench_pipeline.bench_pipeline, bench_pipeline.render),
     "concurrency": (bench_concurrency.bench_concurrency, bench_concurrency.render),
     "local_model": (bench_local_model.bench_local_model, bench_local_model.render),
+    "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
 }
 
 

@@ -1,0 +1,46 @@
+-- The relational study's Table 1: per task, every LLM's F1 with standard nl prompting next to the
+-- DLM trained on the same few-shot samples, at n = 10 (IID) and n = 20 (OOD), with 95% bootstrap
+-- intervals.  DLM rows pool every trained seed (n = samples x seeds); seed_sd is the spread of the
+-- per-seed means.  study_dlm_* are the DLM column of the study's Table 1, for reference.
+with f1 as (
+    select * from {{ ref('relational_f1') }}
+    where (model = 'dlm' and setting = 'dlm') or (model <> 'dlm' and setting = 'nl')
+),
+seed_means as (
+    select s.model, s.task, s.split, (a.detail ->> 'seed') as seed, avg(s.f1) as f1
+    from {{ ref('answer_scores') }} s
+    join {{ ref('stg_parsed_answers') }} a using (prompt_id, model)
+    where s.model = 'dlm'
+    group by s.model, s.task, s.split, (a.detail ->> 'seed')
+),
+seeds as (
+    select model, task, split, count(*) as n_seeds, stddev_samp(f1) as seed_sd
+    from seed_means group by model, task, split
+),
+study (task, task_order, study_dlm_n10, study_dlm_n20) as (
+    values ('HasFather', 1, 1.0, 1.0), ('HasSister', 2, 1.0, 1.0), ('IsGrandparent', 3, 1.0, 1.0),
+           ('IsUncle', 4, 0.85, 0.2932), ('IsMGUncle', 5, 0.5524, 0.1133),
+           ('4-Connectivity', 6, 0.8082, 0.5658), ('6-Connectivity', 7, 0.8326, 0.6295),
+           ('1-Outdegree', 8, 1.0, 1.0), ('2-Outdegree', 9, 1.0, 0.7073)
+),
+wide as (
+    select f1.task, f1.model, f1.setting,
+           max(case when f1.split = 'iid' then f1.f1 end) as f1_n10,
+           max(case when f1.split = 'iid' then f1.ci_low end) as ci_low_n10,
+           max(case when f1.split = 'iid' then f1.ci_high end) as ci_high_n10,
+           max(case when f1.split = 'iid' then f1.n end) as n_n10,
+           max(case when f1.split = 'ood' then f1.f1 end) as f1_n20,
+           max(case when f1.split = 'ood' then f1.ci_low end) as ci_low_n20,
+           max(case when f1.split = 'ood' then f1.ci_high end) as ci_high_n20,
+           max(case when f1.split = 'ood' then f1.n end) as n_n20,
+           max(case when seeds.split = 'iid' then seeds.n_seeds end) as n_seeds,
+           round(max(case when seeds.split = 'iid' then seeds.seed_sd end), 4) as seed_sd_n10,
+           round(max(case when seeds.split = 'ood' then seeds.seed_sd end), 4) as seed_sd_n20
+    from f1
+    left join seeds on seeds.model = f1.model and seeds.task = f1.task and seeds.split = f1.split
+    group by f1.task, f1.model, f1.setting
+)
+select wide.*, study.study_dlm_n10, study.study_dlm_n20
+from wide
+join study using (task)
+order by study.task_order, case when wide.model = 'dlm' then 1 else 0 end, wide.model

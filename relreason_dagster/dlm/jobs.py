@@ -1,0 +1,95 @@
+"""Train planned DLM runs, in parallel worker processes when there are several, and describe each.
+
+Why processes: a DLM works on tensors of a few thousand cells, where torch's
+intra-op threads buy almost nothing (measured: 2 threads are 1.1x faster than
+one), so two seeds trained side by side with one thread each finish nearly
+twice as fast as one after the other.  Workers are spawned (not forked: the
+parent may hold threads) and write their own checkpoint; the parent only
+stores the returned rows.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import json
+import multiprocessing
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster.benchmarks.relational.tasks import task_spec
+from relreason_dagster.dlm.plan import DLMRun
+
+
+def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[str, Any]:
+    """Train ``run``, write its checkpoint under ``home``, and return its ``raw.dlm_runs`` row."""
+    import torch
+
+    from relreason_dagster.dlm.checkpoint import file_sha256, save_checkpoint
+    from relreason_dagster.dlm.program import extract_program
+    from relreason_dagster.dlm.train import train
+
+    if threads:
+        torch.set_num_threads(threads)
+    result = train(run.task, list(run.train), run.config, run.seed)
+    path = run.checkpoint_path(home)
+    save_checkpoint(result.model, path)
+    program = extract_program(result.model, run.task, task_spec(run.task).base_predicates)
+    return {
+        "run_id": run.run_id,
+        "task": run.task,
+        "seed": run.seed,
+        "config": json.dumps(run.config.to_dict(), sort_keys=True),
+        "train_size": len(run.train),
+        "train_sample_ids": json.dumps([s.sample_id for s in run.train]),
+        "n_params": result.model.n_parameters(),
+        "epochs": result.epochs,
+        "attempts": result.attempts,
+        "total_epochs": result.total_epochs,
+        "final_loss": result.final_loss,
+        "train_hard_errors": result.train_hard_errors,
+        "wall_s": round(result.wall_s, 3),
+        "peak_rss_mb": result.peak_rss_mb,
+        "rss_increase_mb": result.rss_increase_mb,
+        "checkpoint_path": str(path.relative_to(home)),
+        "checkpoint_sha256": file_sha256(path),
+        "program": program.text,
+        "units_used": program.units_used,
+        "torch_version": torch.__version__,
+        "created_at": dt.datetime.now(dt.UTC).replace(tzinfo=None),
+    }
+
+
+def default_workers() -> int:
+    """``RELREASON_DLM_WORKERS`` or the number of CPU cores."""
+    value = os.environ.get("RELREASON_DLM_WORKERS", "")
+    return max(1, int(value)) if value.isdigit() else max(1, os.cpu_count() or 1)
+
+
+def train_runs(
+    runs: list[DLMRun],
+    home: Path,
+    workers: int | None = None,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Train every run (one worker process per run, at most ``workers`` at once); rows in run order."""
+    workers = min(len(runs), workers or default_workers())
+    if workers <= 1:
+        rows = []
+        for run in runs:
+            rows.append(train_and_save(run, home))
+            if on_done:
+                on_done(rows[-1])
+        return rows
+    by_id: dict[str, dict[str, Any]] = {}
+    context = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(train_and_save, run, home, 1) for run in runs]
+        for future in cf.as_completed(futures):
+            row = future.result()
+            by_id[row["run_id"]] = row
+            if on_done:
+                on_done(row)
+    return [by_id[run.run_id] for run in runs]

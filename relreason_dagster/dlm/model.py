@@ -1,0 +1,223 @@
+"""The Differentiable Logic Machine network (Zimmer et al., TMLR 2023), written from its published design.
+
+Predicates of arity 0..B live as tensors ``[batch, n, ..., n, channels]`` over
+the ``n`` objects of a world.  Each layer builds, per arity ``r``, the
+candidate atoms a rule body may use:
+
+* the previous layer's arity-``r`` predicates (plus the input predicates, which
+  every layer sees again so a deep model need not copy them forward);
+* the arity-``r-1`` predicates *expanded* with a new last variable;
+* the arity-``r+1`` predicates *reduced* over their last variable by ∃ (max)
+  and ∀ (min), the quantified variable ranging over objects other than the
+  remaining arguments;
+* every permutation of the ``r`` variables of all of the above, each atom and
+  its negation ``1 - p``, and the constant True.
+
+A computation unit selects two candidates with a softmax over learnable
+logits (training: Gumbel noise, a temperature, and dropout that hides random
+candidates; evaluation: argmax, so the network is a discrete program) and
+combines them with the product t-norm AND ``a*b`` or the probabilistic-sum OR
+``a + b - a*b``; half the units of each arity are AND, half OR.  Negated
+inputs and the True constant give the other forms (``a ∧ ¬b``, ``¬a ∨ b``,
+copy ``a ∧ True``).  The head selects one arity-``t`` candidate of the last
+layer as the target predicate.
+
+Selection commutes with permuting variables, so a unit's input is computed as
+``Σ_π permute_π(Z @ S_π)`` over the ``Z`` channels rather than materialising
+``r!`` permuted copies and their negations (``S·(1-Z) = ΣS - S·Z``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from relreason_dagster.dlm.config import DLMConfig
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one input channel of a layer's arity comes from (for reading the program back)."""
+
+    kind: str  # own | expand | exists | forall
+    arity: int  # arity of the referenced predicate in the previous layer
+    channel: int  # its channel index there
+
+
+@dataclass
+class Noise:
+    """Training-time selection noise; ``None`` in a forward pass means hard (argmax) selection."""
+
+    temperature: float
+    gumbel_scale: float
+    dropout: float
+    straight_through: bool = False  # forward the argmax of the noisy logits, backpropagate the softmax
+
+
+class Selector(nn.Module):
+    """``k`` soft selections over the candidates of one arity (optionally with the True constant)."""
+
+    def __init__(self, arity: int, channels: int, k: int, with_true: bool, init_std: float) -> None:
+        super().__init__()
+        self.arity = arity
+        self.channels = channels
+        self.k = k
+        self.with_true = with_true
+        self.perms: list[tuple[int, ...]] = list(itertools.permutations(range(arity)))
+        n_candidates = int(with_true) + 2 * len(self.perms) * channels
+        self.logits = nn.Parameter(torch.randn(k, n_candidates) * init_std)
+
+    def weights(self, noise: Noise | None) -> torch.Tensor:
+        """``[k, K]`` selection weights: soft with noise while training, one-hot otherwise."""
+        logits = self.logits
+        if noise is None:
+            return nn.functional.one_hot(logits.argmax(dim=1), logits.shape[1]).to(logits.dtype)
+        # Gumbel(0, 1) as -log(Exp(1)); a uniform near 1.0 in float32 would give an infinite sample.
+        gumbel = -torch.empty_like(logits).exponential_().clamp_(min=1e-20).log()
+        noisy = (logits + noise.gumbel_scale * gumbel) / noise.temperature
+        if noise.dropout > 0:
+            hide = torch.rand_like(logits) < noise.dropout
+            if self.with_true:
+                hide[:, 0] = False
+            hide &= ~nn.functional.one_hot(noisy.argmax(dim=1), logits.shape[1]).bool()  # keep one visible
+            noisy = noisy.masked_fill(hide, float("-inf"))
+        soft = torch.softmax(noisy, dim=1)
+        if noise.straight_through:
+            hard = nn.functional.one_hot(noisy.argmax(dim=1), logits.shape[1]).to(soft.dtype)
+            return hard + soft - soft.detach()
+        return soft
+
+    def forward(self, z: torch.Tensor | None, noise: Noise | None, shape: tuple[int, ...]) -> torch.Tensor:
+        """Selected atoms ``[batch, n^r, k]`` from channels ``z`` ``[batch, n^r, D]``."""
+        w = self.weights(noise)
+        n_perm, d = len(self.perms), self.channels
+        offset = int(self.with_true)
+        pos = w[:, offset : offset + n_perm * d]
+        neg = w[:, offset + n_perm * d :]
+        const = neg.sum(dim=1)  # Σ s·(1 - z) = Σ s - Σ s·z
+        if self.with_true:
+            const = const + w[:, 0]
+        if z is None or d == 0:
+            return const.expand(*shape, self.k)
+        if n_perm > 1:  # candidate (π, c) at (v_0..v_r-1) is channel c at the arguments permuted by π
+            z = torch.cat(
+                [z.permute(0, *[1 + p for p in perm], self.arity + 1) for perm in self.perms], dim=-1
+            )
+        return torch.matmul(z, (pos - neg).t()) + const
+
+
+def _exclusion_mask(arity: int, n: int, device: torch.device) -> torch.Tensor:
+    """``[n]*arity + [n]`` bool: the quantified last variable equals one of the other ``arity`` ones."""
+    idx = torch.arange(n, device=device)
+    mask = torch.zeros((n,) * (arity + 1), dtype=torch.bool, device=device)
+    for k in range(arity):
+        shape = [1] * (arity + 1)
+        shape[k] = n
+        mask = mask | (idx.view(shape) == idx.view([1] * arity + [n]))
+    return mask
+
+
+class DLM(nn.Module):
+    """Layers of AND/OR units over predicates of arity 0..breadth; a head picks the target."""
+
+    def __init__(self, n_base: int, target_arity: int, config: DLMConfig, base_arity: int = 2) -> None:
+        super().__init__()
+        if not 0 <= target_arity <= config.breadth or not 0 <= base_arity <= config.breadth:
+            raise ValueError("target and input arities must be within the breadth")
+        if config.predicates < 2 or config.predicates % 2:
+            raise ValueError("predicates per arity must be an even number ≥ 2 (half AND, half OR)")
+        self.config = config
+        self.n_base = n_base
+        self.base_arity = base_arity
+        self.target_arity = target_arity
+        breadth, m = config.breadth, config.predicates
+        # Channel layout of the "previous" state at each layer: unit outputs, then (arity 2) the inputs.
+        self.sources: list[list[list[Source]]] = []  # [layer][arity] -> channels of Z
+        self.layers = nn.ModuleList()
+        prev_channels = [n_base if r == base_arity else 0 for r in range(breadth + 1)]
+        for _layer in range(config.depth):
+            selectors = nn.ModuleList()
+            layer_sources = []
+            for r in range(breadth + 1):
+                srcs = self._sources(r, prev_channels)
+                layer_sources.append(srcs)
+                selectors.append(Selector(r, len(srcs), 2 * m, with_true=True, init_std=config.init_std))
+            self.layers.append(selectors)
+            self.sources.append(layer_sources)
+            prev_channels = [m + (n_base if r == base_arity else 0) for r in range(breadth + 1)]
+        self.head_sources = self._sources(target_arity, prev_channels)
+        self.head = Selector(
+            target_arity, len(self.head_sources), 1, with_true=False, init_std=config.init_std
+        )
+        self._masks: dict[tuple[int, int], torch.Tensor] = {}
+        # Units 0..m/2-1 of every arity are AND, the rest OR.
+        self.register_buffer("is_or", (torch.arange(m) >= m // 2).float(), persistent=False)
+
+    def _sources(self, r: int, prev_channels: list[int]) -> list[Source]:
+        srcs = [Source("own", r, j) for j in range(prev_channels[r])]
+        if r >= 1:
+            srcs += [Source("expand", r - 1, j) for j in range(prev_channels[r - 1])]
+        if r + 1 < len(prev_channels):
+            srcs += [Source("exists", r + 1, j) for j in range(prev_channels[r + 1])]
+            srcs += [Source("forall", r + 1, j) for j in range(prev_channels[r + 1])]
+        return srcs
+
+    def n_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def _mask(self, arity: int, n: int, device: torch.device) -> torch.Tensor:
+        key = (arity, n)
+        if key not in self._masks:
+            self._masks[key] = _exclusion_mask(arity, n, device)
+        return self._masks[key]
+
+    def _gather(self, r: int, state: list[torch.Tensor | None], batch: int, n: int) -> torch.Tensor | None:
+        """The ``Z`` channels of arity ``r`` (own, expanded, reduced) in ``Source`` order."""
+        parts: list[torch.Tensor] = []
+        if state[r] is not None:
+            parts.append(state[r])
+        if r >= 1 and state[r - 1] is not None:
+            low = state[r - 1]
+            parts.append(low.unsqueeze(-2).expand(*low.shape[:-1], n, low.shape[-1]))
+        if r + 1 < len(state) and state[r + 1] is not None:
+            high = state[r + 1]
+            if r == 0:
+                exists, forall = high.amax(dim=1), high.amin(dim=1)
+            else:
+                mask = self._mask(r, n, high.device).unsqueeze(-1)
+                exists = high.masked_fill(mask, 0.0).amax(dim=-2)
+                forall = high.masked_fill(mask, 1.0).amin(dim=-2)
+            parts += [exists, forall]
+        if not parts:
+            return None
+        return torch.cat(parts, dim=-1)
+
+    def forward(self, base: torch.Tensor, noise: Noise | None = None) -> torch.Tensor:
+        """Target truth values ``[batch, n^t]`` for input predicates ``base`` ``[batch, n^2, C]``."""
+        batch, n = base.shape[0], base.shape[1]
+        breadth = self.config.breadth
+        state: list[torch.Tensor | None] = [
+            base if r == self.base_arity else None for r in range(breadth + 1)
+        ]
+        for selectors in self.layers:
+            new_state: list[torch.Tensor | None] = []
+            for r, selector in enumerate(selectors):
+                z = self._gather(r, state, batch, n)
+                shape = (batch,) + (n,) * r
+                a, b = selector(z, noise, shape).unflatten(-1, (2, -1)).unbind(-2)
+                both = a * b
+                out = both + self.is_or * (a + b - 2 * both)  # AND: a·b; OR: a + b - a·b
+                if r == self.base_arity:
+                    out = torch.cat([out, base], dim=-1)
+                new_state.append(out)
+            state = new_state
+        z = self._gather(self.target_arity, state, batch, n)
+        return self.head(z, noise, (batch,) + (n,) * self.target_arity)[..., 0]
+
+
+def bce(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Binary cross-entropy on probabilities; torch clamps the logs at -100, so an exact 0/1 stays finite."""
+    return nn.functional.binary_cross_entropy(pred.clamp(0.0, 1.0), target)

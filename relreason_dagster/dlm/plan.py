@@ -1,0 +1,106 @@
+"""Which DLMs a profile trains: tasks, seeds, training samples, config, and the id that names each.
+
+The study trains DLM on *the same ten few-shot samples the LLM prompts show*,
+so the training set is read from the stored ``fewshot`` split; a larger
+``dlm_train_size`` extends it with further samples of the same seeded stream
+(``make_sample(task, "fewshot", i, ...)`` for ``i`` beyond the stored ones),
+so the first ten stay those of the prompts.  A run id hashes everything that
+changes the trained weights, so an unchanged (config, seed, training set)
+reuses its checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
+from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
+from relreason_dagster.benchmarks.relational.generate import make_sample
+from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
+from relreason_dagster.dlm.config import DLMConfig, config_for
+from relreason_dagster.errors import ConfigError
+
+DLM_MODEL = "dlm"  # the model name DLM answers carry in parsed_answers
+DLM_SETTING = "dlm"  # their setting: truth-value matrices in, truth values out
+IMPLEMENTATION = "dlm-impl-1"  # bump when model/training code changes what a seed trains
+
+
+@dataclass(frozen=True)
+class DLMRun:
+    """One (task, seed) training job."""
+
+    task: str
+    seed: int
+    config: DLMConfig
+    train: tuple[Sample, ...]
+    run_id: str
+
+    def checkpoint_path(self, home: Path) -> Path:
+        return home / "dlm" / self.task / f"{self.run_id}.pt"
+
+
+@dataclass(frozen=True)
+class DLMSettings:
+    """The DLM part of a relational profile."""
+
+    tasks: tuple[str, ...]
+    seeds: tuple[int, ...]
+    train_size: int | None  # None: exactly the profile's few-shot samples
+    overrides: dict[str, Any]
+
+
+def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings:
+    """Read ``dlm_*`` keys of a relational profile; ``train_size`` (the CLI flag) wins over the profile."""
+    tasks = tuple(profile.get("dlm_tasks") or TASKS)
+    for task in tasks:
+        task_spec(task)
+    seeds = tuple(int(s) for s in profile.get("dlm_seeds", [0]))
+    if not seeds:
+        raise ConfigError("dlm_seeds is empty; give at least one seed")
+    size = train_size if train_size else profile.get("dlm_train_size")
+    if size is not None and int(size) < 1:
+        raise ConfigError(f"DLM train size must be ≥ 1, got {size}")
+    overrides = dict(profile.get("dlm_overrides") or {})
+    DLMConfig.from_dict(overrides)  # unknown keys fail here, with the known ones named
+    return DLMSettings(tasks, seeds, int(size) if size is not None else None, overrides)
+
+
+def training_samples(
+    task: str, fewshot: list[Sample], size: int | None, profile: Profile, run_seed: int
+) -> tuple[Sample, ...]:
+    """The stored few-shot samples in prompt order, extended to ``size`` from the same seeded stream."""
+    ordered = sorted(fewshot, key=lambda s: int(s.input["index"]))
+    if not ordered:
+        raise ConfigError(
+            f"no relational few-shot samples of {task} stored; materialize `samples` with the relational "
+            "benchmark first"
+        )
+    size = size or len(ordered)
+    n = int(ordered[0].input["n"])
+    variant = str(profile.get("family_tree_variant", DEFAULT_VARIANT))
+    extra = [make_sample(task, "fewshot", i, n, run_seed, variant) for i in range(len(ordered), size)]
+    return tuple((ordered + extra)[:size])
+
+
+def plan_runs(
+    task: str, fewshot: list[Sample], profile: Profile, run_seed: int, train_size: int | None = None
+) -> list[DLMRun]:
+    """One ``DLMRun`` per seed of the profile for ``task``."""
+    settings = dlm_settings(profile, train_size)
+    config = config_for(task, settings.overrides)
+    train = training_samples(task, fewshot, settings.train_size, profile, run_seed)
+    ids = [s.sample_id for s in train]
+    return [
+        DLMRun(
+            task=task,
+            seed=seed,
+            config=config,
+            train=train,
+            run_id=stable_hash(IMPLEMENTATION, torch.__version__, task, config.to_dict(), seed, ids),
+        )
+        for seed in settings.seeds
+    ]
