@@ -268,8 +268,16 @@ def _positive_int(value: str) -> int:
     return number
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the fix (no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="relreason", description="Measure how well language models reason.")
+    parser = _Parser(prog="relreason", description="Measure how well language models reason.")
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:

@@ -39,7 +39,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "dlm_tasks": ["HasFather", "1-Outdegree"],
             "dlm_seeds": [0],
             "dlm_train_size": 10,
-            "dlm_overrides": {"max_epochs": 200},
+            "dlm_overrides": {"max_epochs": 300},
         },
     },
     "paper": {

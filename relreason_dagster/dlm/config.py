@@ -32,6 +32,7 @@ class DLMConfig:
     gumbel_decay: float = 0.98
     dropout: float = 0.1  # chance that a candidate input is hidden from a unit's selection in a step
     init_std: float = 0.1
+    inputs_every_layer: bool = True  # feed the input predicates to every layer, not only the first
     straight_through: bool = False  # hard selections forward, soft gradients backward
     max_epochs: int = 500
     stop_loss: float = 1e-8

@@ -147,7 +147,8 @@ class DLM(nn.Module):
                 selectors.append(Selector(r, len(srcs), 2 * m, with_true=True, init_std=config.init_std))
             self.layers.append(selectors)
             self.sources.append(layer_sources)
-            prev_channels = [m + (n_base if r == base_arity else 0) for r in range(breadth + 1)]
+            residual = n_base if config.inputs_every_layer else 0
+            prev_channels = [m + (residual if r == base_arity else 0) for r in range(breadth + 1)]
         self.head_sources = self._sources(target_arity, prev_channels)
         self.head = Selector(
             target_arity, len(self.head_sources), 1, with_true=False, init_std=config.init_std
@@ -210,7 +211,7 @@ class DLM(nn.Module):
                 a, b = selector(z, noise, shape).unflatten(-1, (2, -1)).unbind(-2)
                 both = a * b
                 out = both + self.is_or * (a + b - 2 * both)  # AND: a·b; OR: a + b - a·b
-                if r == self.base_arity:
+                if r == self.base_arity and self.config.inputs_every_layer:
                     out = torch.cat([out, base], dim=-1)
                 new_state.append(out)
             state = new_state

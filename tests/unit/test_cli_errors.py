@@ -111,3 +111,22 @@ def test_models_add_then_list(env, capsys):
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert "gpt" in out and "openai/gpt-4o" in out and "OPENAI_API_KEY" in out
+
+
+def test_bad_train_size_is_one_line(env, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--model", "dlm", "--train-size", "0"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--train-size" in err and "positive integer" in err
+
+
+def test_train_size_is_for_dlm_only(env, capsys):
+    err = _one_line_error(capsys, ["run", "--model", "local", "--train-size", "20"])
+    assert "--train-size" in err and "dlm" in err
+
+
+def test_dlm_is_a_reserved_model_name(env, capsys):
+    (env / "models.yaml").write_text("models:\n  - name: dlm\n    litellm_model: a/b\n")
+    err = _one_line_error(capsys, ["models", "list"])
+    assert "dlm" in err and "built-in" in err

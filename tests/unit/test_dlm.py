@@ -176,3 +176,23 @@ def test_hand_built_network_computes_is_grandparent_and_reads_back_as_its_formul
         "IsGrandparent(x, y) ← ∃z ((IsFather(x, z) ∨ IsMother(x, z)) ∧ (IsFather(z, y) ∨ IsMother(z, y)))"
     )
     assert program.units_used == 3
+
+
+def test_plan_reads_the_profile_and_names_bad_settings():
+    from relreason_dagster.benchmarks.base import Profile
+    from relreason_dagster.dlm.plan import dlm_settings, plan_runs
+    from relreason_dagster.errors import ConfigError
+
+    fewshot = _samples("HasFather", "fewshot", 2, 10)
+    profile = Profile("t", {"dlm_seeds": [0, 1], "dlm_overrides": {"max_epochs": 5}})
+    runs = plan_runs("HasFather", fewshot, profile, SEED, train_size=4)
+    assert [r.seed for r in runs] == [0, 1] and runs[0].run_id != runs[1].run_id
+    assert [s.sample_id for s in runs[0].train[:2]] == [s.sample_id for s in fewshot]
+    assert len(runs[0].train) == 4 and runs[0].config.max_epochs == 5
+    assert plan_runs("HasFather", fewshot, profile, SEED, train_size=4)[0].run_id == runs[0].run_id
+    with pytest.raises(ConfigError, match="unknown DLM setting.*max_epoch"):
+        dlm_settings(Profile("t", {"dlm_overrides": {"max_epoch": 5}}))
+    with pytest.raises(ConfigError, match="unknown relational task"):
+        dlm_settings(Profile("t", {"dlm_tasks": ["HasBrother"]}))
+    with pytest.raises(ConfigError, match="no relational few-shot samples"):
+        plan_runs("HasFather", [], profile, SEED)

@@ -1,0 +1,53 @@
+"""Train one DLM with config overrides; print its F1 and program (the README's DLM experiments).
+
+Usage::
+
+    .venv/bin/python tests/perf/dlm_try.py IsGrandparent 1 '{"lr": 0.02}'
+
+Trains on the paper profile's ten few-shot samples of TASK (run seed 20240101),
+from training seed SEED, and scores the hard program on the ten IID (n = 10) and
+ten OOD (n = 20) test samples.  Run one at a time: two torch processes on two
+cores slow each other down several-fold.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
+from relreason_dagster.benchmarks.relational.tasks import task_spec
+from relreason_dagster.benchmarks.scoring import set_f1
+from relreason_dagster.dlm.config import config_for
+from relreason_dagster.dlm.program import extract_program
+from relreason_dagster.dlm.train import predict, train
+
+
+def main(argv: list[str]) -> int:
+    task, seed = argv[0], int(argv[1]) if len(argv) > 1 else 0
+    overrides = json.loads(argv[2]) if len(argv) > 2 else {}
+    profile = settings.get_profile("paper", "relational")
+    samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
+    result = train(
+        task, [s for s in samples if s.split == "fewshot"], config_for(task, overrides), seed, log=print
+    )
+    arity = task_spec(task).arity
+    f1 = {}
+    for split in ("iid", "ood"):
+        tests = [s for s in samples if s.split == split]
+        f1[split] = sum(set_f1(predict(result.model, s), decode_gold(s.gold, arity))[3] for s in tests) / len(
+            tests
+        )
+    print(
+        f"{task} seed {seed} {overrides}: params {result.model.n_parameters()}, "
+        f"{result.total_epochs} epochs, loss {result.final_loss:.3g}, "
+        f"{result.train_hard_errors} wrong training cells, {result.wall_s:.0f} s; "
+        f"F1 iid {f1['iid']:.3f} ood {f1['ood']:.3f}"
+    )
+    print(extract_program(result.model, task, task_spec(task).base_predicates).text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
