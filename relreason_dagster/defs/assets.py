@@ -13,7 +13,7 @@ from typing import Any
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from relreason_dagster.benchmarks.base import Sample
+from relreason_dagster.benchmarks.base import Parsed, Sample
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.defs.partitions import DUCKDB_POOL, models_partitions
 from relreason_dagster.defs.resources import RunSettings
@@ -195,7 +195,11 @@ def parse_response_row(model: str, r: dict[str, Any]) -> dict[str, Any]:
             "correct": None,
             "detail": json.dumps({"error": r["error"]}),
         }
-    parsed = get_family(sample.benchmark).parse(sample, r["setting"], r["content"])
+    return answer_row(base, get_family(sample.benchmark).parse(sample, r["setting"], r["content"]))
+
+
+def answer_row(base: dict[str, Any], parsed: Parsed) -> dict[str, Any]:
+    """A ``raw.parsed_answers`` row: the keys in ``base`` plus the scored answer (LLM and DLM alike)."""
     return {
         **base,
         "parse_status": parsed.parse_status,

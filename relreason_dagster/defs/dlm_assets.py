@@ -19,7 +19,7 @@ from relreason_dagster.benchmarks.base import Sample, stable_hash
 from relreason_dagster.benchmarks.relational.generate import BENCHMARK, decode_gold, encode_gold
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.benchmarks.scoring import score_cells
-from relreason_dagster.defs.assets import samples
+from relreason_dagster.defs.assets import answer_row, samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import RunSettings
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
@@ -160,29 +160,19 @@ def dlm_answers(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_s
                     decode_gold(sample.gold, spec.arity),
                     sample.n_cells,
                     encode_gold(cells, spec.arity),
-                    {},
+                    {"seed": run.seed, "run_id": run.run_id},
                 )
                 f1_by_split.setdefault(sample.split, []).append(scored.detail["f1"])
-                rows.append(
-                    {
-                        "prompt_id": stable_hash(DLM_MODEL, run.run_id, sample.sample_id),
-                        "model": DLM_MODEL,
-                        "sample_id": sample.sample_id,
-                        "benchmark": BENCHMARK,
-                        "task": task,
-                        "split": sample.split,
-                        "setting": DLM_SETTING,
-                        "parse_status": scored.parse_status,
-                        "parsed": json.dumps(scored.parsed),
-                        "tp": scored.tp,
-                        "fp": scored.fp,
-                        "fn": scored.fn,
-                        "pred_pos": scored.pred_pos,
-                        "n_cells": scored.n_cells,
-                        "correct": scored.correct,
-                        "detail": json.dumps({"seed": run.seed, "run_id": run.run_id}),
-                    }
-                )
+                base = {
+                    "prompt_id": stable_hash(DLM_MODEL, run.run_id, sample.sample_id),
+                    "model": DLM_MODEL,
+                    "sample_id": sample.sample_id,
+                    "benchmark": BENCHMARK,
+                    "task": task,
+                    "split": sample.split,
+                    "setting": DLM_SETTING,
+                }
+                rows.append(answer_row(base, scored))
         replace_rows(con, "parsed_answers", rows, "model = ? AND task = ?", [DLM_MODEL, task])
     return dg.MaterializeResult(
         metadata={
