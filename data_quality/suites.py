@@ -86,13 +86,19 @@ def validate(name: str, df: pd.DataFrame, expectations: list[Any], id_cols: list
 
 
 def label_balance(samples: pd.DataFrame) -> SuiteResult:
-    """Positive share of target cells per (benchmark, task) within the configured bounds."""
+    """Positive share of target cells per (benchmark, task, cell) within the configured bounds.
+
+    ``cell`` is a sample's balance cell (FLenQA: length/padding/position, which must be exactly
+    50/50); families without one are checked per task.
+    """
     import great_expectations.expectations as gxe
 
+    df = samples.copy()
+    df["cell"] = df["cell"].fillna("") if "cell" in df else ""
     grouped = (
-        samples.groupby(["benchmark", "task"], as_index=False)[["gold_pos", "n_cells"]].sum()
-        if not samples.empty
-        else pd.DataFrame(columns=["benchmark", "task", "gold_pos", "n_cells"])
+        df.groupby(["benchmark", "task", "cell"], as_index=False)[["gold_pos", "n_cells"]].sum()
+        if not df.empty
+        else pd.DataFrame(columns=["benchmark", "task", "cell", "gold_pos", "n_cells"])
     )
     grouped["pos_share"] = grouped["gold_pos"] / grouped["n_cells"].where(grouped["n_cells"] > 0)
     bounds = [targets.label_bounds(b, t) for b, t in zip(grouped["benchmark"], grouped["task"], strict=True)]
@@ -105,7 +111,9 @@ def label_balance(samples: pd.DataFrame) -> SuiteResult:
         gxe.ExpectColumnValuesToNotBeNull(column="pos_share"),
         gxe.ExpectColumnValuesToBeInSet(column="within", value_set=[True]),
     ]
-    return validate("label_balance", grouped.reset_index(drop=True), expectations, ["benchmark", "task"])
+    return validate(
+        "label_balance", grouped.reset_index(drop=True), expectations, ["benchmark", "task", "cell"]
+    )
 
 
 def token_lengths(prompts: pd.DataFrame) -> SuiteResult:
@@ -128,11 +136,87 @@ def token_lengths(prompts: pd.DataFrame) -> SuiteResult:
     return validate("token_lengths", df, expectations, ["prompt_id", "benchmark", "setting", "input_tokens"])
 
 
-def parse_rate(parsed: pd.DataFrame, min_rate: float = targets.MIN_PARSE_RATE) -> SuiteResult:
-    """Share of readable answers per (benchmark, model) at least ``min_rate``."""
+def token_targets(prompts: pd.DataFrame) -> SuiteResult:
+    """Prompts with a length target (FLenQA): exact tokens within ``target_tolerance`` of ``target_tokens``.
+
+    Prompts whose key text alone is over the target (``target_exempt``) cannot be shortened;
+    they are counted in the table (``exempt``) and do not fail the check.
+    """
     import great_expectations.expectations as gxe
 
-    df = parsed[parsed["parse_status"].isin(["ok", "na"])]
+    df = prompts[prompts["target_tokens"].notna()].copy().reset_index(drop=True)
+    df["deviation"] = df["input_tokens"] - df["target_tokens"]
+    df["exempt"] = df["target_exempt"].fillna(False).astype(bool)
+    df["within"] = (df["deviation"].abs() <= df["target_tolerance"]) | df["exempt"]
+    expectations = [
+        gxe.ExpectColumnValuesToNotBeNull(column="input_tokens"),
+        gxe.ExpectColumnValuesToBeInSet(column="within", value_set=[True]),
+    ]
+    result = validate(
+        "token_targets",
+        df[
+            [
+                "prompt_id",
+                "benchmark",
+                "task",
+                "setting",
+                "input_tokens",
+                "target_tokens",
+                "deviation",
+                "target_tolerance",
+                "exempt",
+                "within",
+            ]
+        ],
+        expectations,
+        ["prompt_id", "benchmark", "setting", "input_tokens", "target_tokens"],
+    )
+    exempt = int(df["exempt"].sum())
+    result.name = f"token_targets ({exempt} exempt: key text alone over target)"
+    # The full per-prompt table is long; keep a per (benchmark, task, setting, target) summary.
+    if not df.empty:
+        summary = df.groupby(["benchmark", "task", "setting", "target_tokens"], as_index=False).agg(
+            prompts=("prompt_id", "size"),
+            max_abs_deviation=("deviation", lambda d: int(d.abs().max())),
+            exempt=("exempt", "sum"),
+            within=("within", "sum"),
+        )
+        result.table = summary.to_dict(orient="records")
+    return result
+
+
+def padding_entities(samples: pd.DataFrame) -> SuiteResult:
+    """FLenQA *similar* padding: no padding paragraph names an entity of its own instance.
+
+    ``samples`` has ``sample_id``, ``task``, ``padding`` and ``input`` (JSON with ``paragraphs``,
+    ``key_index`` and ``entities``); the mention test is the generator's own word match.
+    """
+    import json
+
+    import great_expectations.expectations as gxe
+
+    from relreason_dagster.benchmarks.flenqa.padding import mentions
+
+    rows = []
+    for sample_id, task, kind, raw in zip(
+        samples["sample_id"], samples["task"], samples["padding"], samples["input"], strict=True
+    ):
+        data = json.loads(raw) if isinstance(raw, str) else raw
+        keys = set(data["key_index"])
+        bad = [i for i, p in enumerate(data["paragraphs"]) if i not in keys and mentions(p, data["entities"])]
+        rows.append(
+            {"sample_id": sample_id, "task": task, "padding": kind, "offending": len(bad), "clean": not bad}
+        )
+    df = pd.DataFrame(rows, columns=["sample_id", "task", "padding", "offending", "clean"])
+    expectations = [gxe.ExpectColumnValuesToBeInSet(column="clean", value_set=[True])]
+    return validate("padding_entities", df, expectations, ["sample_id", "task", "offending"])
+
+
+def parse_rate(parsed: pd.DataFrame, min_rate: float = targets.MIN_PARSE_RATE) -> SuiteResult:
+    """Share of readable answers (not na, not refused) per (benchmark, model) at least ``min_rate``."""
+    import great_expectations.expectations as gxe
+
+    df = parsed[parsed["parse_status"] != "error"]
     grouped = (
         df.assign(ok=df["parse_status"].eq("ok"))
         .groupby(["benchmark", "model"], as_index=False)

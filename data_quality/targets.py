@@ -17,6 +17,8 @@ LABEL_BALANCE: dict[str, dict[str, tuple[float, float]]] = {
         "2-Outdegree": (0.05, 0.9),
         "IsMGUncle": (0.0, 0.2),
     },
+    # FLenQA is balanced by construction: exactly half True in every length/padding/position cell.
+    "flenqa": {"*": (0.5, 0.5)},
 }
 
 # (min, max) input tokens per (benchmark, setting).
@@ -26,6 +28,8 @@ TOKEN_RANGES: dict[str, dict[str, tuple[int, int]]] = {
         "nl_cot": (50, 32768),
         "tv": (50, 65536),
     },
+    # FLenQA prompts are checked against their own per-prompt targets (suites.token_targets).
+    "flenqa": {"direct": (50, 8192), "cot": (50, 8192), "next_word": (50, 8192)},
 }
 
 # Minimum share of readable answers (ok / (ok + na)) per model; below it the check fails (warning).

@@ -28,6 +28,16 @@ DEMO_TABLES = [
         "SELECT task, model, f1_n10, ci_low_n10, ci_high_n10, f1_n20, ci_low_n20, ci_high_n20, n_seeds, "
         "study_dlm_n10, study_dlm_n20 FROM marts.dlm_vs_llm",
     ),
+    (
+        "marts.flenqa_accuracy_by_length (FLenQA, Figure 1; length 0 = key paragraphs only)",
+        "SELECT model, task, setting, length, n, mean_input_tokens, accuracy, ci_low, ci_high "
+        "FROM marts.flenqa_accuracy_by_length ORDER BY model, task, setting, length",
+    ),
+    (
+        "marts.flenqa_label_bias (FLenQA: share of False answers vs the true 50%, refusals)",
+        "SELECT model, setting, length, n, n_true, n_false, n_refused, false_share, refusal_rate "
+        "FROM marts.flenqa_label_bias ORDER BY model, setting, length",
+    ),
     ("marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"),
 ]
 

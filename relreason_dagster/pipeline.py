@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from relreason_dagster import settings
-from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.benchmarks.registry import family_names, get_family
 from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
@@ -163,6 +163,7 @@ def run_pipeline(
     from relreason_dagster.defs.checks import ALL_CHECKS
     from relreason_dagster.defs.dbt import relreason_dbt_models
     from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
+    from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
     from relreason_dagster.defs.resources import RunSettings, build_resources
     from relreason_dagster.defs.sensors import sync_model_partitions
 
@@ -188,6 +189,7 @@ def run_pipeline(
         dlm_checkpoints,
         dlm_answers,
         relreason_dbt_models,
+        flenqa_length_plot,
         *ALL_CHECKS,
     ]
     report = PipelineReport()
@@ -215,4 +217,6 @@ def run_pipeline(
         with _stdout_to(log):
             _run([relreason_dbt_models])
         report.dbt_log = str(log)
+        if "flenqa" in (benchmarks or family_names()):
+            _run([flenqa_length_plot])
     return report

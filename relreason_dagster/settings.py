@@ -41,6 +41,17 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "dlm_train_size": 10,
             "dlm_overrides": {"max_epochs": 300},
         },
+        # One True and one False instance per task at two lengths, random positions in unrelated prose,
+        # plus their minimal texts; the 135M model reads ~1k tokens in a few seconds.
+        "flenqa": {
+            "n_base": 2,
+            "lengths": [250, 1000],
+            "paddings": ["different"],
+            "positions": ["random"],
+            "minimal": True,
+            "settings": ["direct", "cot", "next_word"],
+            "max_tokens": {"direct": 16, "cot": 128, "next_word": 4},
+        },
     },
     "paper": {
         "relational": {
@@ -58,6 +69,16 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "dlm_seeds": [0, 1, 2],
             "dlm_train_size": None,
             "dlm_overrides": {},
+        },
+        # The study's grid: 3 tasks x 100 base instances x 5 lengths x 3 paddings x 4 positions.
+        "flenqa": {
+            "n_base": 100,
+            "lengths": [250, 500, 1000, 2000, 3000],
+            "paddings": ["duplicate", "similar", "different"],
+            "positions": ["first", "middle", "last", "random"],
+            "minimal": True,
+            "settings": ["direct", "cot", "next_word"],
+            "max_tokens": {"direct": 64, "cot": 1024, "next_word": 8},
         },
     },
 }

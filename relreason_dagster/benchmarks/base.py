@@ -92,6 +92,11 @@ class Prompt:
     messages: list[dict[str, str]]
     template_version: str
     max_tokens: int = 512
+    # Length-controlled families (FLenQA): the prompt's expected token count, the allowed deviation,
+    # and whether the key text alone is already over the target (exempt, counted apart).
+    target_tokens: int | None = None
+    target_tolerance: int | None = None
+    target_exempt: bool = False
 
     def row(self) -> dict[str, Any]:
         return {
@@ -104,6 +109,9 @@ class Prompt:
             "messages": json.dumps(self.messages),
             "template_version": self.template_version,
             "max_tokens": self.max_tokens,
+            "target_tokens": self.target_tokens,
+            "target_tolerance": self.target_tolerance,
+            "target_exempt": self.target_exempt,
         }
 
 

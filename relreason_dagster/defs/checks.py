@@ -32,8 +32,27 @@ def _result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.Asse
 def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        df = con.execute("SELECT benchmark, task, split, gold_pos, n_cells FROM raw.samples").df()
+        df = con.execute(
+            "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
+            " FROM raw.samples"
+        ).df()
     return _result(suites.label_balance(df), dg.AssetCheckSeverity.ERROR)
+
+
+@dg.asset_check(
+    asset=samples,
+    pool=DUCKDB_POOL,
+    description="FLenQA: no padding paragraph of the similar kind names an entity of its own instance.",
+)
+def padding_entities_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        df = con.execute(
+            "SELECT sample_id, task, json_extract_string(variant, '$.padding') AS padding, input"
+            " FROM raw.samples WHERE benchmark = 'flenqa'"
+            " AND json_extract_string(variant, '$.padding') = 'similar'"
+        ).df()
+    return _result(suites.padding_entities(df), dg.AssetCheckSeverity.ERROR)
 
 
 @dg.asset_check(
@@ -49,6 +68,21 @@ def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
+    asset=prompts,
+    pool=DUCKDB_POOL,
+    description="Length-controlled prompts (FLenQA) within 5% of their target length, exact tokens.",
+)
+def token_target_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        df = con.execute(
+            "SELECT prompt_id, benchmark, task, setting, input_tokens, target_tokens, target_tolerance,"
+            " target_exempt FROM raw.prompts WHERE target_tokens IS NOT NULL"
+        ).df()
+    return _result(suites.token_targets(df), dg.AssetCheckSeverity.ERROR)
+
+
+@dg.asset_check(
     asset=parsed_answers, pool=DUCKDB_POOL, description="Share of readable answers per benchmark and model."
 )
 def parse_rate_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
@@ -58,4 +92,10 @@ def parse_rate_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     return _result(suites.parse_rate(df), dg.AssetCheckSeverity.WARN)
 
 
-ALL_CHECKS = [label_balance_check, token_length_check, parse_rate_check]
+ALL_CHECKS = [
+    label_balance_check,
+    padding_entities_check,
+    token_length_check,
+    token_target_check,
+    parse_rate_check,
+]

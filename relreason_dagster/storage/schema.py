@@ -34,7 +34,10 @@ RAW_TABLES: dict[str, str] = {
         template_version VARCHAR,
         max_tokens INTEGER,
         input_tokens INTEGER,
-        tokenizer VARCHAR
+        tokenizer VARCHAR,
+        target_tokens INTEGER,
+        target_tolerance INTEGER,
+        target_exempt BOOLEAN
     """,
     # One row per (prompt, model): the latest outcome.  request_hash is the
     # cache key (LiteLLM model string + canonical params + exact messages);
@@ -102,8 +105,17 @@ RAW_TABLES: dict[str, str] = {
 }
 
 
+# Columns added after a table first shipped: an older DuckDB file gains them in place.
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "prompts": [("target_tokens", "INTEGER"), ("target_tolerance", "INTEGER"), ("target_exempt", "BOOLEAN")],
+}
+
+
 def ensure_schema(con) -> None:  # noqa: ANN001 - a duckdb connection
-    """Create schema ``raw`` and its tables if they are missing."""
+    """Create schema ``raw`` and its tables if they are missing; add columns newer code declares."""
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
     for name, columns in RAW_TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS raw.{name} ({columns})")
+    for name, added in ADDED_COLUMNS.items():
+        for column, kind in added:
+            con.execute(f"ALTER TABLE raw.{name} ADD COLUMN IF NOT EXISTS {column} {kind}")

@@ -41,18 +41,29 @@ def home(tmp_path_factory):
     models.write_text(MODELS_YAML)
     mp.setenv("RELREASON_MODELS", str(models))
 
-    family = get_family("relational")
-    profile = settings.get_profile("smoke", "relational")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
-    by_id = {s.sample_id: s for s in samples}
-    gold_by_text = {
-        p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting)
-        for p in family.build_prompts(samples, profile)
-    }
+    gold_by_text: dict[str, str] = {}
+    per_family: dict[str, int] = {}
+    for name in ("relational", "flenqa"):
+        family = get_family(name)
+        profile = settings.get_profile("smoke", name)
+        samples = family.generate(profile, settings.DEFAULT_SEED)
+        by_id = {s.sample_id: s for s in samples}
+        built = family.build_prompts(samples, profile)
+        # Texts may repeat (a 250-token FLenQA text is its minimal text); prompts are counted apart.
+        gold_by_text |= {
+            p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in built
+        }
+        per_family[name] = len(built)
     register_scripted_provider()
     set_responder("oracle", lambda messages, params: gold_by_text[messages[-1]["content"]])
     set_responder("junk", lambda messages, params: "¯\\_(ツ)_/¯ I cannot tell.")
-    yield {"root": root, "models": models, "n_prompts": len(gold_by_text)}
+    yield {
+        "root": root,
+        "models": models,
+        "n_prompts": sum(per_family.values()),
+        "n_requests": len(gold_by_text),  # identical texts share one provider call
+        "per_family": per_family,
+    }
     mp.undo()
 
 
@@ -70,7 +81,7 @@ def test_first_run_scores_the_oracle_perfectly(home):
     reset_calls()
     report = run_pipeline(["oracle"], profile="smoke")
     assert report.failures == []
-    assert call_count("oracle") == home["n_prompts"]
+    assert call_count("oracle") == home["n_requests"]
     assert report.calls["oracle"]["model_calls"] == home["n_prompts"]
 
     rows = _rows("SELECT task, split, setting, n, n_na, f1, ci_low, ci_high FROM marts.relational_f1")
@@ -85,6 +96,28 @@ def test_first_run_scores_the_oracle_perfectly(home):
     assert checks["label_balance_check"] is True
     assert checks["token_length_check"] is True
     assert checks["parse_rate_check"] is True
+    assert checks["padding_entities_check"] is True
+    assert checks["token_target_check"] is True
+
+
+def test_flenqa_marts_and_plot_for_the_oracle(home):
+    """FLenQA after the oracle's run: every metric at its known value, and the figure written."""
+    flenqa = _rows("SELECT min(accuracy), max(accuracy), sum(n), sum(n_refused) FROM marts.flenqa_accuracy")
+    smoke = settings.get_profile("smoke", "flenqa")
+    per_prompt = 3 * smoke.get("n_base") * (len(smoke.get("lengths")) + 1)  # + the minimal texts
+    assert flenqa == [(1.0, 1.0, 2 * per_prompt, 0)]  # direct + cot
+    lengths = _rows("SELECT DISTINCT length FROM marts.flenqa_accuracy_by_length ORDER BY 1")
+    assert [r[0] for r in lengths] == [0, *smoke.get("lengths")]
+    bias = _rows("SELECT min(false_share), max(false_share), max(refusal_rate) FROM marts.flenqa_label_bias")
+    assert bias == [(0.5, 0.5, 0.0)]
+    cot = _rows(
+        "SELECT min(coverage_rate), max(answer_first_rate), min(accuracy_covered) FROM marts.flenqa_cot"
+    )
+    assert cot == [(1.0, 0.0, 1.0)]
+    nw = _rows("SELECT min(next_word_accuracy), min(reasoning_accuracy) FROM marts.flenqa_next_word")
+    assert nw == [(1.0, 1.0)]
+    plot = settings.relreason_home() / "plots" / "flenqa_accuracy_vs_length.png"
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_second_run_makes_no_model_calls(home):
@@ -105,11 +138,14 @@ def test_adding_a_model_runs_only_that_model(home):
     reset_calls()
     report = run_pipeline(["junk"], profile="smoke")
     assert call_count("oracle") == 0
-    assert call_count("junk") == home["n_prompts"]
+    assert call_count("junk") == home["n_requests"]
     after = _rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
     assert after == before
     junk = _rows("SELECT sum(n), sum(n_na), max(f1) FROM marts.relational_f1 WHERE model = 'junk'")
-    assert junk == [(home["n_prompts"], home["n_prompts"], 0.0)]
+    n_relational = home["per_family"]["relational"]
+    assert junk == [(n_relational, n_relational, 0.0)]
+    refused = _rows("SELECT sum(n_refused), max(accuracy) FROM marts.flenqa_accuracy WHERE model = 'junk'")
+    assert refused == [(2 * 3 * 2 * 3, 0.0)]  # every direct/cot answer of junk is a refusal
     oracle = _rows("SELECT min(f1) FROM marts.relational_f1 WHERE model = 'oracle'")
     assert oracle == [(1.0,)]
     checks = {name: passed for name, passed, _ in report.checks}
@@ -157,7 +193,10 @@ def test_sql_and_status_commands(home, capsys):
 
 
 def test_parsed_answers_keep_their_json(home):
-    row = _rows("SELECT parsed, detail FROM raw.parsed_answers WHERE model = 'oracle' LIMIT 1")[0]
+    row = _rows(
+        "SELECT parsed, detail FROM raw.parsed_answers"
+        " WHERE model = 'oracle' AND benchmark = 'relational' LIMIT 1"
+    )[0]
     assert isinstance(json.loads(row[0]), list)
     assert isinstance(json.loads(row[1]), dict)
 

@@ -35,7 +35,13 @@ _bin = str(Path(sys.executable).parent)
 if _bin not in os.environ.get("PATH", "").split(os.pathsep):  # dbt must come from this venv
     os.environ["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")
 
-from tests.perf import bench_concurrency, bench_dlm, bench_local_model, bench_pipeline  # noqa: E402
+from tests.perf import (  # noqa: E402
+    bench_concurrency,
+    bench_dlm,
+    bench_flenqa,
+    bench_local_model,
+    bench_pipeline,
+)
 from tests.perf._common import busy_processes, machine_info  # noqa: E402
 
 REPORT = Path(__file__).resolve().parent / "report.md"
@@ -46,6 +52,7 @@ BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]
     "concurrency": (bench_concurrency.bench_concurrency, bench_concurrency.render),
     "local_model": (bench_local_model.bench_local_model, bench_local_model.render),
     "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
+    "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
 }
 
 

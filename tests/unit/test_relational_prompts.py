@@ -40,7 +40,7 @@ def test_registry():
         "HasFather", "HasSister", "IsGrandparent", "IsUncle", "IsMGUncle",
         "4-Connectivity", "6-Connectivity", "1-Outdegree", "2-Outdegree",
     )  # fmt: skip
-    with pytest.raises(ConfigError, match=r"unknown benchmark 'nope'; known: relational"):
+    with pytest.raises(ConfigError, match=r"unknown benchmark 'nope'; known: flenqa, relational"):
         get_family("nope")
 
 

@@ -1,10 +1,10 @@
 -- Generic accuracy for every family: share of answers exactly right (correct = parsed answer equals gold),
--- with a 95% Wilson interval.  Unreadable answers count as wrong and are also reported in n_na.
+-- with a 95% Wilson interval.  Unreadable (na) and refused answers count as wrong and are reported in n_na.
 with agg as (
     select benchmark, model, task, split, setting,
            count(*) as n,
            count(*) filter (where correct) as n_correct,
-           count(*) filter (where parse_status = 'na') as n_na
+           count(*) filter (where parse_status <> 'ok') as n_na
     from {{ ref('answer_scores') }}
     group by benchmark, model, task, split, setting
 )

@@ -1,5 +1,5 @@
 -- Label bias: the share of cells a model predicts positive against the gold positive share,
--- over readable answers.  bias > 0: the model says "yes" more often than the truth does.
+-- over readable answers that predict labels (not FLenQA's next-word answers).  bias > 0: the model says "yes" more often than the truth does.
 with agg as (
     select benchmark, model, task, split, setting,
            count(*) as n,
@@ -7,7 +7,7 @@ with agg as (
            sum(pred_pos) as pred_pos,
            sum(gold_pos) as gold_pos
     from {{ ref('answer_scores') }}
-    where parse_status = 'ok'
+    where parse_status = 'ok' and answer_cells > 0
     group by benchmark, model, task, split, setting
 )
 select benchmark, model, task, split, setting, n, n_cells,

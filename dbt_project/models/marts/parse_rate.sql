@@ -1,16 +1,18 @@
--- How many responses could be read: ok / (ok + na); provider errors are counted apart (n_error).
+-- How many responses could be read: ok / (ok + na + refused); provider errors are counted apart (n_error).
+-- refused: FLenQA answers with neither "true" nor "false" (the study's refusals).
 with agg as (
     select benchmark, model, task, setting,
            count(*) as n,
            count(*) filter (where parse_status = 'ok') as n_ok,
            count(*) filter (where parse_status = 'na') as n_na,
+           count(*) filter (where parse_status = 'refused') as n_refused,
            count(*) filter (where parse_status = 'error') as n_error
     from {{ ref('stg_parsed_answers') }}
     group by benchmark, model, task, setting
 )
-select benchmark, model, task, setting, n, n_ok, n_na, n_error,
-       round(n_ok::double / nullif(n_ok + n_na, 0), 4) as parse_rate,
-       round({{ wilson_low('n_ok', '(n_ok + n_na)') }}, 4) as ci_low,
-       round({{ wilson_high('n_ok', '(n_ok + n_na)') }}, 4) as ci_high
+select benchmark, model, task, setting, n, n_ok, n_na, n_refused, n_error,
+       round(n_ok::double / nullif(n_ok + n_na + n_refused, 0), 4) as parse_rate,
+       round({{ wilson_low('n_ok', '(n_ok + n_na + n_refused)') }}, 4) as ci_low,
+       round({{ wilson_high('n_ok', '(n_ok + n_na + n_refused)') }}, 4) as ci_high
 from agg
 order by benchmark, model, task, setting

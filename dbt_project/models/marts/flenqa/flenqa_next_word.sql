@@ -1,0 +1,31 @@
+-- §5: next-word accuracy on the padded texts without the question, next to reasoning accuracy
+-- (direct prompt) on the same samples, per model x length; corr_over_lengths is the Pearson
+-- correlation of the two across lengths, per model (the study finds it negative).
+with nw as (
+    select model, length, count(*) as n_next_word, count(*) filter (where correct) as n_nw_correct
+    from {{ ref('stg_flenqa_answers') }}
+    where setting = 'next_word'
+    group by model, length
+),
+rs as (
+    select model, length, count(*) as n_reasoning, count(*) filter (where correct) as n_rs_correct
+    from {{ ref('stg_flenqa_answers') }}
+    where setting = 'direct' and padding <> 'none'
+    group by model, length
+),
+joined as (
+    select nw.model, nw.length, n_next_word, n_reasoning,
+           n_nw_correct::double / n_next_word as next_word_accuracy,
+           n_rs_correct::double / nullif(n_reasoning, 0) as reasoning_accuracy,
+           n_nw_correct
+    from nw left join rs using (model, length)
+)
+select model, length, n_next_word,
+       round(next_word_accuracy, 4) as next_word_accuracy,
+       round({{ wilson_low('n_nw_correct', 'n_next_word') }}, 4) as next_word_ci_low,
+       round({{ wilson_high('n_nw_correct', 'n_next_word') }}, 4) as next_word_ci_high,
+       n_reasoning,
+       round(reasoning_accuracy, 4) as reasoning_accuracy,
+       round(corr(next_word_accuracy, reasoning_accuracy) over (partition by model), 4) as corr_over_lengths
+from joined
+order by model, length

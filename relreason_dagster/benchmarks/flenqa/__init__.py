@@ -1,0 +1,1 @@
+"""FLenQA: True/False reasoning over two key paragraphs padded to controlled lengths."""

@@ -1,0 +1,117 @@
+"""``FlenqaFamily``: FLenQA (Levy et al., "Same Task, More Tokens") behind the BenchmarkFamily contract."""
+
+from __future__ import annotations
+
+import functools
+
+from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
+from relreason_dagster.benchmarks.flenqa import parsing, prompts
+from relreason_dagster.benchmarks.flenqa.generate import (
+    BENCHMARK,
+    generate_samples,
+    sample_text,
+)
+from relreason_dagster.benchmarks.flenqa.instances import TASKS
+from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.tokenizer import count_tokens
+
+DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 8}
+
+
+@functools.lru_cache(maxsize=4096)
+def _skeleton_tokens(task: str, setting: str, question: str, rule: str, tokenizer: str) -> int:
+    """Tokens of a prompt with an empty text: what the instructions add to the text's length."""
+    message = prompts.render(task, setting, "", question, rule)
+    return count_tokens([{"role": "user", "content": message}], tokenizer)
+
+
+class FlenqaFamily:
+    """MonoRel, People In Rooms and simplified Ruletaker, padded to 250-3000 tokens."""
+
+    name: str = BENCHMARK
+    tasks: tuple[str, ...] = TASKS
+    settings: tuple[str, ...] = prompts.SETTINGS
+
+    def generate(self, profile: Profile, seed: int) -> list[Sample]:
+        return generate_samples(profile, seed)
+
+    def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
+        """Every setting of the profile for every sample; next-word prompts only for padded texts."""
+        settings = list(profile.get("settings", prompts.SETTINGS))
+        unknown = [s for s in settings if s not in prompts.SETTINGS]
+        if unknown:
+            raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+        max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.get("max_tokens", {}))}
+        out: list[Prompt] = []
+        for sample in samples:
+            text = sample_text(sample)
+            question, rule = sample.input["question"], sample.input.get("rule", "")
+            for setting in settings:
+                if setting == prompts.NEXT_WORD and sample.split == "minimal":
+                    continue
+                body = prompts.split_last_word(text)[0] if setting == prompts.NEXT_WORD else text
+                message = prompts.render(sample.task, setting, body, question, rule)
+                messages = [{"role": "user", "content": message}]
+                length = int(sample.variant.get("length") or 0)
+                target = tolerance = None
+                if length:
+                    tokenizer = sample.variant.get("tokenizer")
+                    target = length + _skeleton_tokens(sample.task, setting, question, rule, tokenizer)
+                    tolerance = round(target * TOLERANCE)  # 5% of the prompt's own target
+                out.append(
+                    Prompt(
+                        prompt_id=stable_hash(sample.sample_id, setting, messages, prompts.TEMPLATE_VERSION),
+                        sample_id=sample.sample_id,
+                        benchmark=BENCHMARK,
+                        task=sample.task,
+                        split=sample.split,
+                        setting=setting,
+                        messages=messages,
+                        template_version=prompts.TEMPLATE_VERSION,
+                        max_tokens=int(max_tokens[setting]),
+                        target_tokens=target,
+                        target_tolerance=tolerance,
+                        target_exempt=bool(sample.input.get("key_exceeds")),
+                    )
+                )
+        return out
+
+    def render_gold(self, sample: Sample, setting: str) -> str:
+        """A perfect response in ``setting``: what a scripted oracle model answers in tests."""
+        if setting == prompts.NEXT_WORD:
+            return str(sample.input["next_word"])
+        verdict = "True" if sample.label else "False"
+        if setting == prompts.COT:
+            first, second = sample.input["key_sentences"]
+            return f"Step 1: {first}\nStep 2: {second}\nSo the answer is {verdict}."
+        return verdict
+
+    def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
+        """The answer (or the next word) of one response; never raises on model text."""
+        if setting == prompts.NEXT_WORD:
+            word = parsing.first_word(text)
+            gold = parsing.normalize(str(sample.input.get("next_word", "")))
+            if word is None:
+                return Parsed(parse_status="na", correct=False, detail={"gold_word": gold})
+            return Parsed(parse_status="ok", parsed=word, correct=word == gold, detail={"gold_word": gold})
+        if setting not in prompts.REASONING_SETTINGS:
+            raise ConfigError(f"unknown flenqa setting {setting!r}; known: {', '.join(prompts.SETTINGS)}")
+        answer = parsing.read_answer(text)
+        detail = {"answer": {True: "true", False: "false", None: "refused"}[answer.value]}
+        if setting == prompts.COT:
+            covered = parsing.coverage(text, list(sample.input["key_sentences"]))
+            detail |= {"answer_first": parsing.answer_first(text), "keys_covered": covered}
+        if answer.value is None:
+            return Parsed(parse_status="refused", n_cells=1, correct=False, detail=detail)
+        return Parsed(
+            parse_status="ok",
+            parsed=answer.value,
+            tp=int(answer.value and sample.label),
+            fp=int(answer.value and not sample.label),
+            fn=int(not answer.value and bool(sample.label)),
+            pred_pos=int(answer.value),
+            n_cells=1,
+            correct=answer.value == sample.label,
+            detail=detail,
+        )

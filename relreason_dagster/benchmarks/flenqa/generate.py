@@ -1,0 +1,162 @@
+"""The FLenQA grid: task x base instance x length x padding x position, plus the minimal texts.
+
+Base instances are always drawn as a pool of ``POOL_SIZE`` per task (the study's
+100), so the *similar* padding of a small profile comes from the same pool as
+the paper's; a profile tests the first ``n_base`` of them, half True and half
+False.  Each sample's randomness (padding choice, cut points) is seeded by its
+own coordinates, so a sample does not change when the grid around it grows.
+
+Lengths are tokens of the ``{facts + padding}`` text, counted with the profile's
+tokenizer (default: the local model's) and recorded in each sample; the prompts
+add their fixed instructions on top (``target_tokens`` of each prompt).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from importlib.metadata import version
+from typing import Any
+
+from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
+from relreason_dagster.benchmarks.flenqa import padding as pad_mod
+from relreason_dagster.benchmarks.flenqa.instances import TASKS, BaseInstance, base_instances
+from relreason_dagster.benchmarks.flenqa.paragraphs import expand
+from relreason_dagster.benchmarks.flenqa.prompts import split_last_word
+from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, vocab_model
+
+BENCHMARK = "flenqa"
+GENERATOR_VERSION = "flenqa-gen-1"
+POOL_SIZE = 100
+LENGTHS = (250, 500, 1000, 2000, 3000)
+MINIMAL = "none"  # padding/position of the key-paragraphs-only baseline
+
+
+def token_counter(tokenizer: str) -> Callable[[str], int]:
+    """Plain-text token counts with ``tokenizer`` (no special tokens)."""
+    vocab = vocab_model(tokenizer)
+    return lambda text: len(vocab.tokenize(text.encode("utf-8"))) if text else 0
+
+
+def _profile_list(profile: Profile, key: str, known: tuple[Any, ...]) -> list[Any]:
+    values = list(profile.get(key, known))
+    unknown = [v for v in values if v not in known]
+    if unknown:
+        raise ConfigError(f"flenqa profile {key}: unknown {unknown}; known: {', '.join(map(str, known))}")
+    return values
+
+
+def select_balanced(instances: list[BaseInstance], n: int) -> list[BaseInstance]:
+    """The first ``n/2`` True and the first ``n/2`` False instances, in pool order."""
+    if n % 2 or not 0 < n <= len(instances):
+        raise ConfigError(f"flenqa n_base must be even and between 2 and {len(instances)}, got {n}")
+    trues = [i for i in instances if i.label][: n // 2]
+    falses = [i for i in instances if not i.label][: n // 2]
+    return sorted(trues + falses, key=lambda i: i.index)
+
+
+def generate_samples(profile: Profile, seed: int) -> list[Sample]:
+    tasks = _profile_list(profile, "tasks", TASKS)
+    lengths = [int(x) for x in profile.get("lengths", LENGTHS)]
+    if any(x < 100 for x in lengths):
+        raise ConfigError(f"flenqa lengths must be at least 100 tokens, got {lengths}")
+    paddings = _profile_list(profile, "paddings", pad_mod.PADDINGS)
+    positions = _profile_list(profile, "positions", pad_mod.POSITIONS)
+    tokenizer = str(profile.get("tokenizer", DEFAULT_TOKENIZER))
+    source = prose_source(profile.get("prose_dir"))
+    documents = load_prose(source) if "different" in paddings else ()
+    tokens = pad_mod.TokenCounter(token_counter(tokenizer))
+    common = {
+        "tokenizer": tokenizer,
+        "prose_source": source if source == "python-docs" else "folder",
+        "faker": version("faker"),
+    }
+    samples: list[Sample] = []
+    for task in tasks:
+        pool = base_instances(task, POOL_SIZE, seed)
+        keys = {
+            inst.base_id: tuple(
+                tuple(expand(inst, which, random.Random(f"{seed}:{inst.base_id}:{which}"), tokens))
+                for which in (0, 1)
+            )
+            for inst in pool
+        }
+        all_paragraphs = [p for inst in pool for p in keys[inst.base_id]]
+        for inst in select_balanced(pool, int(profile.get("n_base", POOL_SIZE))):
+            own = keys[inst.base_id]
+            if profile.get("minimal", True):
+                samples.append(_sample(inst, own, seed, None, MINIMAL, MINIMAL, tokens, common))
+            for length in lengths:
+                for kind in paddings:
+                    for position in positions:
+                        rng = random.Random(f"{seed}:{inst.base_id}:{length}:{kind}:{position}")
+                        if kind == "duplicate":
+                            stream = pad_mod.duplicate_stream(own)
+                        elif kind == "similar":
+                            others = [p for p in all_paragraphs if p not in own]
+                            stream = pad_mod.similar_stream(others, inst.entities, rng)
+                        else:
+                            stream = pad_mod.prose_stream(documents, inst.entities, rng)
+                        padded = pad_mod.pad(own, stream, length, position, rng, tokens)
+                        samples.append(
+                            _sample(inst, own, seed, padded, kind, position, tokens, common, length)
+                        )
+    return samples
+
+
+def _sample(
+    inst: BaseInstance,
+    own: tuple[tuple[str, ...], ...],
+    seed: int,
+    padded: pad_mod.PaddedText | None,
+    kind: str,
+    position: str,
+    tokens: pad_mod.TokenCounter,
+    common: dict[str, Any],
+    length: int = 0,
+) -> Sample:
+    if padded is None:  # the minimal text: the two key paragraphs only
+        paragraphs = [" ".join(own[0]), " ".join(own[1])]
+        key_index = (0, 1)
+        key_tokens = tokens.paragraph(own[0]) + 1 + tokens.paragraph(own[1])
+        estimated, exceeds = key_tokens, False
+    else:
+        paragraphs, key_index = padded.paragraphs, padded.key_index
+        key_tokens, estimated, exceeds = padded.key_tokens, padded.estimated_tokens, padded.key_exceeds
+    text = "\n".join(paragraphs)
+    cell = f"{length or MINIMAL}/{kind}/{position}"
+    variant = {"base_id": inst.base_id, "length": length, "padding": kind, "position": position, "cell": cell}
+    sample_id = stable_hash(BENCHMARK, GENERATOR_VERSION, seed, variant, common)
+    return Sample(
+        benchmark=BENCHMARK,
+        task=inst.task,
+        sample_id=sample_id,
+        split="minimal" if padded is None else "test",
+        n=length or None,
+        variant={**variant, **common},
+        input={
+            "paragraphs": paragraphs,
+            "key_index": list(key_index),
+            "key_sentences": list(inst.key_sentences),
+            "question": inst.question,
+            "rule": inst.rule,
+            "entities": list(inst.entities),
+            "key_tokens": key_tokens,
+            "estimated_tokens": estimated,
+            "key_exceeds": exceeds,
+            "next_word": split_last_word(text)[1],
+        },
+        gold=inst.label,
+        label=inst.label,
+        seed=seed,
+        generator_version=GENERATOR_VERSION,
+        gold_pos=int(inst.label),
+        n_cells=1,
+    )
+
+
+def sample_text(sample: Sample) -> str:
+    """The ``{facts + padding}`` text of a sample: its paragraphs, one per line."""
+    return "\n".join(sample.input["paragraphs"])

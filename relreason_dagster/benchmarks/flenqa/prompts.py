@@ -1,0 +1,74 @@
+"""The study's prompts (Appendix D.1), normal and CoT per task, and the §5 next-word prompt.
+
+Texts are reproduced as printed, including the unbalanced quote in the
+Ruletaker prompts (``"True or "False"``) and the typographic quotes around
+’true’ / ’false’, so that results stay comparable with the study's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from relreason_dagster.benchmarks.flenqa.instances import MONOREL, PIR, RULETAKER
+
+TEMPLATE_VERSION = "flenqa-appD-1"
+DIRECT, COT, NEXT_WORD = "direct", "cot", "next_word"
+SETTINGS: tuple[str, ...] = (DIRECT, COT, NEXT_WORD)
+REASONING_SETTINGS: tuple[str, ...] = (DIRECT, COT)
+
+_STEP = "Let’s work this out in a step by step way to be sure we have the right answer."
+
+_TEMPLATES: dict[tuple[str, str], str] = {
+    (RULETAKER, DIRECT): (
+        "Answer whether the statement {statement} can be derived from the rule and the facts. "
+        'Answer with either "True" or "False".\n\nRule: {rule}\n\nFacts: {text}\n\n'
+        'Answer with either "True or "False".'
+    ),
+    (RULETAKER, COT): (
+        "Answer whether the statement {statement} can be derived from the rule and the facts.\n\n"
+        'Show your steps then answer with either "True" or "False".\n\nRule: {rule}\n\nFacts: {text}\n\n'
+        'Answer with either "True or "False". ' + _STEP
+    ),
+    (PIR, DIRECT): "{text}\n\nTrue/False Question: {question}\n\nAnswer only True or False.",
+    (PIR, COT): (
+        "Show your steps then answer with ’true’ or ’false’.\n\n{text}\n\n"
+        "True/False Question: {question}\n\n" + _STEP
+    ),
+    (MONOREL, DIRECT): (
+        "Here are some facts. Answer the exact following question based on the text: {question} "
+        "Answer the question as it appears exactly. {text}\n\n{question}\n\nAnswer only True or False."
+    ),
+    (MONOREL, COT): (
+        "Here are some facts. Answer the exact following question based on the text: {question} "
+        "Answer the question as it appears exactly.\n\n"
+        "Show your steps then answer with ’true’ or ’false’.\n\n"
+        "{text}\n\n{question}\n\n" + _STEP + " Show your work and finally answer with ’true’ or ’false’. "
+        "The final step should include the exact text of the question and the answer."
+    ),
+}
+
+# §5: the same texts without the question; the answer is the text's next (here: last) word.
+NEXT_WORD_TEMPLATE = (
+    "Continue the following text with its next word. Reply with that one word only.\n\n{text}"
+)
+
+
+def render(task: str, setting: str, text: str, question: str, rule: str = "") -> str:
+    """The user message of ``setting`` for one instance whose padded facts are ``text``."""
+    if setting == NEXT_WORD:
+        return NEXT_WORD_TEMPLATE.format(text=text)
+    template = _TEMPLATES[(task, setting)]
+    return template.format(text=text, question=question, statement=f'"{question}"', rule=rule)
+
+
+_LAST_WORD = re.compile(r"\w+(?:['’-]\w+)*")
+
+
+def split_last_word(text: str) -> tuple[str, str]:
+    """``text`` up to its last word, and that word (the next-word gold; trailing punctuation dropped)."""
+    last = None
+    for last in _LAST_WORD.finditer(text):  # noqa: B007 - the last word is wanted
+        pass
+    if last is None:
+        return text, ""
+    return text[: last.start()].rstrip(), last.group(0)
