@@ -26,6 +26,7 @@ select model, length, n_next_word,
        round({{ wilson_high('n_nw_correct', 'n_next_word') }}, 4) as next_word_ci_high,
        n_reasoning,
        round(reasoning_accuracy, 4) as reasoning_accuracy,
-       round(corr(next_word_accuracy, reasoning_accuracy) over (partition by model), 4) as corr_over_lengths
-from joined
+       -- NULL where either accuracy is constant over lengths (the correlation is undefined)
+       case when isnan(c) then null else round(c, 4) end as corr_over_lengths
+from (select *, corr(next_word_accuracy, reasoning_accuracy) over (partition by model) as c from joined)
 order by model, length
