@@ -1,6 +1,9 @@
 """Great Expectations suites (``data_quality/``) exposed as Dagster asset checks."""
 
+from collections.abc import Callable
+
 import dagster as dg
+import pandas as pd
 from dagster_duckdb import DuckDBResource
 
 from data_quality import suites
@@ -24,19 +27,31 @@ def _result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.Asse
     )
 
 
+def _check(
+    duckdb: DuckDBResource,
+    sql: str,
+    suite: Callable[[pd.DataFrame], suites.SuiteResult],
+    severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
+) -> dg.AssetCheckResult:
+    """Run ``suite`` on the frame ``sql`` reads from the pipeline's DuckDB file."""
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        df = con.execute(sql).df()
+    return _result(suite(df), severity)
+
+
 @dg.asset_check(
     asset=samples,
     pool=DUCKDB_POOL,
     description="Positive share of target cells per task within configured bounds.",
 )
 def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        df = con.execute(
-            "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
-            " FROM raw.samples"
-        ).df()
-    return _result(suites.label_balance(df), dg.AssetCheckSeverity.ERROR)
+    return _check(
+        duckdb,
+        "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
+        " FROM raw.samples",
+        suites.label_balance,
+    )
 
 
 @dg.asset_check(
@@ -45,26 +60,24 @@ def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     description="FLenQA: no padding paragraph of the similar kind names an entity of its own instance.",
 )
 def padding_entities_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        df = con.execute(
-            "SELECT sample_id, task, json_extract_string(variant, '$.padding') AS padding, input"
-            " FROM raw.samples WHERE benchmark = 'flenqa'"
-            " AND json_extract_string(variant, '$.padding') = 'similar'"
-        ).df()
-    return _result(suites.padding_entities(df), dg.AssetCheckSeverity.ERROR)
+    return _check(
+        duckdb,
+        "SELECT sample_id, task, json_extract_string(variant, '$.padding') AS padding, input"
+        " FROM raw.samples WHERE benchmark = 'flenqa'"
+        " AND json_extract_string(variant, '$.padding') = 'similar'",
+        suites.padding_entities,
+    )
 
 
 @dg.asset_check(
     asset=prompts, pool=DUCKDB_POOL, description="Input tokens of every prompt within its setting's range."
 )
 def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        df = con.execute(
-            "SELECT prompt_id, benchmark, setting, input_tokens, tokenizer FROM raw.prompts"
-        ).df()
-    return _result(suites.token_lengths(df), dg.AssetCheckSeverity.ERROR)
+    return _check(
+        duckdb,
+        "SELECT prompt_id, benchmark, setting, input_tokens, tokenizer FROM raw.prompts",
+        suites.token_lengths,
+    )
 
 
 @dg.asset_check(
@@ -73,23 +86,24 @@ def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     description="Length-controlled prompts (FLenQA) within 5% of their target length, exact tokens.",
 )
 def token_target_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        df = con.execute(
-            "SELECT prompt_id, benchmark, task, setting, input_tokens, target_tokens, target_tolerance,"
-            " target_exempt FROM raw.prompts WHERE target_tokens IS NOT NULL"
-        ).df()
-    return _result(suites.token_targets(df), dg.AssetCheckSeverity.ERROR)
+    return _check(
+        duckdb,
+        "SELECT prompt_id, benchmark, task, setting, input_tokens, target_tokens, target_tolerance,"
+        " target_exempt FROM raw.prompts WHERE target_tokens IS NOT NULL",
+        suites.token_targets,
+    )
 
 
 @dg.asset_check(
     asset=parsed_answers, pool=DUCKDB_POOL, description="Share of readable answers per benchmark and model."
 )
 def parse_rate_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        df = con.execute("SELECT benchmark, model, parse_status FROM raw.parsed_answers").df()
-    return _result(suites.parse_rate(df), dg.AssetCheckSeverity.WARN)
+    return _check(
+        duckdb,
+        "SELECT benchmark, model, parse_status FROM raw.parsed_answers",
+        suites.parse_rate,
+        dg.AssetCheckSeverity.WARN,
+    )
 
 
 ALL_CHECKS = [
