@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from relreason_dagster import settings
-from relreason_dagster.benchmarks.registry import family_names, get_family
+from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
@@ -181,6 +181,7 @@ def run_pipeline(
         models_file=str(settings.models_path()),
         dlm_train_size=dlm_train_size or 0,
     )
+    families = resources["run_settings"].family_names()  # a bad benchmark/profile pair fails here
     everything = [
         samples,
         prompts,
@@ -217,6 +218,6 @@ def run_pipeline(
         with _stdout_to(log):
             _run([relreason_dbt_models])
         report.dbt_log = str(log)
-        if "flenqa" in (benchmarks or family_names()):
+        if "flenqa" in families:
             _run([flenqa_length_plot])
     return report

@@ -98,6 +98,13 @@ def get_profile(name: str, family: str) -> Profile:
     return Profile(name=name, params=dict(PROFILES[name].get(family, {})))
 
 
+def profile_families(name: str) -> list[str]:
+    """The benchmark families profile ``name`` has settings for: a run covers exactly these."""
+    if name not in PROFILES:
+        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
+    return sorted(PROFILES[name])
+
+
 def relreason_home() -> Path:
     """``RELREASON_HOME``, created if needed; an unwritable one is a ConfigError."""
     home = Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()

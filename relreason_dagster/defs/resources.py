@@ -9,6 +9,7 @@ from dagster_duckdb import DuckDBResource
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
+from relreason_dagster.errors import ConfigError
 
 
 class RunSettings(dg.ConfigurableResource):
@@ -26,9 +27,20 @@ class RunSettings(dg.ConfigurableResource):
     dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
 
     def family_names(self) -> list[str]:
-        names = self.benchmarks or list(FAMILIES)
+        """The selected benchmarks, or every family the profile has settings for.
+
+        A profile without a section for a family does not run it (its defaults are the
+        paper-sized grid, which a small custom profile never means).
+        """
+        in_profile = settings.profile_families(self.profile)
+        names = self.benchmarks or [name for name in FAMILIES if name in in_profile]
         for name in names:
             get_family(name)  # a ConfigError naming the known ones
+            if name not in in_profile:
+                raise ConfigError(
+                    f"profile {self.profile!r} has no settings for benchmark {name!r}; "
+                    f"add a {name!r} section to it in relreason_dagster/settings.py PROFILES"
+                )
         return names
 
     def profile_for(self, family: str) -> Profile:

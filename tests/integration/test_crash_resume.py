@@ -39,7 +39,8 @@ CHILD = textwrap.dedent(
     register_scripted_provider()
     set_responder("slow", slow_answer)
     from relreason_dagster.pipeline import run_pipeline
-    report = run_pipeline(["slow"], profile="smoke", run_dbt=False)
+    # relational only: its prompts have distinct texts, so one provider call is one prompt
+    report = run_pipeline(["slow"], profile="smoke", benchmarks=["relational"], run_dbt=False)
     print("CALLS", report.total_calls, "FAILURES", len(report.failures))
     """
 )

@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile, Sample
 from relreason_dagster.benchmarks.flenqa import padding, parsing, prompts
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
@@ -741,3 +742,14 @@ def test_sample_rows_are_json(smoke):
     for s in smoke:
         row = s.row()
         assert Sample.from_row(row) == s
+
+
+def test_a_profile_runs_only_the_families_it_names(monkeypatch):
+    """A custom profile without a flenqa section must not fall back to the paper-sized grid."""
+    from relreason_dagster.defs.resources import RunSettings
+
+    monkeypatch.setitem(settings.PROFILES, "only-relational", {"relational": {}})
+    assert RunSettings(profile="only-relational").family_names() == ["relational"]
+    assert RunSettings(profile="smoke").family_names() == ["relational", "flenqa"]
+    with pytest.raises(ConfigError, match="profile 'only-relational' has no settings for benchmark 'flenqa'"):
+        RunSettings(profile="only-relational", benchmarks=["flenqa"]).family_names()
