@@ -1,4 +1,5 @@
-"""The whole pipeline on the real SmolLM2-135M: one nl prompt per task, dbt marts, cache on rerun."""
+"""The whole pipeline on the real SmolLM2-135M: one nl prompt per relational task, six FLenQA prompts,
+dbt marts, cache on rerun."""
 
 from __future__ import annotations
 
@@ -15,7 +16,15 @@ TINY = {
         "n_ood": 0,
         "split_settings": {"iid": ["nl"], "ood": []},
         "max_tokens": 24,
-    }
+    },
+    # One True and one False FLenQA instance per task at 250 tokens, direct prompt only: 6 prompts.
+    "flenqa": {
+        **settings.PROFILES["smoke"]["flenqa"],
+        "lengths": [250],
+        "minimal": False,
+        "settings": ["direct"],
+        "max_tokens": {"direct": 8},
+    },
 }
 
 
@@ -34,18 +43,27 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
 
     first = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
     assert first.failures == []
-    assert first.calls["smollm2-135m"]["model_calls"] == 9
+    assert first.calls["smollm2-135m"]["model_calls"] == 9 + 6
 
     con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
     rows = con.execute(
         "SELECT task, split, setting, n, f1 FROM marts.relational_f1 WHERE model = 'smollm2-135m'"
     )
     rows = rows.fetchall()
+    flenqa = con.execute(
+        "SELECT task, n, n_refused, accuracy FROM marts.flenqa_accuracy ORDER BY task"
+    ).fetchall()
+    statuses = con.execute(
+        "SELECT DISTINCT parse_status FROM raw.parsed_answers WHERE benchmark = 'flenqa'"
+    ).fetchall()
     contents = con.execute("SELECT content FROM raw.responses WHERE error IS NULL").fetchall()
     con.close()
     assert len(rows) == 9 and all(r[3] == 1 and 0.0 <= r[4] <= 1.0 for r in rows)
-    assert len(contents) == 9 and all(c[0] is not None for c in contents)
+    assert [(t, n) for t, n, _, _ in flenqa] == [("MonoRel", 2), ("PIR", 2), ("Ruletaker", 2)]
+    assert all(0.0 <= acc <= 1.0 and 0 <= refused <= 2 for _, _, refused, acc in flenqa)
+    assert {s for (s,) in statuses} <= {"ok", "refused"}
+    assert len(contents) == 9 + 6 and all(c[0] is not None for c in contents)
 
     second = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
     assert second.total_calls == 0
-    assert second.calls["smollm2-135m"]["already_stored"] == 9
+    assert second.calls["smollm2-135m"]["already_stored"] == 9 + 6
