@@ -27,84 +27,65 @@ def _result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.Asse
     )
 
 
-def _check(
-    duckdb: DuckDBResource,
+def suite_check(
+    name: str,
+    asset: dg.AssetsDefinition,
+    description: str,
     sql: str,
     suite: Callable[[pd.DataFrame], suites.SuiteResult],
     severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
-) -> dg.AssetCheckResult:
-    """Run ``suite`` on the frame ``sql`` reads from the pipeline's DuckDB file."""
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        df = con.execute(sql).df()
-    return _result(suite(df), severity)
+) -> dg.AssetChecksDefinition:
+    """An asset check named ``name`` that runs ``suite`` on the frame ``sql`` reads from DuckDB."""
+
+    @dg.asset_check(name=name, asset=asset, pool=DUCKDB_POOL, description=description)
+    def _check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+        with duckdb.get_connection() as con:
+            ensure_schema(con)
+            df = con.execute(sql).df()
+        return _result(suite(df), severity)
+
+    return _check
 
 
-@dg.asset_check(
-    asset=samples,
-    pool=DUCKDB_POOL,
-    description="Positive share of target cells per task within configured bounds.",
+label_balance_check = suite_check(
+    "label_balance_check",
+    samples,
+    "Positive share of target cells per task (and balance cell) within configured bounds.",
+    "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
+    " FROM raw.samples",
+    suites.label_balance,
 )
-def label_balance_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    return _check(
-        duckdb,
-        "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
-        " FROM raw.samples",
-        suites.label_balance,
-    )
-
-
-@dg.asset_check(
-    asset=samples,
-    pool=DUCKDB_POOL,
-    description="FLenQA: no padding paragraph of the similar kind names an entity of its own instance.",
+padding_entities_check = suite_check(
+    "padding_entities_check",
+    samples,
+    "FLenQA: no padding paragraph of the similar kind names an entity of its own instance.",
+    "SELECT sample_id, task, json_extract_string(variant, '$.padding') AS padding, input"
+    " FROM raw.samples WHERE benchmark = 'flenqa' AND json_extract_string(variant, '$.padding') = 'similar'",
+    suites.padding_entities,
 )
-def padding_entities_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    return _check(
-        duckdb,
-        "SELECT sample_id, task, json_extract_string(variant, '$.padding') AS padding, input"
-        " FROM raw.samples WHERE benchmark = 'flenqa'"
-        " AND json_extract_string(variant, '$.padding') = 'similar'",
-        suites.padding_entities,
-    )
-
-
-@dg.asset_check(
-    asset=prompts, pool=DUCKDB_POOL, description="Input tokens of every prompt within its setting's range."
+token_length_check = suite_check(
+    "token_length_check",
+    prompts,
+    "Input tokens of every prompt within its setting's range.",
+    "SELECT prompt_id, benchmark, setting, input_tokens, tokenizer FROM raw.prompts",
+    suites.token_lengths,
 )
-def token_length_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    return _check(
-        duckdb,
-        "SELECT prompt_id, benchmark, setting, input_tokens, tokenizer FROM raw.prompts",
-        suites.token_lengths,
-    )
-
-
-@dg.asset_check(
-    asset=prompts,
-    pool=DUCKDB_POOL,
-    description="Length-controlled prompts (FLenQA) within 5% of their target length, exact tokens.",
+token_target_check = suite_check(
+    "token_target_check",
+    prompts,
+    "Length-controlled prompts (FLenQA) within 5% of their target length, exact tokens.",
+    "SELECT prompt_id, benchmark, task, setting, input_tokens, target_tokens, target_tolerance, target_exempt"
+    " FROM raw.prompts WHERE target_tokens IS NOT NULL",
+    suites.token_targets,
 )
-def token_target_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    return _check(
-        duckdb,
-        "SELECT prompt_id, benchmark, task, setting, input_tokens, target_tokens, target_tolerance,"
-        " target_exempt FROM raw.prompts WHERE target_tokens IS NOT NULL",
-        suites.token_targets,
-    )
-
-
-@dg.asset_check(
-    asset=parsed_answers, pool=DUCKDB_POOL, description="Share of readable answers per benchmark and model."
+parse_rate_check = suite_check(
+    "parse_rate_check",
+    parsed_answers,
+    "Share of readable answers per benchmark and model.",
+    "SELECT benchmark, model, parse_status FROM raw.parsed_answers",
+    suites.parse_rate,
+    dg.AssetCheckSeverity.WARN,
 )
-def parse_rate_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
-    return _check(
-        duckdb,
-        "SELECT benchmark, model, parse_status FROM raw.parsed_answers",
-        suites.parse_rate,
-        dg.AssetCheckSeverity.WARN,
-    )
-
 
 ALL_CHECKS = [
     label_balance_check,
