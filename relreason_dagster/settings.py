@@ -91,18 +91,21 @@ def profile_names() -> list[str]:
     return sorted(PROFILES)
 
 
-def get_profile(name: str, family: str) -> Profile:
-    """The profile ``name`` as seen by ``family``; a one-line error names the known ones."""
+def _profile(name: str) -> dict[str, dict[str, Any]]:
+    """The per-family sections of profile ``name``; a one-line error names the known ones."""
     if name not in PROFILES:
         raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
-    return Profile(name=name, params=dict(PROFILES[name].get(family, {})))
+    return PROFILES[name]
+
+
+def get_profile(name: str, family: str) -> Profile:
+    """The profile ``name`` as seen by ``family``."""
+    return Profile(name=name, params=dict(_profile(name).get(family, {})))
 
 
 def profile_families(name: str) -> list[str]:
     """The benchmark families profile ``name`` has settings for: a run covers exactly these."""
-    if name not in PROFILES:
-        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
-    return sorted(PROFILES[name])
+    return sorted(_profile(name))
 
 
 def relreason_home() -> Path:

@@ -35,7 +35,11 @@ MINIMAL = "none"  # padding/position of the key-paragraphs-only baseline
 
 
 def token_counter(tokenizer: str) -> Callable[[str], int]:
-    """Plain-text token counts with ``tokenizer`` (no special tokens)."""
+    """Plain-text token counts with ``tokenizer`` (no special tokens).
+
+    ``llm.tokenizer.count_tokens`` resolves the GGUF and takes a lock on every call; the grid
+    counts tens of thousands of sentences, so this binds the loaded vocabulary once.
+    """
     vocab = vocab_model(tokenizer)
     return lambda text: len(vocab.tokenize(text.encode("utf-8"))) if text else 0
 
@@ -86,6 +90,9 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
         all_paragraphs = [p for inst in pool for p in keys[inst.base_id]]
         for inst in select_balanced(pool, int(profile.get("n_base", POOL_SIZE))):
             own = keys[inst.base_id]
+            others = [
+                p for p in all_paragraphs if p not in own
+            ]  # similar padding's pool (entities filtered later)
             if profile.get("minimal", True):
                 samples.append(_sample(inst, own, seed, None, MINIMAL, MINIMAL, tokens, common))
             for length in lengths:
@@ -95,7 +102,6 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
                         if kind == "duplicate":
                             stream = pad_mod.duplicate_stream(own)
                         elif kind == "similar":
-                            others = [p for p in all_paragraphs if p not in own]
                             stream = pad_mod.similar_stream(others, inst.entities, rng)
                         else:
                             stream = pad_mod.prose_stream(documents, inst.entities, rng)
