@@ -19,6 +19,9 @@ LABEL_BALANCE: dict[str, dict[str, tuple[float, float]]] = {
     },
     # FLenQA is balanced by construction: exactly half True in every length/padding/position cell.
     "flenqa": {"*": (0.5, 0.5)},
+    # Self-Contra: share of items whose answer is the first-named candidate; the built-in generator is
+    # balanced by construction, the study's datasets are roughly balanced.
+    "selfcontra": {"*": (0.2, 0.8), "generated": (0.5, 0.5)},
 }
 
 # (min, max) input tokens per (benchmark, setting).
@@ -30,6 +33,13 @@ TOKEN_RANGES: dict[str, dict[str, tuple[int, int]]] = {
     },
     # FLenQA prompts are checked against their own per-prompt targets (suites.token_targets).
     "flenqa": {"direct": (50, 8192), "cot": (50, 8192), "next_word": (50, 8192)},
+    # Zero-shot Wino questions are one sentence; few-shot ones carry six demonstrations.
+    "selfcontra": {
+        "zero_answer": (20, 512),
+        "zero_reason": (20, 512),
+        "few_answer": (200, 4096),
+        "few_reason": (200, 4096),
+    },
 }
 
 # Minimum share of readable answers (ok / (ok + na)) per model; below it the check fails (warning).

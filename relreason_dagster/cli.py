@@ -1,4 +1,4 @@
-"""The `relreason` command: demo, run, models, sql, status, ui.
+"""The `relreason` command: demo, run, models, selfcontra, sql, status, ui.
 
 Bad input ends in one line on stderr and exit status 2, never a traceback.
 """
@@ -38,6 +38,18 @@ DEMO_TABLES = [
         "SELECT model, setting, length, n, n_true, n_false, n_refused, false_share, refusal_rate "
         "FROM marts.flenqa_label_bias ORDER BY model, setting, length",
     ),
+    (
+        "marts.selfcontra_judged (Self-Contra: accuracy and SCR as labelled by the judge)",
+        "SELECT model, dataset, setting, method, judge, n, accuracy, n_judged, judged_scr, scr_ci_low, "
+        "scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
+        "ORDER BY model, dataset, setting",
+    ),
+    (
+        "marts.relational_symbolic_scr (relational CoT: stated facts checked against the knowledge base)",
+        "SELECT model, task, split, n, n_checked, symbolic_scr, n_type1, n_type2, n_type3, n_rr, n_ww, "
+        "n_unchecked, n_claims, n_false_claims FROM marts.relational_symbolic_scr "
+        "ORDER BY model, task, split",
+    ),
     ("marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"),
 ]
 
@@ -60,6 +72,10 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_widt
 
 
 def _query(sql: str) -> tuple[list[str], list[tuple]]:
+    return _query_params(sql, [])
+
+
+def _query_params(sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
     import duckdb
 
     path = settings.duckdb_path()
@@ -74,7 +90,7 @@ def _query(sql: str) -> tuple[list[str], list[tuple]]:
             f"cannot open {path} read-only ({str(exc).splitlines()[0]}); is a run writing it?"
         ) from None
     try:
-        cur = con.execute(sql)
+        cur = con.execute(sql, params)
         if cur.description is None:
             return [], []
         return [d[0] for d in cur.description], cur.fetchall()
@@ -131,7 +147,12 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
         raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
     start = time.perf_counter()
     report = run_pipeline(
-        models, profile=args.profile, benchmarks=benchmarks, seed=args.seed, dlm_train_size=train_size
+        models,
+        profile=args.profile,
+        benchmarks=benchmarks,
+        seed=args.seed,
+        dlm_train_size=train_size,
+        judge=getattr(args, "judge", None),
     )
     _print_report(report, time.perf_counter() - start)
     if demo:
@@ -140,6 +161,112 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
             print(f"\n== {title} ==")
             print(format_table(cols, rows))
     return 1 if report.failures else 0
+
+
+SUMMARY_COLUMNS = [
+    "file",
+    "dataset",
+    "model",
+    "setting",
+    "n",
+    "accuracy",
+    "scr",
+    "n_type1",
+    "n_type2",
+    "n_type3",
+    "n_rr",
+    "n_ww",
+    "skipped",
+]
+
+
+def _writable_db() -> Any:
+    import duckdb
+
+    from relreason_dagster.storage.duckdb_io import connect
+
+    path = settings.duckdb_path()
+    try:
+        return connect(path)
+    except duckdb.IOException as exc:
+        raise ConfigError(f"cannot write {path} ({str(exc).splitlines()[0]}); is a run writing it?") from None
+
+
+def cmd_selfcontra(args: argparse.Namespace) -> int:
+    """`relreason selfcontra import-annotations|export-annotations`."""
+    import json
+    from pathlib import Path
+
+    from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
+
+    if args.selfcontra_cmd == "import-annotations":
+        results = []
+        for name in args.files:
+            path = Path(name)
+            if not path.is_file():
+                raise ConfigError(f"no such annotation file: {path}")
+            results.append(
+                read_annotation_csv(
+                    path, limit=args.limit, dataset=args.dataset, model=args.model, setting=args.setting
+                )
+            )
+        stored = 0
+        if not args.no_store:
+            from relreason_dagster.storage.annotations import store_import
+
+            con = _writable_db()
+            try:
+                stored = sum(store_import(con, r) for r in results)
+            finally:
+                con.close()
+        summaries = [{"file": Path(r.path).name, **r.summary()} for r in results]
+        if args.json:
+            print(json.dumps(summaries, indent=2, default=str))
+        else:
+            rows = [[s_.get(c) for c in SUMMARY_COLUMNS] for s_ in summaries]
+            print(format_table(SUMMARY_COLUMNS, rows))
+            for r in results:
+                reasons: dict[str, int] = {}
+                for skipped in r.skipped:
+                    reasons[skipped.reason] = reasons.get(skipped.reason, 0) + 1
+                for reason, count in sorted(reasons.items()):
+                    print(f"{Path(r.path).name}: skipped {count} row(s): {reason}")
+            if not args.no_store:
+                print(
+                    f"stored {stored} annotated responses in raw.annotations ({settings.duckdb_path()}); "
+                    "`relreason run --model M --benchmark selfcontra` rebuilds the marts"
+                )
+        return 0
+    if args.selfcontra_cmd == "export-annotations":
+        from relreason_dagster.benchmarks.selfcontra.annotations import export_for_annotation
+
+        where = ["a.benchmark = 'selfcontra'", "r.error IS NULL"]
+        params: list[Any] = []
+        if args.model:
+            where.append("a.model = ?")
+            params.append(args.model)
+        cols, rows = _query_params(
+            "SELECT a.prompt_id AS response_id, a.model, a.task AS dataset, a.setting, "
+            "json_extract_string(p.messages, '$[0].content') AS question, r.content AS response, "
+            "json_extract_string(a.detail, '$.answer') AS predicted, a.correct "
+            "FROM raw.parsed_answers a JOIN raw.responses r USING (prompt_id, model) "
+            "JOIN raw.prompts p USING (prompt_id) WHERE "
+            + " AND ".join(where)
+            + " ORDER BY a.model, a.prompt_id",
+            params,
+        )
+        records = [dict(zip(cols, row, strict=True)) for row in rows]
+        if not records:
+            raise ConfigError(
+                "no selfcontra responses to export; run `relreason run --model M --benchmark selfcontra`"
+            )
+        count = export_for_annotation(records, Path(args.out))
+        print(
+            f"wrote {count} responses to {args.out}; fill in accuracy, self-contra, type, finer-grained and "
+            "import it with `relreason selfcontra import-annotations`"
+        )
+        return 0
+    raise ConfigError(f"unknown selfcontra command {args.selfcontra_cmd!r}")
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -307,6 +434,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", required=True, help="a model of models.yaml, or dlm (the trained baseline)")
     run.add_argument("--benchmark", default=None)
     run.add_argument(
+        "--judge",
+        default=None,
+        help="selfcontra: the models.yaml model that labels Self-Contra (default: the profile's judge)",
+    )
+    run.add_argument(
         "--train-size",
         type=_positive_int,
         default=None,
@@ -323,6 +455,25 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--concurrency", type=int, default=None)
     add.add_argument("--api-base", default=None)
     add.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
+
+    sc = sub.add_parser(
+        "selfcontra", help="Self-Contra annotations: import human labels, export for labelling"
+    )
+    scsub = sc.add_subparsers(dest="selfcontra_cmd", required=True)
+    imp = scsub.add_parser(
+        "import-annotations",
+        help="import annotation CSVs (the study's shape) and print accuracy/SCR per file",
+    )
+    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument("--limit", type=_positive_int, default=None, help="first N annotated rows of each file")
+    imp.add_argument("--json", action="store_true", help="print the per-file summaries as JSON")
+    imp.add_argument("--dataset", default=None, help="dataset when the file name does not say it")
+    imp.add_argument("--model", default=None, help="model when the file name does not say it")
+    imp.add_argument("--setting", default=None, help="zero_answer|zero_reason|few_answer|few_reason")
+    imp.add_argument("--no-store", action="store_true", help="only print; do not write raw.annotations")
+    exp = scsub.add_parser("export-annotations", help="write selfcontra responses to a CSV for annotation")
+    exp.add_argument("out", metavar="OUT.csv")
+    exp.add_argument("--model", default=None)
 
     sql = sub.add_parser("sql", help="run a read-only SQL query against the results")
     sql.add_argument("query")
@@ -345,6 +496,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_models(args)
         if args.cmd == "sql":
             return cmd_sql(args)
+        if args.cmd == "selfcontra":
+            return cmd_selfcontra(args)
         if args.cmd == "status":
             return cmd_status(args)
         if args.cmd == "ui":

@@ -8,6 +8,11 @@ from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
 from relreason_dagster.defs.resources import build_resources
+from relreason_dagster.defs.selfcontra_assets import (
+    selfcontra_annotations,
+    selfcontra_detections,
+    symbolic_checks,
+)
 from relreason_dagster.defs.sensors import models_sensor
 
 ALL_ASSETS = [
@@ -19,6 +24,9 @@ ALL_ASSETS = [
     dlm_answers,
     relreason_dbt_models,
     flenqa_length_plot,
+    selfcontra_annotations,
+    selfcontra_detections,
+    symbolic_checks,
 ]
 
 defs = dg.Definitions(

@@ -118,6 +118,15 @@ def _collect(result: Any, report: PipelineReport) -> None:
                 k: int(meta.get(k, 0))
                 for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
             }
+        if key == "selfcontra_detections":
+            meta = {k: v.value for k, v in mat.metadata.items()}
+            report.calls[f"{meta.get('judge')} (judge)"] = {
+                "prompts": int(meta.get("judge_prompts", 0)),
+                "model_calls": int(meta.get("judge_calls", 0)),
+                "from_cache": int(meta.get("from_cache", 0)),
+                "already_stored": 0,
+                "errors": int(meta.get("errors", 0)),
+            }
         if key == "dlm_checkpoints" and mat.partition:
             meta = {k: v.value for k, v in mat.metadata.items()}
             report.dlm[mat.partition] = {k: int(meta.get(k, 0)) for k in ("trained", "reused")}
@@ -137,11 +146,13 @@ def run_pipeline(
     seed: int = settings.DEFAULT_SEED,
     run_dbt: bool = True,
     dlm_train_size: int | None = None,
+    judge: str | None = None,
 ) -> PipelineReport:
     """samples + prompts, then each model's responses and parsed answers, then dbt build.
 
     The model name ``dlm`` trains (or reuses) the DLM baseline for the profile's ``dlm_tasks`` and
-    scores it on the relational test samples instead of calling an LLM.
+    scores it on the relational test samples instead of calling an LLM.  With the selfcontra family,
+    ``judge`` (default: the profile's) labels the responses for Self-Contra after every model has run.
     """
     from relreason_dagster.dlm.plan import DLM_MODEL, dlm_settings
 
@@ -165,6 +176,11 @@ def run_pipeline(
     from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
     from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
     from relreason_dagster.defs.resources import RunSettings, build_resources
+    from relreason_dagster.defs.selfcontra_assets import (
+        selfcontra_annotations,
+        selfcontra_detections,
+        symbolic_checks,
+    )
     from relreason_dagster.defs.sensors import sync_model_partitions
 
     instance = dg.DagsterInstance.get()
@@ -180,8 +196,14 @@ def run_pipeline(
         benchmarks=benchmarks or [],
         models_file=str(settings.models_path()),
         dlm_train_size=dlm_train_size or 0,
+        judge=judge or "",
     )
     families = resources["run_settings"].family_names()  # a bad benchmark/profile pair fails here
+    # Self-Contra detection runs after LLM responses (a DLM-only run has nothing new to judge); an unknown
+    # judge or a missing key fails before any model call.
+    judging = "selfcontra" in families and bool(specs)
+    if judging:
+        require_api_key(get_model(settings.models_path(), resources["run_settings"].judge_model()))
     everything = [
         samples,
         prompts,
@@ -191,6 +213,9 @@ def run_pipeline(
         dlm_answers,
         relreason_dbt_models,
         flenqa_length_plot,
+        selfcontra_annotations,
+        selfcontra_detections,
+        symbolic_checks,
         *ALL_CHECKS,
     ]
     report = PipelineReport()
@@ -209,10 +234,16 @@ def run_pipeline(
         _collect(result, report)
 
     _run([samples, prompts])
+    per_model = [model_responses, parsed_answers] + ([symbolic_checks] if "relational" in families else [])
     for spec in specs:
-        _run([model_responses, parsed_answers], partition_key=spec.name)
+        _run(per_model, partition_key=spec.name)
     for task in dlm_tasks:
         _run([dlm_checkpoints, dlm_answers], partition_key=task)
+    if judging:
+        sc_profile = settings.get_profile(profile, "selfcontra")
+        _run(
+            ([selfcontra_annotations] if sc_profile.get("annotation_files") else []) + [selfcontra_detections]
+        )
     if run_dbt:
         log = settings.relreason_home() / "logs" / "dbt.log"
         with _stdout_to(log):

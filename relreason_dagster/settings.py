@@ -52,6 +52,18 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "settings": ["direct", "cot", "next_word"],
             "max_tokens": {"direct": 16, "cot": 128, "next_word": 4},
         },
+        # Four built-in Wino-style items (no external data), answer-first zero- and few-shot; the judge
+        # (one line: any model of models.yaml) labels each response with the FGE probes.
+        "selfcontra": {
+            "sources": {"generated": 4},
+            "settings": ["zero_answer", "few_answer"],
+            "max_tokens": 96,
+            "judge": "smollm2-135m",
+            "detect_methods": ["fge"],
+            "judge_max_tokens": 4,
+            "annotation_files": [],
+            "detect_limit": 0,
+        },
     },
     "paper": {
         "relational": {
@@ -79,6 +91,20 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "minimal": True,
             "settings": ["direct", "cot", "next_word"],
             "max_tokens": {"direct": 64, "cot": 1024, "next_word": 8},
+        },
+        # The study's §2 protocol: 50 items per dataset (WinoBias anti-stereotype test set, WinoGender,
+        # WinoGrande dev) from the reference folder, four prompt settings; its human annotations imported
+        # and every one of them judged by all three detection methods.
+        "selfcontra": {
+            "sources": {"winobias": 50, "winogender": 50, "winogrande": 50},
+            "data_dir": "wino",
+            "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
+            "max_tokens": 512,
+            "judge": "smollm2-135m",
+            "detect_methods": ["iro", "binary", "fge"],
+            "judge_max_tokens": 8,
+            "annotation_files": ["wino/selfcontra_annotations/*.csv"],
+            "detect_limit": None,
         },
     },
 }

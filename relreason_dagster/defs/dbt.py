@@ -22,7 +22,18 @@ from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
-MART_NAMES = {"relational_f1", "dlm_vs_llm", "accuracy", "label_bias", "parse_rate", "answer_scores"}
+MART_NAMES = {
+    "relational_f1",
+    "dlm_vs_llm",
+    "accuracy",
+    "label_bias",
+    "parse_rate",
+    "answer_scores",
+    "selfcontra_scr",
+    "selfcontra_judged",
+    "selfcontra_detection_f1",
+    "relational_symbolic_scr",
+}
 
 
 def _dbt_executable() -> str:

@@ -25,6 +25,7 @@ class RunSettings(dg.ConfigurableResource):
     benchmarks: list[str] = []
     models_file: str = ""
     dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
+    judge: str = ""  # Self-Contra detection judge (a models.yaml name); "": the profile's ``judge``
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.
@@ -45,6 +46,16 @@ class RunSettings(dg.ConfigurableResource):
 
     def profile_for(self, family: str) -> Profile:
         return settings.get_profile(self.profile, family)
+
+    def judge_model(self) -> str:
+        """The judge of Self-Contra detection: ``judge`` if set, else the selfcontra profile's."""
+        judge = self.judge or self.profile_for("selfcontra").get("judge")
+        if not judge:
+            raise ConfigError(
+                f"profile {self.profile!r} names no Self-Contra judge; pass --judge MODEL or set 'judge' "
+                "in its selfcontra section"
+            )
+        return str(judge)
 
     def models_path(self) -> str:
         return self.models_file or str(settings.models_path())

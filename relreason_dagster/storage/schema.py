@@ -102,6 +102,64 @@ RAW_TABLES: dict[str, str] = {
         torch_version VARCHAR,
         created_at TIMESTAMP
     """,
+    # Human (or imported) Self-Contra labels on responses: the study's annotation CSVs, or a CSV exported
+    # by `relreason selfcontra export-annotations` and filled in.  prompt_id/model link a label to one of
+    # our own responses when the CSV came from an export.
+    "annotations": """
+        annotation_id VARCHAR NOT NULL PRIMARY KEY,
+        source VARCHAR NOT NULL,
+        row_number INTEGER NOT NULL,
+        dataset VARCHAR,
+        model VARCHAR,
+        setting VARCHAR,
+        question VARCHAR,
+        response VARCHAR,
+        correct BOOLEAN,
+        self_contra BOOLEAN,
+        type VARCHAR,
+        categories JSON,
+        prompt_id VARCHAR,
+        raw JSON,
+        notes JSON,
+        imported_at TIMESTAMP
+    """,
+    # A judge model's Self-Contra verdict on one response under one detection method (§4).
+    # target_kind 'annotation': an annotated response (target_id = annotation_id), scored against the
+    # human label; 'response': one of our own responses (target_id = prompt_id, model = its model).
+    "detections": """
+        detection_id VARCHAR NOT NULL PRIMARY KEY,
+        method VARCHAR NOT NULL,
+        judge VARCHAR NOT NULL,
+        target_kind VARCHAR NOT NULL,
+        target_id VARCHAR NOT NULL,
+        dataset VARCHAR,
+        model VARCHAR,
+        setting VARCHAR,
+        status VARCHAR NOT NULL,
+        self_contra BOOLEAN,
+        type VARCHAR,
+        correct BOOLEAN,
+        probes JSON,
+        created_at TIMESTAMP
+    """,
+    # The symbolic step checker's verdict on one relational chain-of-thought response.
+    "symbolic_checks": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        task VARCHAR,
+        split VARCHAR,
+        setting VARCHAR,
+        correct BOOLEAN,
+        n_steps INTEGER,
+        n_claims INTEGER,
+        n_checked INTEGER,
+        n_false INTEGER,
+        n_contradictions INTEGER,
+        category VARCHAR NOT NULL,
+        self_contra BOOLEAN,
+        detail JSON,
+        PRIMARY KEY (prompt_id, model)
+    """,
 }
 
 

@@ -3,7 +3,8 @@
 Two scripted LiteLLM models stand in for real ones so the results are known:
 ``oracle`` answers every prompt with the gold answer rendered in the prompt's
 own format (so every F1 must be 1.0), ``junk`` answers text no parser can read
-(every answer must be ``na``).
+(every answer must be ``na``).  A third, ``judge``, labels Self-Contra by always
+replying "no" (nothing is wrong with the reasoning), so the oracle's judged SCR is 0.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ models:
     litellm_model: scripted/oracle
     params: {temperature: 0}
     concurrency: 8
+  - name: judge
+    litellm_model: scripted/judge
+    params: {temperature: 0}
+    concurrency: 8
 """
 
 
@@ -43,7 +48,8 @@ def home(tmp_path_factory):
 
     gold_by_text: dict[str, str] = {}
     per_family: dict[str, int] = {}
-    for name in ("relational", "flenqa"):
+    mp.setitem(settings.PROFILES["smoke"]["selfcontra"], "judge", "judge")
+    for name in ("relational", "flenqa", "selfcontra"):
         family = get_family(name)
         profile = settings.get_profile("smoke", name)
         samples = family.generate(profile, settings.DEFAULT_SEED)
@@ -57,6 +63,7 @@ def home(tmp_path_factory):
     register_scripted_provider()
     set_responder("oracle", lambda messages, params: gold_by_text[messages[-1]["content"]])
     set_responder("junk", lambda messages, params: "¯\\_(ツ)_/¯ I cannot tell.")
+    set_responder("judge", lambda messages, params: "no")
     yield {
         "root": root,
         "models": models,
@@ -118,6 +125,24 @@ def test_flenqa_marts_and_plot_for_the_oracle(home):
     assert nw == [(1.0, 1.0)]
     plot = settings.relreason_home() / "plots" / "flenqa_accuracy_vs_length.png"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_selfcontra_marts_for_the_oracle(home):
+    """Self-Contra after the oracle's run: accuracy 1, judged SCR 0, symbolic checks all sound."""
+    acc = _rows("SELECT min(accuracy), sum(n) FROM marts.accuracy WHERE benchmark = 'selfcontra'")
+    assert acc == [(1.0, home["per_family"]["selfcontra"])]
+    judged = _rows(
+        "SELECT method, judge, sum(n), min(accuracy), max(judged_scr), sum(n_judged) "
+        "FROM marts.selfcontra_judged WHERE model = 'oracle' GROUP BY method, judge"
+    )
+    n = home["per_family"]["selfcontra"]
+    assert judged == [("fge", "judge", n, 1.0, 0.0, n)]
+    symbolic = _rows(
+        "SELECT sum(n), sum(n_type1 + n_type2 + n_type3), sum(n_rr), sum(n_false_claims) "
+        "FROM marts.relational_symbolic_scr WHERE model = 'oracle'"
+    )
+    assert symbolic[0][0] == 9  # one IID nl_cot prompt per task (smoke profile)
+    assert symbolic[0][1:] == (0, symbolic[0][2], 0) and symbolic[0][2] >= 5  # gold CoT: every fact true
 
 
 def test_second_run_makes_no_model_calls(home):

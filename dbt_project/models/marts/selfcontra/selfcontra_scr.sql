@@ -1,0 +1,27 @@
+-- §2.4 / Table 2: accuracy and Self-Contra rate (SCR = #Self-Contra / #total) from human labels, per
+-- dataset x model x setting, with 95% Wilson intervals and the type counts (Figure 3).
+-- setting is zero_answer | zero_reason | few_answer | few_reason (answer-first A, reason-first R).
+with agg as (
+    select dataset, model, setting,
+           count(*) as n,
+           count(*) filter (where correct) as n_correct,
+           count(*) filter (where self_contra) as n_self_contra,
+           count(*) filter (where type = 'type1') as n_type1,
+           count(*) filter (where type = 'type2') as n_type2,
+           count(*) filter (where type = 'type3') as n_type3,
+           count(*) filter (where type = 'RR') as n_rr,
+           count(*) filter (where type = 'WW') as n_ww
+    from {{ ref('stg_annotations') }}
+    group by dataset, model, setting
+)
+select dataset, model, setting, n,
+       round(n_correct::double / n, 4) as accuracy,
+       round({{ wilson_low('n_correct', 'n') }}, 4) as accuracy_ci_low,
+       round({{ wilson_high('n_correct', 'n') }}, 4) as accuracy_ci_high,
+       n_self_contra,
+       round(n_self_contra::double / n, 4) as scr,
+       round({{ wilson_low('n_self_contra', 'n') }}, 4) as scr_ci_low,
+       round({{ wilson_high('n_self_contra', 'n') }}, 4) as scr_ci_high,
+       n_type1, n_type2, n_type3, n_rr, n_ww
+from agg
+order by dataset, model, setting

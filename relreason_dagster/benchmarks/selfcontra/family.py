@@ -1,0 +1,143 @@
+"""``SelfContraFamily``: Wino-style coreference answered with reasoning, behind the BenchmarkFamily contract.
+
+A task is a dataset: ``generated`` (built in, runs with no external data),
+``winobias``, ``winogender`` and ``winogrande`` (loaded from the profile's
+``data_dir``, relative to ``RELREASON_REFERENCE_DIR`` unless absolute).  The
+answer is a candidate index, so accuracy comes from the generic marts; the
+reasoning is kept in ``detail`` for the judges and the annotation export.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
+from relreason_dagster.benchmarks.selfcontra import generator, loaders, parsing, prompts
+from relreason_dagster.benchmarks.selfcontra.items import WinoItem
+from relreason_dagster.errors import ConfigError
+
+BENCHMARK = "selfcontra"
+GENERATOR_VERSION = "selfcontra-items-v1"
+DATASETS = ("generated", "winobias", "winogender", "winogrande")
+DEFAULT_SETTINGS = prompts.SETTINGS
+
+
+def order_of(setting: str) -> str:
+    """``answer`` (answer-first, A) or ``reason`` (reason-first, R) from a setting like ``few_reason``."""
+    return "reason" if setting.endswith("reason") else "answer"
+
+
+def data_dir(profile: Profile) -> Path:
+    raw = Path(str(profile.get("data_dir") or "wino")).expanduser()
+    return raw if raw.is_absolute() else settings.reference_dir() / raw
+
+
+def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list[WinoItem]:
+    """The first ``n`` items of ``dataset`` (the study took the first 50 of each set)."""
+    if dataset == "generated":
+        return generator.generate_items(int(n or 0), seed)
+    root = data_dir(profile)
+    if dataset == "winobias":
+        items = loaders.load_winobias(root / "winobias", stereotypes=("anti",), splits=("test",))
+    elif dataset == "winogender":
+        items = loaders.load_winogender(root / "winogender", style="mask")  # as the study prompted it
+    elif dataset == "winogrande":
+        items = loaders.load_winogrande(root / "winogrande", name="dev")
+    else:
+        raise ConfigError(f"unknown selfcontra dataset {dataset!r}; known: {', '.join(DATASETS)}")
+    return list(items)[: n or None]
+
+
+def item_of(sample: Sample) -> WinoItem:
+    return WinoItem.from_input(sample.input)
+
+
+class SelfContraFamily:
+    """Self-Contra reasoning: zero/few-shot × answer-first/reason-first prompts per item."""
+
+    name: str = BENCHMARK
+    tasks: tuple[str, ...] = DATASETS
+
+    def generate(self, profile: Profile, seed: int) -> list[Sample]:
+        sources = dict(profile.get("sources", {"generated": 50}))
+        out: list[Sample] = []
+        for dataset, n in sources.items():
+            for index, item in enumerate(load_items(dataset, n, profile, seed)):
+                out.append(
+                    Sample(
+                        benchmark=BENCHMARK,
+                        task=dataset,
+                        sample_id=stable_hash(BENCHMARK, dataset, item.item_id, item.row_input()),
+                        split="test",
+                        n=None,
+                        variant={**item.variant, "index": index},
+                        input=item.row_input(),
+                        gold=item.gold,
+                        label=item.gold == 0,
+                        seed=seed,
+                        generator_version=GENERATOR_VERSION,
+                        gold_pos=int(item.gold == 0),
+                        n_cells=1,
+                    )
+                )
+        return out
+
+    def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
+        chosen = list(profile.get("settings", DEFAULT_SETTINGS))
+        unknown = [s for s in chosen if s not in prompts.SETTINGS]
+        if unknown:
+            raise ConfigError(f"selfcontra settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+        max_tokens = int(profile.get("max_tokens", 512))
+        out: list[Prompt] = []
+        for sample in samples:
+            item = item_of(sample)
+            for setting in chosen:
+                messages = [{"role": "user", "content": prompts.render(item, setting)}]
+                out.append(
+                    Prompt(
+                        prompt_id=stable_hash(sample.sample_id, setting, messages, prompts.TEMPLATE_VERSION),
+                        sample_id=sample.sample_id,
+                        benchmark=BENCHMARK,
+                        task=sample.task,
+                        split=sample.split,
+                        setting=setting,
+                        messages=messages,
+                        template_version=prompts.TEMPLATE_VERSION,
+                        max_tokens=max_tokens,
+                    )
+                )
+        return out
+
+    def render_gold(self, sample: Sample, setting: str) -> str:
+        """A perfect response in ``setting``: what a scripted oracle model answers in tests."""
+        item = item_of(sample)
+        answer = f"Answer: {item.candidates[item.gold]}"
+        evidence = item.evidence or item.sentence
+        reasoning = f"Reasoning: The sentence says {evidence}, which fits {item.candidates[item.gold]}."
+        return f"{answer}\n{reasoning}" if order_of(setting) == "answer" else f"{reasoning}\n{answer}"
+
+    def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
+        """The candidate the answer names; an answer naming neither is ``na`` (the study's unparsed)."""
+        item = item_of(sample)
+        answer = parsing.read_answer(text, item, order_of(setting))
+        detail = {
+            "answer": "unparsed" if answer.index is None else item.candidates[answer.index],
+            "answer_text": answer.answer_text[:500],
+            "reasoning": answer.reasoning[:4000],
+            "order": order_of(setting),
+        }
+        if answer.status != "ok" or answer.index is None:
+            return Parsed(parse_status="na", n_cells=1, correct=False, detail=detail)
+        first = answer.index == 0
+        return Parsed(
+            parse_status="ok",
+            parsed=answer.index,
+            tp=int(first and item.gold == 0),
+            fp=int(first and item.gold != 0),
+            fn=int(not first and item.gold == 0),
+            pred_pos=int(first),
+            n_cells=1,
+            correct=answer.index == item.gold,
+            detail=detail,
+        )

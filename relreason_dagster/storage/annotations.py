@@ -1,0 +1,57 @@
+"""Storing imported Self-Contra annotations in ``raw.annotations``.
+
+The CLI (`relreason selfcontra import-annotations`) and the ``selfcontra_annotations``
+asset both go through :func:`store_import`, so a file imported either way gives
+the same rows.  A file is one unit: re-importing it replaces its rows (a later
+``--limit`` or a corrected CSV never leaves stale labels behind).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from relreason_dagster.benchmarks.base import stable_hash
+from relreason_dagster.benchmarks.selfcontra.annotations import ImportResult
+from relreason_dagster.storage.duckdb_io import replace_rows
+
+
+def annotation_id(source: str, row_number: int) -> str:
+    return stable_hash("annotation", source, row_number)
+
+
+def annotation_rows(result: ImportResult) -> list[dict[str, Any]]:
+    """``raw.annotations`` rows of one imported file."""
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    return [
+        {
+            "annotation_id": annotation_id(row.source, row.row_number),
+            "source": row.source,
+            "row_number": row.row_number,
+            "dataset": row.dataset,
+            "model": row.model,
+            "setting": row.setting,
+            "question": row.question,
+            "response": row.response,
+            "correct": row.correct,
+            "self_contra": row.self_contra,
+            "type": row.type,
+            "categories": json.dumps(row.categories),
+            # An exported-then-filled CSV names the response it labels.
+            "prompt_id": (row.raw.get("prompt_id") or row.raw.get("response_id") or None),
+            "raw": json.dumps(row.raw),
+            "notes": json.dumps(row.notes),
+            "imported_at": now,
+        }
+        for row in result.rows
+    ]
+
+
+def store_import(con: Any, result: ImportResult) -> int:
+    """Replace the stored rows of ``result``'s file with its rows; returns how many were stored."""
+    rows = annotation_rows(result)
+    source = result.rows[0].source if result.rows else None
+    if source is None:
+        return 0
+    return replace_rows(con, "annotations", rows, "source = ?", [source])

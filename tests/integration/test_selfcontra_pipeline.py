@@ -1,0 +1,193 @@
+"""Self-Contra end to end with scripted models: annotations imported, every detection method run,
+the F1 mart scored against the human labels, and the CLI import/export round trip.
+
+The scripted judge ``yes_judge`` flags everything: it replies "1" to the binary prompt and "yes" to
+every FGE probe, and answers the I+R→O re-ask with the first candidate.  So its expected verdicts
+follow from the human labels alone: binary and FGE predict Self-Contra on every parsed target
+(precision = the human Self-Contra rate, recall = 1), and I+R→O flags exactly the responses whose
+original answer was the second candidate.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import duckdb
+import pytest
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
+from tests.fakes.scripted_provider import register_scripted_provider, set_responder
+
+pytestmark = pytest.mark.integration
+
+SOURCE = "wino/selfcontra_annotations/winobias_few_answer_gpt3.5.csv"
+LIMIT = 12
+PROFILE = "it-selfcontra"
+MODELS_YAML = """\
+models:
+  - name: oracle
+    litellm_model: scripted/oracle
+    concurrency: 8
+  - name: yes_judge
+    litellm_model: scripted/yes_judge
+    concurrency: 8
+"""
+
+
+def _judge(messages, params):
+    text = messages[-1]["content"]
+    if text.rstrip().endswith("Type:"):
+        return "1"
+    if text.rstrip().endswith("Reply:"):
+        return "yes"
+    first = re.search(r"\b[Tt]he (\w+)", text.split("Question:")[-1])
+    return f"The {first.group(1)}." if first else "?"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    source = settings.reference_dir() / SOURCE
+    if not source.exists():
+        pytest.skip(f"reference annotations not found at {source}; set RELREASON_REFERENCE_DIR")
+    root = tmp_path_factory.mktemp("selfcontra")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("RELREASON_HOME", str(root / "home"))
+    mp.delenv("DAGSTER_HOME", raising=False)
+    mp.delenv("RELREASON_DUCKDB", raising=False)
+    models = root / "models.yaml"
+    models.write_text(MODELS_YAML)
+    mp.setenv("RELREASON_MODELS", str(models))
+    profile = {
+        "sources": {"generated": 6},
+        "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
+        "max_tokens": 64,
+        "judge": "yes_judge",
+        "detect_methods": ["iro", "binary", "fge"],
+        "judge_max_tokens": 4,
+        "annotation_files": [SOURCE],
+        "annotation_limit": LIMIT,
+        "detect_limit": LIMIT,
+    }
+    mp.setitem(settings.PROFILES, PROFILE, {"selfcontra": profile})
+    family = get_family("selfcontra")
+    samples = family.generate(settings.get_profile(PROFILE, "selfcontra"), settings.DEFAULT_SEED)
+    by_id = {s.sample_id: s for s in samples}
+    built = family.build_prompts(samples, settings.get_profile(PROFILE, "selfcontra"))
+    gold = {p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in built}
+    register_scripted_provider()
+    set_responder("oracle", lambda messages, params: gold[messages[-1]["content"]])
+    set_responder("yes_judge", _judge)
+    yield {"root": root, "n_prompts": len(built), "source": source}
+    mp.undo()
+
+
+def _rows(sql: str) -> list[tuple]:
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_detection_f1_against_the_human_labels(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    report = run_pipeline(["oracle"], profile=PROFILE)
+    assert report.failures == []
+    assert report.calls["yes_judge (judge)"]["errors"] == 0
+    human = read_annotation_csv(home["source"], limit=LIMIT)
+    n_sc = sum(r.self_contra for r in human.rows)
+    assert _rows("SELECT count(*), sum(self_contra::int) FROM raw.annotations") == [(LIMIT, n_sc)]
+    scr = _rows("SELECT dataset, model, setting, n, scr FROM marts.selfcontra_scr")
+    assert scr == [("winobias", "gpt3.5", "few_answer", LIMIT, round(n_sc / LIMIT, 4))]
+
+    f1 = {
+        r[0]: r[1:]
+        for r in _rows(
+            "SELECT method, judge, dataset, model, n, n_unparsed, tp, fp, fn, tn, precision, recall "
+            "FROM marts.selfcontra_detection_f1"
+        )
+    }
+    assert set(f1) == {"iro", "binary", "fge"}
+    for method in ("binary", "fge"):
+        judge, dataset, model, n, unparsed, tp, fp, fn, tn, precision, recall = f1[method]
+        assert (judge, dataset, model, n, unparsed) == ("yes_judge", "winobias", "gpt3.5", LIMIT, 0)
+        assert (tp, fp, fn, tn) == (n_sc, LIMIT - n_sc, 0, 0)
+        assert (precision, recall) == (round(n_sc / LIMIT, 4), 1.0)
+    # I+R→O flags a response iff its original answer was not the judge's (first) candidate.
+    verdicts = _rows(
+        "SELECT d.self_contra, json_extract(d.probes, '$.original_prediction')::int FROM raw.detections d "
+        "WHERE method = 'iro' AND target_kind = 'annotation' AND status = 'ok'"
+    )
+    assert verdicts and all(flag == (original != 0) for flag, original in verdicts)
+
+
+def test_own_responses_are_judged_and_reported(home):
+    judged = _rows(
+        "SELECT method, sum(n), min(accuracy), max(judged_scr), sum(n_type2) FROM marts.selfcontra_judged "
+        "WHERE model = 'oracle' GROUP BY method ORDER BY method"
+    )
+    n = home["n_prompts"]
+    # The oracle is always right; a judge that sees a wrong category everywhere makes every answer Type2.
+    assert [r for r in judged if r[0] != "iro"] == [("binary", n, 1.0, 1.0, n), ("fge", n, 1.0, 1.0, n)]
+    iro = _rows(
+        "SELECT sum(n_judged), sum(n_type1 + n_type2) FROM marts.selfcontra_judged "
+        "WHERE model = 'oracle' AND method = 'iro'"
+    )
+    gold_second = _rows(
+        "SELECT count(*) FROM raw.parsed_answers WHERE model = 'oracle' AND benchmark = 'selfcontra' "
+        "AND parsed::int = 1"
+    )
+    assert iro == [(n, gold_second[0][0])]
+
+
+def test_second_run_asks_the_judge_nothing_new(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    report = run_pipeline(["oracle"], profile=PROFILE)
+    assert report.total_calls == 0
+    assert report.calls["yes_judge (judge)"]["model_calls"] == 0
+
+
+def test_import_and_export_commands(home, capsys, tmp_path):
+    from relreason_dagster.cli import main
+
+    assert main(["selfcontra", "import-annotations", str(home["source"]), "--limit", "50", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [(s["model"], s["setting"], s["n"], s["accuracy"], s["scr"]) for s in summary] == [
+        ("gpt3.5", "few_answer", 50, 0.72, 0.32)
+    ]
+    out = tmp_path / "to_annotate.csv"
+    assert main(["selfcontra", "export-annotations", str(out), "--model", "oracle"]) == 0
+    with out.open(encoding="utf-8-sig") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == home["n_prompts"]
+    # A person fills it in: every response right and sound, one flagged as Type2.
+    for i, row in enumerate(rows):
+        row.update({"accuracy": "1", "self-contra": "1" if i == 0 else "0", "type": "wr" if i == 0 else "rr"})
+    with out.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["selfcontra", "import-annotations", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "oracle" in printed and "stored" in printed
+    linked = _rows("SELECT count(*), count(prompt_id) FROM raw.annotations WHERE model = 'oracle'")
+    assert linked == [(home["n_prompts"], home["n_prompts"])]
+
+
+def test_bad_import_arguments_are_one_line_errors(home, capsys, tmp_path):
+    from relreason_dagster.cli import main
+
+    assert main(["selfcontra", "import-annotations", str(tmp_path / "missing.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "missing.csv" in err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("foo,bar\n1,2\n")
+    assert main(["selfcontra", "import-annotations", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.csv" in err
