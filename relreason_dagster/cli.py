@@ -266,6 +266,19 @@ def cmd_selfcontra(args: argparse.Namespace) -> int:
             "import it with `relreason selfcontra import-annotations`"
         )
         return 0
+    if args.selfcontra_cmd == "detect":
+        from relreason_dagster.pipeline import run_detection
+
+        start = time.perf_counter()
+        report = run_detection(profile=args.profile, judge=args.judge, limit=args.limit, methods=args.method)
+        _print_report(report, time.perf_counter() - start)
+        cols, rows = _query(
+            "SELECT method, judge, dataset, model, n, n_unparsed, precision, recall, f1 "
+            "FROM marts.selfcontra_detection_f1 ORDER BY method, judge, dataset, model"
+        )
+        print("\n== marts.selfcontra_detection_f1 (judge vs human labels) ==")
+        print(format_table(cols, rows))
+        return 1 if report.failures else 0
     raise ConfigError(f"unknown selfcontra command {args.selfcontra_cmd!r}")
 
 
@@ -471,6 +484,15 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--model", default=None, help="model when the file name does not say it")
     imp.add_argument("--setting", default=None, help="zero_answer|zero_reason|few_answer|few_reason")
     imp.add_argument("--no-store", action="store_true", help="only print; do not write raw.annotations")
+    det = scsub.add_parser(
+        "detect", help="judge stored annotations and selfcontra responses for Self-Contra; print detection F1"
+    )
+    common(det)
+    det.add_argument("--judge", default=None, help="a models.yaml model (default: the profile's judge)")
+    det.add_argument("--limit", type=_positive_int, default=None, help="annotated rows judged per file")
+    det.add_argument(
+        "--method", action="append", choices=["iro", "binary", "fge"], help="repeatable; default: profile"
+    )
     exp = scsub.add_parser("export-annotations", help="write selfcontra responses to a CSV for annotation")
     exp.add_argument("out", metavar="OUT.csv")
     exp.add_argument("--model", default=None)

@@ -138,6 +138,14 @@ def _collect(result: Any, report: PipelineReport) -> None:
             report.failures.append(f"{event.step_key}: {event.event_specific_data.error.message.strip()}")
 
 
+def _everything() -> list[Any]:
+    """Every asset and check of the definitions: a materialization selects from these."""
+    from relreason_dagster.definitions import ALL_ASSETS
+    from relreason_dagster.defs.checks import ALL_CHECKS
+
+    return [*ALL_ASSETS, *ALL_CHECKS]
+
+
 def run_pipeline(
     models: list[str],
     *,
@@ -171,7 +179,6 @@ def run_pipeline(
     import dagster as dg
 
     from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
-    from relreason_dagster.defs.checks import ALL_CHECKS
     from relreason_dagster.defs.dbt import relreason_dbt_models
     from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
     from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
@@ -204,20 +211,7 @@ def run_pipeline(
     judging = "selfcontra" in families and bool(specs)
     if judging:
         require_api_key(get_model(settings.models_path(), resources["run_settings"].judge_model()))
-    everything = [
-        samples,
-        prompts,
-        model_responses,
-        parsed_answers,
-        dlm_checkpoints,
-        dlm_answers,
-        relreason_dbt_models,
-        flenqa_length_plot,
-        selfcontra_annotations,
-        selfcontra_detections,
-        symbolic_checks,
-        *ALL_CHECKS,
-    ]
+    everything = _everything()
     report = PipelineReport()
 
     def _run(selection: list[Any], partition_key: str | None = None) -> None:
@@ -251,4 +245,59 @@ def run_pipeline(
         report.dbt_log = str(log)
         if "flenqa" in families:
             _run([flenqa_length_plot])
+    return report
+
+
+def run_detection(
+    *,
+    profile: str = settings.DEFAULT_PROFILE,
+    judge: str | None = None,
+    limit: int | None = None,
+    methods: list[str] | None = None,
+    run_dbt: bool = True,
+) -> PipelineReport:
+    """Only Self-Contra detection: the judge labels stored annotations and responses, then dbt build.
+
+    No benchmark model is called; ``limit`` annotated responses per source file (None: the profile's),
+    ``methods`` a subset of iro/binary/fge (None: the profile's).
+    """
+    prepare_environment(profile)
+    import dagster as dg
+
+    from relreason_dagster.defs.dbt import relreason_dbt_models
+    from relreason_dagster.defs.resources import RunSettings, build_resources
+    from relreason_dagster.defs.selfcontra_assets import selfcontra_detections
+
+    run_settings = RunSettings(
+        profile=profile,
+        benchmarks=["selfcontra"],
+        models_file=str(settings.models_path()),
+        judge=judge or "",
+        detect_limit=-1 if limit is None else limit,
+        detect_methods=list(methods or []),
+    )
+    run_settings.family_names()  # a profile without a selfcontra section fails here, in one line
+    require_api_key(get_model(settings.models_path(), run_settings.judge_model()))
+    instance = dg.DagsterInstance.get()
+    release_dead_runs(instance)
+    resources = build_resources()
+    resources["run_settings"] = run_settings
+    report = PipelineReport()
+    selection = [selfcontra_detections]
+    everything = _everything()
+    for step in [selection, [relreason_dbt_models]] if run_dbt else [selection]:
+        log = settings.relreason_home() / "logs" / "dbt.log"
+        with _stdout_to(log) if step == [relreason_dbt_models] else contextlib.nullcontext():
+            result = dg.materialize(
+                everything,
+                selection=step,
+                instance=instance,
+                resources=resources,
+                run_config=QUIET_RUN_CONFIG,
+                raise_on_error=False,
+                tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
+            )
+        _collect(result, report)
+        if step == [relreason_dbt_models]:
+            report.dbt_log = str(log)
     return report

@@ -26,6 +26,8 @@ class RunSettings(dg.ConfigurableResource):
     models_file: str = ""
     dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
     judge: str = ""  # Self-Contra detection judge (a models.yaml name); "": the profile's ``judge``
+    detect_limit: int = -1  # annotated responses judged per source file; -1: the profile's detect_limit
+    detect_methods: list[str] = []  # detection methods; []: the profile's detect_methods
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.
@@ -56,6 +58,13 @@ class RunSettings(dg.ConfigurableResource):
                 "in its selfcontra section"
             )
         return str(judge)
+
+    def detection_plan(self) -> tuple[list[str], int | None]:
+        """``(methods, limit)`` of Self-Contra detection: these settings, else the profile's."""
+        profile = self.profile_for("selfcontra")
+        methods = list(self.detect_methods or profile.get("detect_methods", ["iro", "binary", "fge"]))
+        limit = profile.get("detect_limit") if self.detect_limit < 0 else self.detect_limit
+        return methods, limit
 
     def models_path(self) -> str:
         return self.models_file or str(settings.models_path())

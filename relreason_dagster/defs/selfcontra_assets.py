@@ -167,12 +167,11 @@ def selfcontra_detections(
     judge = run_settings.judge_model()
     spec = get_model(run_settings.models_path(), judge)
     require_api_key(spec)
-    methods = list(profile.get("detect_methods", detection.METHODS))
+    methods, limit = run_settings.detection_plan()
     unknown = [m for m in methods if m not in detection.METHODS]
     if unknown:
         raise ConfigError(f"detect_methods {unknown} unknown; known: {', '.join(detection.METHODS)}")
     max_tokens = int(profile.get("judge_max_tokens", 8))
-    limit = profile.get("detect_limit")
     with duckdb.get_connection() as con:
         ensure_schema(con)
         targets = [] if limit == 0 else _annotation_targets(con, limit)
@@ -242,7 +241,9 @@ def selfcontra_detections(
                     "created_at": now,
                 }
             )
-        replace_rows(con, "detections", rows, "judge = ?", [judge])
+        # This run's judge and methods define their verdicts; other judges' and methods' rows stay.
+        in_methods = ", ".join("?" for _ in methods)
+        replace_rows(con, "detections", rows, f"judge = ? AND method IN ({in_methods})", [judge, *methods])
     status = Counter((r["method"], r["status"]) for r in rows)
     return dg.MaterializeResult(
         metadata={

@@ -180,6 +180,27 @@ def test_import_and_export_commands(home, capsys, tmp_path):
     assert linked == [(home["n_prompts"], home["n_prompts"])]
 
 
+def test_detect_command_reruns_one_method_only(home, capsys):
+    from relreason_dagster.cli import main
+
+    others = "SELECT method, count(*) FROM raw.detections WHERE method <> 'binary' GROUP BY 1 ORDER BY 1"
+    before = _rows(others)
+    args = ["selfcontra", "detect", "--profile", PROFILE, "--limit", "4", "--method", "binary"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "selfcontra_detection_f1" in out and "yes_judge" in out
+    # Binary verdicts now cover 4 annotated rows per file (+ own responses); other methods are untouched.
+    binary = _rows(
+        "SELECT count(*) FROM raw.detections WHERE method = 'binary' AND target_kind = 'annotation'"
+    )
+    n_files = _rows("SELECT count(DISTINCT source) FROM raw.annotations")[0][0]
+    assert binary == [(4 * n_files,)]
+    assert _rows(others) == before
+    assert main(["selfcontra", "detect", "--profile", PROFILE, "--judge", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nobody" in err
+
+
 def test_bad_import_arguments_are_one_line_errors(home, capsys, tmp_path):
     from relreason_dagster.cli import main
 

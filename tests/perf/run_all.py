@@ -41,6 +41,7 @@ from tests.perf import (  # noqa: E402
     bench_flenqa,
     bench_local_model,
     bench_pipeline,
+    bench_selfcontra,
 )
 from tests.perf._common import busy_processes, machine_info  # noqa: E402
 
@@ -53,6 +54,7 @@ BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]
     "local_model": (bench_local_model.bench_local_model, bench_local_model.render),
     "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
     "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
+    "selfcontra": (bench_selfcontra.bench_selfcontra, bench_selfcontra.render),
 }
 
 
