@@ -223,7 +223,10 @@ def cmd_selfcontra(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(summaries, indent=2, default=str))
         else:
-            rows = [[s_.get(c) for c in SUMMARY_COLUMNS] for s_ in summaries]
+            rows = [
+                [round(v, 4) if isinstance(v := s_.get(c), float) else v for c in SUMMARY_COLUMNS]
+                for s_ in summaries
+            ]
             print(format_table(SUMMARY_COLUMNS, rows))
             for r in results:
                 reasons: dict[str, int] = {}
@@ -234,7 +237,7 @@ def cmd_selfcontra(args: argparse.Namespace) -> int:
             if not args.no_store:
                 print(
                     f"stored {stored} annotated responses in raw.annotations ({settings.duckdb_path()}); "
-                    "`relreason run --model M --benchmark selfcontra` rebuilds the marts"
+                    "`relreason selfcontra detect` judges them and rebuilds the marts"
                 )
         return 0
     if args.selfcontra_cmd == "export-annotations":

@@ -138,6 +138,31 @@ def _collect(result: Any, report: PipelineReport) -> None:
             report.failures.append(f"{event.step_key}: {event.event_specific_data.error.message.strip()}")
 
 
+def _materialize(
+    everything: list[Any],
+    selection: list[Any],
+    instance: Any,
+    resources: dict[str, Any],
+    report: PipelineReport,
+    partition_key: str | None = None,
+) -> None:
+    """One in-process materialization of ``selection``, tagged with this process so a killed run can be
+    released later; its events go into ``report`` (failures are collected, never raised)."""
+    import dagster as dg
+
+    result = dg.materialize(
+        everything,
+        selection=selection,
+        instance=instance,
+        resources=resources,
+        partition_key=partition_key,
+        run_config=QUIET_RUN_CONFIG,
+        raise_on_error=False,
+        tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
+    )
+    _collect(result, report)
+
+
 def _everything() -> list[Any]:
     """Every asset and check of the definitions: a materialization selects from these."""
     from relreason_dagster.definitions import ALL_ASSETS
@@ -215,17 +240,7 @@ def run_pipeline(
     report = PipelineReport()
 
     def _run(selection: list[Any], partition_key: str | None = None) -> None:
-        result = dg.materialize(
-            everything,
-            selection=selection,
-            instance=instance,
-            resources=resources,
-            partition_key=partition_key,
-            run_config=QUIET_RUN_CONFIG,
-            raise_on_error=False,
-            tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
-        )
-        _collect(result, report)
+        _materialize(everything, selection, instance, resources, report, partition_key)
 
     _run([samples, prompts])
     per_model = [model_responses, parsed_answers] + ([symbolic_checks] if "relational" in families else [])
@@ -285,19 +300,10 @@ def run_detection(
     report = PipelineReport()
     selection = [selfcontra_detections]
     everything = _everything()
-    for step in [selection, [relreason_dbt_models]] if run_dbt else [selection]:
+    _materialize(everything, selection, instance, resources, report)
+    if run_dbt:
         log = settings.relreason_home() / "logs" / "dbt.log"
-        with _stdout_to(log) if step == [relreason_dbt_models] else contextlib.nullcontext():
-            result = dg.materialize(
-                everything,
-                selection=step,
-                instance=instance,
-                resources=resources,
-                run_config=QUIET_RUN_CONFIG,
-                raise_on_error=False,
-                tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
-            )
-        _collect(result, report)
-        if step == [relreason_dbt_models]:
-            report.dbt_log = str(log)
+        with _stdout_to(log):
+            _materialize(everything, [relreason_dbt_models], instance, resources, report)
+        report.dbt_log = str(log)
     return report

@@ -98,6 +98,31 @@ class Prompt:
     target_tolerance: int | None = None
     target_exempt: bool = False
 
+    @classmethod
+    def for_sample(
+        cls,
+        sample: Sample,
+        setting: str,
+        messages: list[dict[str, str]],
+        template_version: str,
+        max_tokens: int,
+        **extra: Any,
+    ) -> Prompt:
+        """The prompt of ``sample`` in ``setting``; its id hashes the exact messages, so any change
+        to the text is a new prompt (and a new model call), never a stale cached answer."""
+        return cls(
+            prompt_id=stable_hash(sample.sample_id, setting, messages, template_version),
+            sample_id=sample.sample_id,
+            benchmark=sample.benchmark,
+            task=sample.task,
+            split=sample.split,
+            setting=setting,
+            messages=messages,
+            template_version=template_version,
+            max_tokens=max_tokens,
+            **extra,
+        )
+
     def row(self) -> dict[str, Any]:
         return {
             "prompt_id": self.prompt_id,

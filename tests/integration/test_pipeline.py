@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 
-import duckdb
 import pytest
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.llm.registry import add_model
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
+from tests.pipeline_home import isolated_home, rows
 
 pytestmark = pytest.mark.integration
 
@@ -39,12 +39,7 @@ def home(tmp_path_factory):
     """A fresh RELREASON_HOME / DAGSTER_HOME / models.yaml for the whole module."""
     root = tmp_path_factory.mktemp("relreason")
     mp = pytest.MonkeyPatch()
-    mp.setenv("RELREASON_HOME", str(root / "home"))
-    mp.delenv("DAGSTER_HOME", raising=False)
-    mp.delenv("RELREASON_DUCKDB", raising=False)
-    models = root / "models.yaml"
-    models.write_text(MODELS_YAML)
-    mp.setenv("RELREASON_MODELS", str(models))
+    models = isolated_home(mp, root, MODELS_YAML)
 
     gold_by_text: dict[str, str] = {}
     per_family: dict[str, int] = {}
@@ -74,14 +69,6 @@ def home(tmp_path_factory):
     mp.undo()
 
 
-def _rows(sql: str) -> list[tuple]:
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
 def test_first_run_scores_the_oracle_perfectly(home):
     from relreason_dagster.pipeline import run_pipeline
 
@@ -91,13 +78,13 @@ def test_first_run_scores_the_oracle_perfectly(home):
     assert call_count("oracle") == home["n_requests"]
     assert report.calls["oracle"]["model_calls"] == home["n_prompts"]
 
-    rows = _rows("SELECT task, split, setting, n, n_na, f1, ci_low, ci_high FROM marts.relational_f1")
-    assert len(rows) == 9 * 3 + 9  # iid: nl, nl_cot, tv; ood: nl (smoke profile)
-    for task, split, setting, n, n_na, f1, lo, hi in rows:
+    f1_rows = rows("SELECT task, split, setting, n, n_na, f1, ci_low, ci_high FROM marts.relational_f1")
+    assert len(f1_rows) == 9 * 3 + 9  # iid: nl, nl_cot, tv; ood: nl (smoke profile)
+    for task, split, setting, n, n_na, f1, lo, hi in f1_rows:
         assert (n, n_na, f1, lo, hi) == (1, 0, 1.0, 1.0, 1.0), (task, split, setting)
-    acc = _rows("SELECT min(accuracy) FROM marts.accuracy WHERE model = 'oracle'")
+    acc = rows("SELECT min(accuracy) FROM marts.accuracy WHERE model = 'oracle'")
     assert acc == [(1.0,)]
-    bias = _rows("SELECT max(abs(bias)) FROM marts.label_bias WHERE model = 'oracle'")
+    bias = rows("SELECT max(abs(bias)) FROM marts.label_bias WHERE model = 'oracle'")
     assert bias == [(0.0,)]
     checks = {name: passed for name, passed, _ in report.checks}
     assert checks["label_balance_check"] is True
@@ -109,19 +96,19 @@ def test_first_run_scores_the_oracle_perfectly(home):
 
 def test_flenqa_marts_and_plot_for_the_oracle(home):
     """FLenQA after the oracle's run: every metric at its known value, and the figure written."""
-    flenqa = _rows("SELECT min(accuracy), max(accuracy), sum(n), sum(n_refused) FROM marts.flenqa_accuracy")
+    flenqa = rows("SELECT min(accuracy), max(accuracy), sum(n), sum(n_refused) FROM marts.flenqa_accuracy")
     smoke = settings.get_profile("smoke", "flenqa")
     per_prompt = 3 * smoke.get("n_base") * (len(smoke.get("lengths")) + 1)  # + the minimal texts
     assert flenqa == [(1.0, 1.0, 2 * per_prompt, 0)]  # direct + cot
-    lengths = _rows("SELECT DISTINCT length FROM marts.flenqa_accuracy_by_length ORDER BY 1")
+    lengths = rows("SELECT DISTINCT length FROM marts.flenqa_accuracy_by_length ORDER BY 1")
     assert [r[0] for r in lengths] == [0, *smoke.get("lengths")]
-    bias = _rows("SELECT min(false_share), max(false_share), max(refusal_rate) FROM marts.flenqa_label_bias")
+    bias = rows("SELECT min(false_share), max(false_share), max(refusal_rate) FROM marts.flenqa_label_bias")
     assert bias == [(0.5, 0.5, 0.0)]
-    cot = _rows(
+    cot = rows(
         "SELECT min(coverage_rate), max(answer_first_rate), min(accuracy_covered) FROM marts.flenqa_cot"
     )
     assert cot == [(1.0, 0.0, 1.0)]
-    nw = _rows("SELECT min(next_word_accuracy), min(reasoning_accuracy) FROM marts.flenqa_next_word")
+    nw = rows("SELECT min(next_word_accuracy), min(reasoning_accuracy) FROM marts.flenqa_next_word")
     assert nw == [(1.0, 1.0)]
     plot = settings.relreason_home() / "plots" / "flenqa_accuracy_vs_length.png"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -129,15 +116,15 @@ def test_flenqa_marts_and_plot_for_the_oracle(home):
 
 def test_selfcontra_marts_for_the_oracle(home):
     """Self-Contra after the oracle's run: accuracy 1, judged SCR 0, symbolic checks all sound."""
-    acc = _rows("SELECT min(accuracy), sum(n) FROM marts.accuracy WHERE benchmark = 'selfcontra'")
+    acc = rows("SELECT min(accuracy), sum(n) FROM marts.accuracy WHERE benchmark = 'selfcontra'")
     assert acc == [(1.0, home["per_family"]["selfcontra"])]
-    judged = _rows(
+    judged = rows(
         "SELECT method, judge, sum(n), min(accuracy), max(judged_scr), sum(n_judged) "
         "FROM marts.selfcontra_judged WHERE model = 'oracle' GROUP BY method, judge"
     )
     n = home["per_family"]["selfcontra"]
     assert judged == [("fge", "judge", n, 1.0, 0.0, n)]
-    symbolic = _rows(
+    symbolic = rows(
         "SELECT sum(n), sum(n_type1 + n_type2 + n_type3), sum(n_rr), sum(n_false_claims) "
         "FROM marts.relational_symbolic_scr WHERE model = 'oracle'"
     )
@@ -158,20 +145,20 @@ def test_second_run_makes_no_model_calls(home):
 def test_adding_a_model_runs_only_that_model(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    before = _rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
+    before = rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
     add_model(home["models"], "junk", "scripted/junk", concurrency=4)
     reset_calls()
     report = run_pipeline(["junk"], profile="smoke")
     assert call_count("oracle") == 0
     assert call_count("junk") == home["n_requests"]
-    after = _rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
+    after = rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
     assert after == before
-    junk = _rows("SELECT sum(n), sum(n_na), max(f1) FROM marts.relational_f1 WHERE model = 'junk'")
+    junk = rows("SELECT sum(n), sum(n_na), max(f1) FROM marts.relational_f1 WHERE model = 'junk'")
     n_relational = home["per_family"]["relational"]
     assert junk == [(n_relational, n_relational, 0.0)]
-    refused = _rows("SELECT sum(n_refused), max(accuracy) FROM marts.flenqa_accuracy WHERE model = 'junk'")
+    refused = rows("SELECT sum(n_refused), max(accuracy) FROM marts.flenqa_accuracy WHERE model = 'junk'")
     assert refused == [(2 * 3 * 2 * 3, 0.0)]  # every direct/cot answer of junk is a refusal
-    oracle = _rows("SELECT min(f1) FROM marts.relational_f1 WHERE model = 'oracle'")
+    oracle = rows("SELECT min(f1) FROM marts.relational_f1 WHERE model = 'oracle'")
     assert oracle == [(1.0,)]
     checks = {name: passed for name, passed, _ in report.checks}
     assert checks["parse_rate_check"] is False  # junk reads as nothing: the check must fail
@@ -190,13 +177,13 @@ def test_provider_errors_become_error_rows_not_scores(home):
     add_model(home["models"], "broken", "scripted/broken")
     report = run_pipeline(["broken"], profile="smoke")
     assert report.failures == []
-    errors = _rows("SELECT count(*) FROM raw.responses WHERE model = 'broken' AND error LIKE 'bad_request%'")
+    errors = rows("SELECT count(*) FROM raw.responses WHERE model = 'broken' AND error LIKE 'bad_request%'")
     assert errors == [(home["n_prompts"],)]
-    statuses = _rows("SELECT DISTINCT parse_status FROM raw.parsed_answers WHERE model = 'broken'")
+    statuses = rows("SELECT DISTINCT parse_status FROM raw.parsed_answers WHERE model = 'broken'")
     assert statuses == [("error",)]
-    mart = _rows("SELECT count(*) FROM marts.relational_f1 WHERE model = 'broken'")
+    mart = rows("SELECT count(*) FROM marts.relational_f1 WHERE model = 'broken'")
     assert mart == [(0,)]
-    rates = _rows("SELECT sum(n_error) FROM marts.parse_rate WHERE model = 'broken'")
+    rates = rows("SELECT sum(n_error) FROM marts.parse_rate WHERE model = 'broken'")
     assert rates == [(home["n_prompts"],)]
 
 
@@ -218,7 +205,7 @@ def test_sql_and_status_commands(home, capsys):
 
 
 def test_parsed_answers_keep_their_json(home):
-    row = _rows(
+    row = rows(
         "SELECT parsed, detail FROM raw.parsed_answers"
         " WHERE model = 'oracle' AND benchmark = 'relational' LIMIT 1"
     )[0]
@@ -235,7 +222,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     report = run_pipeline(["dlm"], profile="smoke")
     assert report.failures == []
     assert report.dlm == {t: {"trained": 1, "reused": 0} for t in tasks}
-    runs = _rows(
+    runs = rows(
         "SELECT task, seed, train_size, n_params, checkpoint_path, checkpoint_sha256, program"
         " FROM raw.dlm_runs"
     )
@@ -245,9 +232,9 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
         assert n_params > 10_000
         assert (settings.relreason_home() / path).exists() and len(sha) == 64
         assert "←" in program
-    answers = _rows("SELECT split, setting, parse_status FROM raw.parsed_answers WHERE model = 'dlm'")
+    answers = rows("SELECT split, setting, parse_status FROM raw.parsed_answers WHERE model = 'dlm'")
     assert sorted(answers) == sorted([("iid", "dlm", "ok"), ("ood", "dlm", "ok")] * len(tasks))
-    table = _rows("SELECT task, model, setting, n_n10, n_n20, n_seeds FROM marts.dlm_vs_llm")
+    table = rows("SELECT task, model, setting, n_n10, n_n20, n_seeds FROM marts.dlm_vs_llm")
     assert {(t, "dlm", "dlm", 1, 1, 1) for t in tasks} <= set(table)
     assert {r[1] for r in table} >= {"oracle", "dlm"}  # LLMs with nl prompting in the same table
 
@@ -257,15 +244,15 @@ def test_dlm_rerun_reuses_checkpoints_and_train_size_retrains(home):
 
     profile = settings.get_profile("smoke", "relational")
     tasks = profile.get("dlm_tasks")
-    before = _rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
+    before = rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
     assert report.dlm == {t: {"trained": 0, "reused": 1} for t in tasks}
-    assert _rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id") == before
+    assert rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id") == before
 
     # A damaged checkpoint is not trusted: that run trains again.
     path = (
         settings.relreason_home()
-        / _rows("SELECT checkpoint_path FROM raw.dlm_runs ORDER BY task LIMIT 1")[0][0]
+        / rows("SELECT checkpoint_path FROM raw.dlm_runs ORDER BY task LIMIT 1")[0][0]
     )
     path.write_bytes(b"damaged")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
@@ -273,8 +260,8 @@ def test_dlm_rerun_reuses_checkpoints_and_train_size_retrains(home):
 
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
     assert sum(d["trained"] for d in report.dlm.values()) == len(tasks)
-    sizes = _rows("SELECT DISTINCT train_size FROM raw.dlm_runs ORDER BY 1")
+    sizes = rows("SELECT DISTINCT train_size FROM raw.dlm_runs ORDER BY 1")
     assert sizes == [(10,), (12,)]
-    ids = _rows("SELECT train_sample_ids FROM raw.dlm_runs WHERE train_size = 12 LIMIT 1")[0][0]
-    stored = {r[0] for r in _rows("SELECT sample_id FROM raw.samples WHERE split = 'fewshot'")}
+    ids = rows("SELECT train_sample_ids FROM raw.dlm_runs WHERE train_size = 12 LIMIT 1")[0][0]
+    stored = {r[0] for r in rows("SELECT sample_id FROM raw.samples WHERE split = 'fewshot'")}
     assert json.loads(ids)[0] in stored  # the prompts' few-shot sample comes first

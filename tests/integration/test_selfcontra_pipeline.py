@@ -14,13 +14,13 @@ import csv
 import json
 import re
 
-import duckdb
 import pytest
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
+from tests.pipeline_home import isolated_home, rows
 
 pytestmark = pytest.mark.integration
 
@@ -55,12 +55,7 @@ def home(tmp_path_factory):
         pytest.skip(f"reference annotations not found at {source}; set RELREASON_REFERENCE_DIR")
     root = tmp_path_factory.mktemp("selfcontra")
     mp = pytest.MonkeyPatch()
-    mp.setenv("RELREASON_HOME", str(root / "home"))
-    mp.delenv("DAGSTER_HOME", raising=False)
-    mp.delenv("RELREASON_DUCKDB", raising=False)
-    models = root / "models.yaml"
-    models.write_text(MODELS_YAML)
-    mp.setenv("RELREASON_MODELS", str(models))
+    isolated_home(mp, root, MODELS_YAML)
     profile = {
         "sources": {"generated": 6},
         "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
@@ -85,14 +80,6 @@ def home(tmp_path_factory):
     mp.undo()
 
 
-def _rows(sql: str) -> list[tuple]:
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
 def test_detection_f1_against_the_human_labels(home):
     from relreason_dagster.pipeline import run_pipeline
 
@@ -101,13 +88,13 @@ def test_detection_f1_against_the_human_labels(home):
     assert report.calls["yes_judge (judge)"]["errors"] == 0
     human = read_annotation_csv(home["source"], limit=LIMIT)
     n_sc = sum(r.self_contra for r in human.rows)
-    assert _rows("SELECT count(*), sum(self_contra::int) FROM raw.annotations") == [(LIMIT, n_sc)]
-    scr = _rows("SELECT dataset, model, setting, n, scr FROM marts.selfcontra_scr")
+    assert rows("SELECT count(*), sum(self_contra::int) FROM raw.annotations") == [(LIMIT, n_sc)]
+    scr = rows("SELECT dataset, model, setting, n, scr FROM marts.selfcontra_scr")
     assert scr == [("winobias", "gpt3.5", "few_answer", LIMIT, round(n_sc / LIMIT, 4))]
 
     f1 = {
         r[0]: r[1:]
-        for r in _rows(
+        for r in rows(
             "SELECT method, judge, dataset, model, n, n_unparsed, tp, fp, fn, tn, precision, recall "
             "FROM marts.selfcontra_detection_f1"
         )
@@ -119,7 +106,7 @@ def test_detection_f1_against_the_human_labels(home):
         assert (tp, fp, fn, tn) == (n_sc, LIMIT - n_sc, 0, 0)
         assert (precision, recall) == (round(n_sc / LIMIT, 4), 1.0)
     # I+R→O flags a response iff its original answer was not the judge's (first) candidate.
-    verdicts = _rows(
+    verdicts = rows(
         "SELECT d.self_contra, json_extract(d.probes, '$.original_prediction')::int FROM raw.detections d "
         "WHERE method = 'iro' AND target_kind = 'annotation' AND status = 'ok'"
     )
@@ -127,18 +114,18 @@ def test_detection_f1_against_the_human_labels(home):
 
 
 def test_own_responses_are_judged_and_reported(home):
-    judged = _rows(
+    judged = rows(
         "SELECT method, sum(n), min(accuracy), max(judged_scr), sum(n_type2) FROM marts.selfcontra_judged "
         "WHERE model = 'oracle' GROUP BY method ORDER BY method"
     )
     n = home["n_prompts"]
     # The oracle is always right; a judge that sees a wrong category everywhere makes every answer Type2.
     assert [r for r in judged if r[0] != "iro"] == [("binary", n, 1.0, 1.0, n), ("fge", n, 1.0, 1.0, n)]
-    iro = _rows(
+    iro = rows(
         "SELECT sum(n_judged), sum(n_type1 + n_type2) FROM marts.selfcontra_judged "
         "WHERE model = 'oracle' AND method = 'iro'"
     )
-    gold_second = _rows(
+    gold_second = rows(
         "SELECT count(*) FROM raw.parsed_answers WHERE model = 'oracle' AND benchmark = 'selfcontra' "
         "AND parsed::int = 1"
     )
@@ -164,19 +151,19 @@ def test_import_and_export_commands(home, capsys, tmp_path):
     out = tmp_path / "to_annotate.csv"
     assert main(["selfcontra", "export-annotations", str(out), "--model", "oracle"]) == 0
     with out.open(encoding="utf-8-sig") as fh:
-        rows = list(csv.DictReader(fh))
-    assert len(rows) == home["n_prompts"]
+        exported = list(csv.DictReader(fh))
+    assert len(exported) == home["n_prompts"]
     # A person fills it in: every response right and sound, one flagged as Type2.
-    for i, row in enumerate(rows):
+    for i, row in enumerate(exported):
         row.update({"accuracy": "1", "self-contra": "1" if i == 0 else "0", "type": "wr" if i == 0 else "rr"})
     with out.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(fh, fieldnames=list(exported[0]))
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(exported)
     assert main(["selfcontra", "import-annotations", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "oracle" in printed and "stored" in printed
-    linked = _rows("SELECT count(*), count(prompt_id) FROM raw.annotations WHERE model = 'oracle'")
+    linked = rows("SELECT count(*), count(prompt_id) FROM raw.annotations WHERE model = 'oracle'")
     assert linked == [(home["n_prompts"], home["n_prompts"])]
 
 
@@ -184,18 +171,18 @@ def test_detect_command_reruns_one_method_only(home, capsys):
     from relreason_dagster.cli import main
 
     others = "SELECT method, count(*) FROM raw.detections WHERE method <> 'binary' GROUP BY 1 ORDER BY 1"
-    before = _rows(others)
+    before = rows(others)
     args = ["selfcontra", "detect", "--profile", PROFILE, "--limit", "4", "--method", "binary"]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "selfcontra_detection_f1" in out and "yes_judge" in out
     # Binary verdicts now cover 4 annotated rows per file (+ own responses); other methods are untouched.
-    binary = _rows(
+    binary = rows(
         "SELECT count(*) FROM raw.detections WHERE method = 'binary' AND target_kind = 'annotation'"
     )
-    n_files = _rows("SELECT count(DISTINCT source) FROM raw.annotations")[0][0]
+    n_files = rows("SELECT count(DISTINCT source) FROM raw.annotations")[0][0]
     assert binary == [(4 * n_files,)]
-    assert _rows(others) == before
+    assert rows(others) == before
     assert main(["selfcontra", "detect", "--profile", PROFILE, "--judge", "nobody"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nobody" in err

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
+from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample
 from relreason_dagster.benchmarks.flenqa import parsing, prompts
 from relreason_dagster.benchmarks.flenqa.generate import (
     BENCHMARK,
@@ -60,16 +60,12 @@ class FlenqaFamily:
                     target = length + _skeleton_tokens(sample.task, setting, question, rule, tokenizer)
                     tolerance = round(target * TOLERANCE)  # 5% of the prompt's own target
                 out.append(
-                    Prompt(
-                        prompt_id=stable_hash(sample.sample_id, setting, messages, prompts.TEMPLATE_VERSION),
-                        sample_id=sample.sample_id,
-                        benchmark=BENCHMARK,
-                        task=sample.task,
-                        split=sample.split,
-                        setting=setting,
-                        messages=messages,
-                        template_version=prompts.TEMPLATE_VERSION,
-                        max_tokens=int(max_tokens[setting]),
+                    Prompt.for_sample(
+                        sample,
+                        setting,
+                        messages,
+                        prompts.TEMPLATE_VERSION,
+                        int(max_tokens[setting]),
                         target_tokens=target,
                         target_tolerance=tolerance,
                         target_exempt=bool(sample.input.get("key_exceeds")),

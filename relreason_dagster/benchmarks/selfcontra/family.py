@@ -94,19 +94,7 @@ class SelfContraFamily:
             item = item_of(sample)
             for setting in chosen:
                 messages = [{"role": "user", "content": prompts.render(item, setting)}]
-                out.append(
-                    Prompt(
-                        prompt_id=stable_hash(sample.sample_id, setting, messages, prompts.TEMPLATE_VERSION),
-                        sample_id=sample.sample_id,
-                        benchmark=BENCHMARK,
-                        task=sample.task,
-                        split=sample.split,
-                        setting=setting,
-                        messages=messages,
-                        template_version=prompts.TEMPLATE_VERSION,
-                        max_tokens=max_tokens,
-                    )
-                )
+                out.append(Prompt.for_sample(sample, setting, messages, prompts.TEMPLATE_VERSION, max_tokens))
         return out
 
     def render_gold(self, sample: Sample, setting: str) -> str:

@@ -1,0 +1,31 @@
+"""Shared set-up of the pipeline tests: an isolated RELREASON_HOME with its own models.yaml, and
+read-only queries of the run's DuckDB file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from relreason_dagster import settings
+
+
+def isolated_home(mp: pytest.MonkeyPatch, root: Path, models_yaml: str) -> Path:
+    """Point RELREASON_HOME, DAGSTER_HOME and RELREASON_MODELS at fresh places under ``root``."""
+    mp.setenv("RELREASON_HOME", str(root / "home"))
+    mp.delenv("DAGSTER_HOME", raising=False)
+    mp.delenv("RELREASON_DUCKDB", raising=False)
+    models = root / "models.yaml"
+    models.write_text(models_yaml)
+    mp.setenv("RELREASON_MODELS", str(models))
+    return models
+
+
+def rows(sql: str) -> list[tuple]:
+    """The rows of ``sql`` on the current home's DuckDB file, opened read-only (a run may follow)."""
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
