@@ -11,7 +11,7 @@ from relreason_dagster import settings
 pytestmark = pytest.mark.e2e
 
 SOURCE = "wino/selfcontra_annotations/winobias_zero_answer_gpt3.5.csv"
-SLICE = 3
+SLICE = 2
 PROFILE = {
     "selfcontra": {
         "sources": {"generated": 2},

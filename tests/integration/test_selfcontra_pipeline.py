@@ -135,7 +135,7 @@ def test_own_responses_are_judged_and_reported(home):
 def test_second_run_asks_the_judge_nothing_new(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    report = run_pipeline(["oracle"], profile=PROFILE)
+    report = run_pipeline(["oracle"], profile=PROFILE, run_dbt=False)
     assert report.total_calls == 0
     assert report.calls["yes_judge (judge)"]["model_calls"] == 0
 
