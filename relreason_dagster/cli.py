@@ -1,4 +1,4 @@
-"""The `relreason` command: demo, run, models, selfcontra, sql, status, ui.
+"""The `relreason` command: demo, run, models, selfcontra, kor, sql, status, ui.
 
 Bad input ends in one line on stderr and exit status 2, never a traceback.
 """
@@ -285,6 +285,73 @@ def cmd_selfcontra(args: argparse.Namespace) -> int:
     raise ConfigError(f"unknown selfcontra command {args.selfcontra_cmd!r}")
 
 
+KOR_COLUMNS = [
+    "model",
+    "category",
+    "mode",
+    "n",
+    "accuracy",
+    "file_accuracy",
+    "agreement",
+    "disagree",
+    "skipped",
+]
+
+
+def cmd_kor(args: argparse.Namespace) -> int:
+    """`relreason kor rescore FILE...`: re-score published KOR-Bench evaluation files."""
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    from relreason_dagster.benchmarks.kor.scoring import rescore_file
+
+    data = Path(args.data) if args.data else settings.reference_dir() / "korbench"
+    results = []
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            raise ConfigError(f"no such evaluation file: {path}")
+        results.append(rescore_file(path, data, mode=args.mode, gold_source=args.gold))
+    if args.json:
+        payload = [
+            {
+                "file": Path(r.path).name,
+                **{c: getattr(r, c) for c in KOR_COLUMNS if c not in ("disagree", "skipped")},
+                "gold_source": r.gold_source,
+                "disagreements": [dataclasses.asdict(d) for d in r.disagreements],
+                "gold_mismatches": list(r.gold_mismatches),
+                "skipped": [list(s) for s in r.skipped],
+                "reasons": r.reasons,
+            }
+            for r in results
+        ]
+        print(json.dumps(payload, indent=2, default=str))
+        return 0
+    rows = [
+        [
+            r.model,
+            r.category,
+            r.mode,
+            r.n,
+            round(r.accuracy, 4),
+            round(r.file_accuracy, 4),
+            round(r.agreement, 4),
+            len(r.disagreements),
+            len(r.skipped),
+        ]
+        for r in results
+    ]
+    print(format_table(KOR_COLUMNS, rows))
+    for r in results:
+        if r.gold_mismatches:
+            print(
+                f"{Path(r.path).name}: scored against the file's own gold; the dataset now differs on "
+                f"items {', '.join(r.gold_mismatches)} (--gold data scores against the dataset)"
+            )
+    return 0
+
+
 def cmd_models(args: argparse.Namespace) -> int:
     from relreason_dagster.llm.registry import add_model, load_registry
 
@@ -500,6 +567,21 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("out", metavar="OUT.csv")
     exp.add_argument("--model", default=None)
 
+    kor = sub.add_parser("kor", help="KOR-Bench: re-score published evaluation files")
+    korsub = kor.add_subparsers(dest="kor_cmd", required=True)
+    res = korsub.add_parser(
+        "rescore", help="score evaluation_<model>_<category>_<mode>.jsonl.json files; compare with is_correct"
+    )
+    res.add_argument("files", nargs="+", metavar="FILE")
+    res.add_argument("--mode", choices=["official", "robust"], default="official")
+    res.add_argument(
+        "--data", default=None, help="official KOR-Bench folder (default: $RELREASON_REFERENCE_DIR/korbench)"
+    )
+    res.add_argument(
+        "--gold", choices=["file", "data"], default="file", help="gold recorded in the file or the dataset's"
+    )
+    res.add_argument("--json", action="store_true", help="per-file results with every disagreement as JSON")
+
     sql = sub.add_parser("sql", help="run a read-only SQL query against the results")
     sql.add_argument("query")
     status = sub.add_parser("status", help="what is materialized, check results, row counts")
@@ -523,6 +605,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_sql(args)
         if args.cmd == "selfcontra":
             return cmd_selfcontra(args)
+        if args.cmd == "kor":
+            return cmd_kor(args)
         if args.cmd == "status":
             return cmd_status(args)
         if args.cmd == "ui":
