@@ -13,11 +13,13 @@ by tripwires, and bound the time of every call.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import random
 import re
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -238,60 +240,103 @@ def _adversarial_items() -> list[KorItem]:
     ]
 
 
-@pytest.fixture
-def tripwires(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """``eval``/``exec``/``compile``/``__import__``-style execution paths raise if anything calls them."""
+@contextlib.contextmanager
+def tripwires(tmp_path: Path) -> Iterator[tuple[Path, list[str]]]:
+    """``eval``/``exec``/``compile``/``os.system``/``subprocess.Popen`` record a call and refuse it.
 
-    def tripwire(*args: object, **kwargs: object) -> None:
-        raise AssertionError("model text reached an execution primitive")
-
-    for name in ("eval", "exec", "compile"):
-        monkeypatch.setattr(builtins, name, tripwire)
+    The tests assert only after the block: pytest itself needs ``compile`` to report a failure,
+    so nothing may fail while the tripwires are set.
+    """
     import os
     import subprocess
 
-    monkeypatch.setattr(os, "system", tripwire)
-    monkeypatch.setattr(subprocess, "Popen", tripwire)
-    return tmp_path / "pwned"
+    # Import everything the scorers import lazily (SymPy submodules) first: importing a module runs
+    # its code through ``exec``, which is not model text reaching it.
+    for item in _adversarial_items():
+        score_official("[[1]]", item)
+        score_robust("[[\\frac{1}{2} + \\sqrt{2} x^2 \\sin(x)]]", item)
+    calls: list[str] = []
+
+    def tripwire(*args: object, **kwargs: object) -> None:
+        calls.append(repr(args)[:200])
+        raise RuntimeError("model text reached an execution primitive")
+
+    targets = [
+        (builtins, "eval"),
+        (builtins, "exec"),
+        (builtins, "compile"),
+        (os, "system"),
+        (subprocess, "Popen"),
+    ]
+    saved = [(owner, name, getattr(owner, name)) for owner, name in targets]
+    for owner, name in targets:
+        setattr(owner, name, tripwire)
+    try:
+        yield tmp_path / "pwned", calls
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
 
 
-def test_adversarial_outputs_are_bounded_and_never_executed(tripwires: Path) -> None:
-    sentinel = tripwires
-    slowest = (0.0, "")
+def test_adversarial_outputs_are_bounded_and_never_executed(tmp_path: Path) -> None:
     every_item = _adversarial_items()
     # Megabyte payloads go through one item per official branch and robust comparison (the other
     # items repeat those code paths on the same bytes), which keeps the test within seconds.
     branch_items = [every_item[i] for i in (0, 1, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 17, 19, 20, 22)]
-    for name, payload in _payloads(sentinel).items():
-        big = isinstance(payload, str | bytes) and len(payload) > 100_000
-        assert extract_final(payload) is None or isinstance(extract_final(payload), str)
-        for item in branch_items if big else every_item:
-            for scorer in (score_official, score_robust):
-                started = time.perf_counter()
-                verdict = scorer(payload, item)
-                elapsed = time.perf_counter() - started
-                label = f"{name} {scorer.__name__} {item.category}/{item.rule_id}/{item.idx}"
-                assert elapsed < 2.0, label
-                slowest = max(slowest, (elapsed, label))
-                if scorer is score_robust:
-                    assert isinstance(verdict, tuple) and isinstance(verdict[0], bool), label
-                    assert verdict[1] != "error", label
-                else:
-                    assert isinstance(verdict, bool), label
-    assert not sentinel.exists()
+    problems: list[str] = []
+    slowest = (0.0, "")
+    with tripwires(tmp_path) as (sentinel, calls):
+        for name, payload in _payloads(sentinel).items():
+            big = isinstance(payload, str | bytes) and len(payload) > 100_000
+            try:
+                extracted = extract_final(payload)
+                if extracted is not None and not isinstance(extracted, str):
+                    problems.append(f"{name}: extract_final returned {type(extracted)}")
+            except Exception as exc:  # noqa: BLE001 - recorded, asserted after the tripwires are off
+                problems.append(f"{name}: extract_final raised {exc!r}")
+            for item in branch_items if big else every_item:
+                for scorer in (score_official, score_robust):
+                    label = f"{name} {scorer.__name__} {item.category}/{item.rule_id}/{item.idx}"
+                    started = time.perf_counter()
+                    try:
+                        verdict = scorer(payload, item)
+                    except Exception as exc:  # noqa: BLE001 - recorded, asserted below
+                        problems.append(f"{label}: raised {exc!r}")
+                        continue
+                    elapsed = time.perf_counter() - started
+                    slowest = max(slowest, (elapsed, label))
+                    if elapsed >= 2.0:
+                        problems.append(f"{label}: {elapsed:.2f} s")
+                    if scorer is score_robust:
+                        if (
+                            not (isinstance(verdict, tuple) and isinstance(verdict[0], bool))
+                            or verdict[1] == "error"
+                        ):
+                            problems.append(f"{label}: {verdict!r}")
+                    elif not isinstance(verdict, bool):
+                        problems.append(f"{label}: {verdict!r}")
+        created = sentinel.exists()
+    assert calls == []
+    assert not created
+    assert problems == []
     print(f"\nslowest adversarial call: {slowest[0]:.3f}s ({slowest[1]})")
 
 
-def test_adversarial_payloads_are_not_accepted(tripwires: Path) -> None:
+def test_adversarial_payloads_are_not_accepted(tmp_path: Path) -> None:
     """A payload that would evaluate to the target under ``eval`` is still wrong."""
     equation = _item("puzzle", "9", "[[6+2*3-2=10]]")
     point24 = _item("puzzle", "10", "[[(9+5-2)×2]]")
-    for payload in ("[[int('6')+2*3-2=10]]", "[[6+2*3-2+0*__import__('os').getpid()=10]]"):
-        assert score_official(payload, equation) is False
-        assert score_robust(payload, equation)[0] is False
-    assert score_official("[[(lambda:24)()]]", point24) is False
-    assert score_robust("[[__import__('math').factorial(4)]]", _item("operation", "1", "[[24]]"))[0] is False
-    assert not tripwires.exists()
+    verdicts = []
+    with tripwires(tmp_path) as (sentinel, calls):
+        for payload in ("[[int('6')+2*3-2=10]]", "[[6+2*3-2+0*__import__('os').getpid()=10]]"):
+            verdicts += [score_official(payload, equation), score_robust(payload, equation)[0]]
+        verdicts.append(score_official("[[(lambda:24)()]]", point24))
+        verdicts.append(
+            score_robust("[[__import__('math').factorial(4)]]", _item("operation", "1", "[[24]]"))[0]
+        )
+        created = sentinel.exists()
+    assert verdicts == [False] * 6
+    assert calls == [] and not created
 
 
 def test_math_parser_bounds() -> None:
