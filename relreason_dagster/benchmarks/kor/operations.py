@@ -355,8 +355,13 @@ def _rng_int(rng: random.Random, level: int, lo: int = 1, scale: float = 1.0) ->
 
 def _search(f: Callable[[int], Any], target: Any, lo: int, hi: int) -> frozenset[int]:
     """Every integer in [lo, hi] where ``f`` equals ``target`` (points outside f's domain skipped)."""
+    return _solutions(f, target, range(lo, hi + 1))
+
+
+def _solutions(f: Callable[[int], Any], target: Any, candidates: Iterable[int]) -> frozenset[int]:
+    """The candidates where ``f`` equals ``target``; points outside f's domain are skipped."""
     found: set[int] = set()
-    for n in range(lo, hi + 1):
+    for n in candidates:
         try:
             if f(n) == target:
                 found.add(n)
@@ -1116,11 +1121,4 @@ def solve_integer(rule_id: str, lhs: str, rhs: str, candidates: Iterable[int]) -
     def f(n: int) -> Any:
         return evaluate(rule_id, lhs, sympy.Integer(n) if RULES[rule_id].symbolic else Fraction(n))
 
-    found: set[int] = set()
-    for n in candidates:
-        try:
-            if f(n) == target:
-                found.add(n)
-        except (ValueError, ZeroDivisionError):
-            continue
-    return frozenset(found)
+    return _solutions(f, target, candidates)
