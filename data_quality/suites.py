@@ -227,3 +227,51 @@ def parse_rate(parsed: pd.DataFrame, min_rate: float = targets.MIN_PARSE_RATE) -
     return validate(
         "parse_rate", grouped.reset_index(drop=True), expectations, ["benchmark", "model", "parse_rate"]
     )
+
+
+def kor_gold_self(items: pd.DataFrame) -> SuiteResult:
+    """KOR-Bench: every *generated* item's gold passes the project's scorer against itself.
+
+    ``items`` has ``self_ok`` per item (computed by the caller with the robust scorer).  Official
+    golds are data, not our output: they are listed in the table but do not fail the check.
+    """
+    import great_expectations.expectations as gxe
+
+    df = items[items["source"] == "generated"].reset_index(drop=True)
+    expectations = [gxe.ExpectColumnValuesToBeInSet(column="self_ok", value_set=[True])]
+    result = validate("kor_gold_self", df, expectations, ["sample_id", "category", "rule_id", "reason"])
+    official = items[items["source"] == "official"]
+    result.table = (
+        items.groupby(["category", "source"], as_index=False)
+        .agg(items=("self_ok", "size"), self_ok=("self_ok", "sum"))
+        .to_dict(orient="records")
+        if not items.empty
+        else []
+    )
+    result.name = (
+        f"kor_gold_self ({int((~official['self_ok'].astype(bool)).sum())} official golds not self-accepted)"
+    )
+    return result
+
+
+def kor_item_counts(counts: pd.DataFrame) -> SuiteResult:
+    """KOR-Bench: stored questions per (category, rule) equal what the profile asks for."""
+    import great_expectations.expectations as gxe
+
+    df = counts.copy().reset_index(drop=True)
+    df["match"] = df["expected"] == df["stored"]
+    expectations = [gxe.ExpectColumnValuesToBeInSet(column="match", value_set=[True])]
+    return validate("kor_item_counts", df, expectations, ["category", "rule_id", "expected", "stored"])
+
+
+def answer_formats(counts: pd.DataFrame) -> SuiteResult:
+    """KOR-Bench answer-format distribution: every item has one of the five formats; shares reported."""
+    import great_expectations.expectations as gxe
+
+    from relreason_dagster.benchmarks.kor.formats import FORMATS
+
+    df = counts.copy().reset_index(drop=True)
+    totals = df.groupby(["category", "source"])["n"].transform("sum") if not df.empty else df["n"]
+    df["share"] = (df["n"] / totals).round(4) if not df.empty else df["n"]
+    expectations = [gxe.ExpectColumnValuesToBeInSet(column="answer_format", value_set=list(FORMATS))]
+    return validate("answer_formats", df, expectations, ["category", "source", "answer_format", "n"])

@@ -50,6 +50,21 @@ DEMO_TABLES = [
         "n_unchecked, n_claims, n_false_claims FROM marts.relational_symbolic_scr "
         "ORDER BY model, task, split",
     ),
+    (
+        "marts.kor_accuracy (KOR-Bench: accuracy by category; official_accuracy = the official scorer)",
+        "SELECT model, source, setting, category, n, n_correct, n_na, accuracy, ci_low, ci_high, "
+        "official_accuracy FROM marts.kor_accuracy ORDER BY model, source, setting, category",
+    ),
+    (
+        "marts.kor_self_correction (KOR-Bench: accuracy after each self-correction round, overall)",
+        "SELECT model, source, round, n, n_correct, accuracy, n_corrected, correction_rate "
+        "FROM marts.kor_self_correction WHERE category = 'overall' ORDER BY model, source, round",
+    ),
+    (
+        "marts.kor_mixed (KOR-Bench: Multi-Q / Multi-R / Multi-RQ)",
+        "SELECT model, source, setting, n, accuracy, n_questions, pass_rate FROM marts.kor_mixed "
+        "ORDER BY model, source, setting",
+    ),
     ("marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"),
 ]
 
@@ -114,9 +129,9 @@ def _print_report(report: Any, seconds: float) -> None:
         f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
         f"{seconds:.0f} s"
     )
-    from relreason_dagster.defs.checks import ALL_CHECKS
+    from relreason_dagster.definitions import ALL_ASSET_CHECKS
 
-    gx_checks = {spec.name for c in ALL_CHECKS for spec in c.check_specs}
+    gx_checks = {spec.name for c in ALL_ASSET_CHECKS for spec in c.check_specs}
     dbt_tests = [(name, passed) for name, passed, _ in report.checks if name not in gx_checks]
     for name, passed, desc in report.checks:
         if name in gx_checks:

@@ -7,6 +7,7 @@ from relreason_dagster.defs.checks import ALL_CHECKS
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
+from relreason_dagster.defs.kor_assets import KOR_CHECKS, kor_self_correction
 from relreason_dagster.defs.resources import build_resources
 from relreason_dagster.defs.selfcontra_assets import (
     selfcontra_annotations,
@@ -27,11 +28,14 @@ ALL_ASSETS = [
     selfcontra_annotations,
     selfcontra_detections,
     symbolic_checks,
+    kor_self_correction,
 ]
+
+ALL_ASSET_CHECKS = [*ALL_CHECKS, *KOR_CHECKS]
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    asset_checks=ALL_CHECKS,
+    asset_checks=ALL_ASSET_CHECKS,
     sensors=[models_sensor],
     resources=build_resources(),
 )

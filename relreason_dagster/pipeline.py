@@ -127,6 +127,10 @@ def _collect(result: Any, report: PipelineReport) -> None:
                 "already_stored": 0,
                 "errors": int(meta.get("errors", 0)),
             }
+        if key == "kor_self_correction" and mat.partition and mat.partition in report.calls:
+            meta = {k: v.value for k, v in mat.metadata.items()}
+            report.calls[mat.partition]["model_calls"] += int(meta.get("model_calls", 0))
+            report.calls[mat.partition]["self_correction_calls"] = int(meta.get("model_calls", 0))
         if key == "dlm_checkpoints" and mat.partition:
             meta = {k: v.value for k, v in mat.metadata.items()}
             report.dlm[mat.partition] = {k: int(meta.get(k, 0)) for k in ("trained", "reused")}
@@ -165,10 +169,9 @@ def _materialize(
 
 def _everything() -> list[Any]:
     """Every asset and check of the definitions: a materialization selects from these."""
-    from relreason_dagster.definitions import ALL_ASSETS
-    from relreason_dagster.defs.checks import ALL_CHECKS
+    from relreason_dagster.definitions import ALL_ASSET_CHECKS, ALL_ASSETS
 
-    return [*ALL_ASSETS, *ALL_CHECKS]
+    return [*ALL_ASSETS, *ALL_ASSET_CHECKS]
 
 
 def run_pipeline(
@@ -207,6 +210,7 @@ def run_pipeline(
     from relreason_dagster.defs.dbt import relreason_dbt_models
     from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
     from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
+    from relreason_dagster.defs.kor_assets import kor_self_correction
     from relreason_dagster.defs.resources import RunSettings, build_resources
     from relreason_dagster.defs.selfcontra_assets import (
         selfcontra_annotations,
@@ -244,6 +248,7 @@ def run_pipeline(
 
     _run([samples, prompts])
     per_model = [model_responses, parsed_answers] + ([symbolic_checks] if "relational" in families else [])
+    per_model += [kor_self_correction] if "kor" in families else []
     for spec in specs:
         _run(per_model, partition_key=spec.name)
     for task in dlm_tasks:

@@ -64,6 +64,33 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "annotation_files": [],
             "detect_limit": 0,
         },
+        # KOR-Bench: one question of one short rule per category, zero-shot (official items when the
+        # reference folder exists, else generated Logic/Counterfactual items), one self-correction
+        # round and one Multi-Q record.
+        "kor": {
+            "source": "auto",
+            "data_dir": "korbench/data",
+            "rules": {
+                "operation": ["17"],
+                "logic": ["5"],
+                "cipher": ["23"],
+                "puzzle": ["2"],
+                "counterfactual": ["13"],
+            },
+            "generated_rules": {
+                "operation": ["1"],
+                "logic": ["1"],
+                "cipher": ["4"],
+                "puzzle": ["10"],
+                "counterfactual": ["1"],
+            },
+            "questions_per_rule": 1,
+            "settings": ["zero_shot"],
+            "mixed": {"Multi-Q": 1},
+            "self_correction_rounds": 1,
+            "context_tokens": 4096,
+            "max_tokens": 96,
+        },
     },
     "paper": {
         "relational": {
@@ -105,6 +132,20 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
             "judge_max_tokens": 8,
             "annotation_files": ["wino/selfcontra_annotations/*.csv"],
             "detect_limit": None,
+        },
+        # The study's protocol: all 5 x 25 rules x 10 official questions, zero- and three-shot,
+        # five self-correction rounds (§6.2) and 100 records of each complex-task setting (§6.3).
+        "kor": {
+            "source": "official",
+            "data_dir": "korbench/data",
+            "rules": {},
+            "generated_rules": {},
+            "questions_per_rule": 10,
+            "settings": ["zero_shot", "three_shot"],
+            "mixed": {"Multi-Q": 100, "Multi-R": 100, "Multi-RQ": 100},
+            "self_correction_rounds": 5,
+            "context_tokens": 32768,
+            "max_tokens": 2048,
         },
     },
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from relreason_dagster.benchmarks.base import BenchmarkFamily
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
+from relreason_dagster.benchmarks.kor.family import KorFamily
 from relreason_dagster.benchmarks.relational.family import RelationalFamily
 from relreason_dagster.benchmarks.selfcontra.family import SelfContraFamily
 from relreason_dagster.errors import ConfigError
@@ -12,6 +13,7 @@ FAMILIES: dict[str, BenchmarkFamily] = {
     "relational": RelationalFamily(),
     "flenqa": FlenqaFamily(),
     "selfcontra": SelfContraFamily(),
+    "kor": KorFamily(),
 }
 
 

@@ -33,6 +33,10 @@ MART_NAMES = {
     "selfcontra_judged",
     "selfcontra_detection_f1",
     "relational_symbolic_scr",
+    "kor_accuracy",
+    "kor_self_correction",
+    "kor_mixed",
+    "kor_counterfactual",
 }
 
 

@@ -160,6 +160,25 @@ RAW_TABLES: dict[str, str] = {
         detail JSON,
         PRIMARY KEY (prompt_id, model)
     """,
+    # KOR-Bench self-correction (§6.2): one row per model x question x round.  Round 0 is the
+    # zero-shot answer (its prompt is a raw.prompts row of benchmark kor); round k >= 1 answers the
+    # conversation so far plus the official follow-up, a model-specific raw.prompts row of benchmark
+    # kor_selfcorrect whose parent_prompt_id is round k-1's prompt.
+    "kor_rounds": """
+        model VARCHAR NOT NULL,
+        sample_id VARCHAR NOT NULL,
+        round INTEGER NOT NULL,
+        prompt_id VARCHAR NOT NULL,
+        parent_prompt_id VARCHAR,
+        task VARCHAR,
+        split VARCHAR,
+        rule_id VARCHAR,
+        parse_status VARCHAR,
+        correct BOOLEAN,
+        reason VARCHAR,
+        history VARCHAR,
+        PRIMARY KEY (model, sample_id, round)
+    """,
 }
 
 

@@ -44,7 +44,9 @@ def home(tmp_path_factory):
     gold_by_text: dict[str, str] = {}
     per_family: dict[str, int] = {}
     mp.setitem(settings.PROFILES["smoke"]["selfcontra"], "judge", "judge")
-    for name in ("relational", "flenqa", "selfcontra"):
+    # KOR self-correction re-asks wrong answers; its own test module covers it, here call counts stay exact.
+    mp.setitem(settings.PROFILES["smoke"]["kor"], "self_correction_rounds", 0)
+    for name in ("relational", "flenqa", "selfcontra", "kor"):
         family = get_family(name)
         profile = settings.get_profile("smoke", name)
         samples = family.generate(profile, settings.DEFAULT_SEED)
@@ -92,6 +94,14 @@ def test_first_run_scores_the_oracle_perfectly(home):
     assert checks["parse_rate_check"] is True
     assert checks["padding_entities_check"] is True
     assert checks["token_target_check"] is True
+    assert checks["kor_gold_self_check"] is True
+    assert checks["kor_item_counts_check"] is True
+    kor = rows(
+        "SELECT min(accuracy), sum(n) FROM marts.kor_accuracy WHERE model = 'oracle' AND category = 'overall'"
+    )
+    assert kor == [(1.0, 5)]  # one question per category (smoke profile)
+    mixed = rows("SELECT setting, accuracy, pass_rate FROM marts.kor_mixed WHERE model = 'oracle'")
+    assert mixed == [("Multi-Q", 1.0, 1.0)]
 
 
 def test_flenqa_marts_and_plot_for_the_oracle(home):

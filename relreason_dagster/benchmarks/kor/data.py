@@ -106,3 +106,43 @@ def load_category(data_dir: str | Path, category: str) -> dict[str, KorItem]:
             trick=_opt(row, "trick"),
         )
     return items
+
+
+@dataclass(frozen=True)
+class KorRule:
+    """One rule of ``rule.jsonl``: the text a model is shown."""
+
+    category: str
+    rule_id: str
+    title: str
+    text: str
+
+
+def load_rules(data_dir: str | Path, category: str) -> dict[str, KorRule]:
+    """The rules of one category keyed by rule id (the ``idx`` of ``rule.jsonl``)."""
+    folder = category_dir(data_dir, category)
+    return {
+        str(row.get("idx")): KorRule(
+            category, str(row.get("idx")), str(row.get("title", "")), str(row.get("rule_content", ""))
+        )
+        for row in _read_jsonl(folder / "rule.jsonl")
+    }
+
+
+def load_three_shot(data_dir: str | Path, category: str) -> dict[str, list[tuple[str, str]]]:
+    """The official three-shot examples per rule id: ``[(question, answer), ...]`` in file order."""
+    shots: dict[str, list[tuple[str, str]]] = {}
+    for row in _read_jsonl(category_dir(data_dir, category) / "three-shot.jsonl"):
+        shots.setdefault(str(row.get("rule_id", "")), []).append(
+            (str(row.get("question", "")), str(row.get("answer", "")))
+        )
+    return shots
+
+
+def load_mixed(data_dir: str | Path, setting: str) -> list[dict]:
+    """The records of ``mixed/<setting>.jsonl`` (``rule_list``/``question_list`` of ``category_id`` ids)."""
+    base = Path(data_dir).expanduser()
+    for folder in (base / "mixed", base / "data" / "mixed"):
+        if folder.is_dir():
+            return _read_jsonl(folder / f"{setting}.jsonl")
+    raise ConfigError(f"KOR-Bench folder {base / 'mixed'} not found; {_FIX}")

@@ -1,0 +1,7 @@
+-- KOR-Bench self-correction rounds of current questions: round 0 is the zero-shot answer, round k the
+-- answer after k official follow-ups; provider errors are left out (the round did not happen).
+select r.model, r.sample_id, r.round, r.prompt_id, r.parent_prompt_id, r.task as category,
+       r.split as source, r.rule_id, r.parse_status, coalesce(r.correct, false) as correct, r.reason, r.history
+from {{ source('raw', 'kor_rounds') }} r
+join {{ source('raw', 'samples') }} s using (sample_id)
+where r.parse_status <> 'error'

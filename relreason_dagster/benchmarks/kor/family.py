@@ -1,0 +1,230 @@
+"""``KorFamily``: KOR-Bench (knowledge-orthogonal, rule-driven reasoning) behind the BenchmarkFamily contract.
+
+Samples: one per question (task = category, split = source) and one per mixed record
+(task = ``mixed``).  Prompts: the official zero-shot and three-shot structures for single questions,
+the mixed template for mixed records.  Parsing: the robust scorer decides ``correct``; the official
+scorer's verdict, the answer format and, for counterfactual, whether the answer is the real-life one
+go into ``detail`` so the marts can report them.
+
+Profile keys (section ``kor``): ``source`` (``official`` | ``generated`` | ``auto``: official when the
+data folder exists, else generated), ``data_dir`` (relative to ``RELREASON_REFERENCE_DIR`` unless
+absolute), ``categories``, ``rules`` ({category: [rule ids]}; a missing category means all of its
+rules), ``generated_rules`` (the same for generated items), ``questions_per_rule``, ``level``
+(generated difficulty), ``settings`` (zero_shot/three_shot), ``mixed`` ({setting: records}),
+``self_correction_rounds`` (0-5), ``context_tokens`` and ``max_tokens``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
+from relreason_dagster.benchmarks.kor import mixed, prompts
+from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
+from relreason_dagster.benchmarks.kor.extract import extract_final
+from relreason_dagster.benchmarks.kor.formats import answer_format, gold_inner
+from relreason_dagster.benchmarks.kor.items import (
+    PoolItem,
+    check_categories,
+    generated_items,
+    official_items,
+)
+from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
+from relreason_dagster.errors import ConfigError
+
+BENCHMARK = "kor"
+MIXED_TASK = "mixed"
+GENERATOR_VERSION = "kor-items-v1"
+SOURCES = ("official", "generated", "auto")
+DEFAULT_MAX_TOKENS = 1024
+
+
+def data_dir(profile: Profile) -> Path:
+    raw = Path(str(profile.get("data_dir") or "korbench/data")).expanduser()
+    return raw if raw.is_absolute() else settings.reference_dir() / raw
+
+
+def resolve_source(profile: Profile) -> str:
+    """``official`` or ``generated`` for this run (``auto`` looks for the data folder)."""
+    source = str(profile.get("source", "auto"))
+    if source not in SOURCES:
+        raise ConfigError(f"kor source {source!r} unknown; use one of {', '.join(SOURCES)}")
+    if source == "auto":
+        return "official" if data_dir(profile).is_dir() else "generated"
+    return source
+
+
+def item_of(sample: Sample) -> KorItem:
+    """The KorItem a single-question sample was built from."""
+    return KorItem(**sample.input["item"])
+
+
+def pool(profile: Profile, seed: int) -> tuple[list[PoolItem], list[str]]:
+    """The run's questions and the categories skipped (generated items needing absent rule texts)."""
+    categories = check_categories(list(profile.get("categories", CATEGORIES)))
+    per_rule = int(profile.get("questions_per_rule", 10))
+    source = resolve_source(profile)
+    if source == "official":
+        return official_items(data_dir(profile), categories, dict(profile.get("rules", {})), per_rule), []
+    folder = data_dir(profile)
+    return generated_items(
+        folder if folder.is_dir() else None,
+        categories,
+        dict(profile.get("generated_rules", {})),
+        per_rule,
+        seed,
+        int(profile.get("level", 1)),
+    )
+
+
+def _max_tokens(profile: Profile, setting: str) -> int:
+    value = profile.get("max_tokens", DEFAULT_MAX_TOKENS)
+    return int(value.get(setting, DEFAULT_MAX_TOKENS) if isinstance(value, dict) else value)
+
+
+class KorFamily:
+    """KOR-Bench's five categories, official or generated, plus the mixed settings."""
+
+    name: str = BENCHMARK
+    tasks: tuple[str, ...] = (*CATEGORIES, MIXED_TASK)
+
+    def generate(self, profile: Profile, seed: int) -> list[Sample]:
+        items, _ = pool(profile, seed)
+        out = [self._single(p, seed) for p in items]
+        source = resolve_source(profile)
+        for setting, n in dict(profile.get("mixed", {})).items():
+            if source == "official":
+                records = mixed.official_records(data_dir(profile), setting, int(n))
+            else:
+                records = mixed.generated_records(items, setting, int(n), seed)
+            out.extend(self._mixed(r, source, seed) for r in records)
+        return out
+
+    def _single(self, p: PoolItem, seed: int) -> Sample:
+        item = p.item
+        fmt = answer_format(item.category, item.answer)
+        data = {"item": asdict(item), "shots": [list(s) for s in p.shots]}
+        return Sample(
+            benchmark=BENCHMARK,
+            task=item.category,
+            sample_id=stable_hash(BENCHMARK, p.source, item.category, item.idx, item.question, item.answer),
+            split=p.source,
+            n=None,
+            variant={
+                "source": p.source,
+                "rule_id": item.rule_id,
+                "idx": item.idx,
+                "answer_format": fmt,
+                "subcategory": item.subcategory,
+                **p.params,
+            },
+            input=data,
+            gold=item.answer,
+            label=None,
+            seed=seed,
+            generator_version=GENERATOR_VERSION,
+        )
+
+    def _mixed(self, record: mixed.MixedRecord, source: str, seed: int) -> Sample:
+        data = record.row_input()
+        return Sample(
+            benchmark=BENCHMARK,
+            task=MIXED_TASK,
+            sample_id=stable_hash(BENCHMARK, source, record.setting, record.record_id, data),
+            split=source,
+            n=len(record.questions),
+            variant={
+                "source": source,
+                "mixed_setting": record.setting,
+                "record_id": record.record_id,
+                "n_rules": len(record.rules),
+                "n_questions": len(record.questions),
+                "categories": sorted({q["category"] for q in record.questions}),
+            },
+            input=data,
+            gold=[q["answer"] for q in record.questions],
+            label=None,
+            seed=seed,
+            generator_version=GENERATOR_VERSION,
+        )
+
+    def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
+        """Each question in every chosen setting; each mixed record in its own setting."""
+        chosen = list(profile.get("settings", [prompts.ZERO_SHOT]))
+        unknown = [s for s in chosen if s not in prompts.SETTINGS]
+        if unknown:
+            raise ConfigError(f"kor settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+        out: list[Prompt] = []
+        for sample in samples:
+            if sample.task == MIXED_TASK:
+                setting = sample.variant["mixed_setting"]
+                text = prompts.mixed(
+                    [(r["title"], r["text"]) for r in sample.input["rules"]],
+                    [q["question"] for q in sample.input["questions"]],
+                )
+                out.append(self._prompt(sample, setting, text, profile))
+                continue
+            item = item_of(sample)
+            for setting in chosen:
+                if setting == prompts.THREE_SHOT:
+                    shots = [tuple(s) for s in sample.input.get("shots", [])]
+                    if len(shots) != 3:
+                        continue  # a rule without three solved examples has no three-shot prompt
+                    text = prompts.three_shot(item.category, item.rule, shots, item.question)
+                else:
+                    text = prompts.zero_shot(item.category, item.rule, item.question)
+                out.append(self._prompt(sample, setting, text, profile))
+        return out
+
+    def _prompt(self, sample: Sample, setting: str, text: str, profile: Profile) -> Prompt:
+        messages = [{"role": "user", "content": text}]
+        return Prompt.for_sample(
+            sample, setting, messages, prompts.TEMPLATE_VERSION, _max_tokens(profile, setting)
+        )
+
+    def render_gold(self, sample: Sample, setting: str) -> str:
+        """A perfect response: what a scripted oracle model answers in tests."""
+        if sample.task == MIXED_TASK:
+            answers = {f"question{k}": gold_inner(g) for k, g in enumerate(sample.gold, 1)}
+            return "My answers:\n" + json.dumps(answers)
+        return f"Applying the rule step by step, the answer is {sample.gold}"
+
+    def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
+        """Score one response; never raises on model text."""
+        if sample.task == MIXED_TASK:
+            return self._parse_mixed(sample, text)
+        item = item_of(sample)
+        verdict, reason = score_robust(text, item)
+        detail: dict[str, Any] = {
+            "reason": reason,
+            "official": score_official(text, item),
+            "answer_format": sample.variant.get("answer_format"),
+            "rule_id": item.rule_id,
+        }
+        if item.real_life_answer:
+            detail["real_life"] = score_robust(text, item, gold=item.real_life_answer)[0]
+        answer = extract_final(text)
+        status = "na" if reason in ("no_answer", "error") else "ok"
+        return Parsed(parse_status=status, parsed=answer, n_cells=1, correct=verdict, detail=detail)
+
+    def _parse_mixed(self, sample: Sample, text: str) -> Parsed:
+        questions = sample.input["questions"]
+        answers, verdicts, reasons = mixed.score(questions, text)
+        detail = {
+            "mixed_setting": sample.variant.get("mixed_setting"),
+            "n_questions": len(questions),
+            "n_passed": sum(verdicts),
+            "reasons": reasons,
+        }
+        status = "na" if answers is None else "ok"
+        return Parsed(
+            parse_status=status,
+            parsed=answers,
+            n_cells=1,
+            correct=bool(verdicts) and all(verdicts),
+            detail=detail,
+        )
