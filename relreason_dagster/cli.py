@@ -135,7 +135,8 @@ def _print_report(report: Any, seconds: float) -> None:
     dbt_tests = [(name, passed) for name, passed, _ in report.checks if name not in gx_checks]
     for name, passed, desc in report.checks:
         if name in gx_checks:
-            print(f"check {name}: {'passed' if passed else 'FAILED'} — {desc}")
+            state = "passed" if passed else "warning" if name in report.warn_checks else "FAILED"
+            print(f"check {name}: {state} — {desc}")
     if dbt_tests:
         failed = [name for name, passed in dbt_tests if not passed]
         print(

@@ -34,6 +34,7 @@ class PipelineReport:
     checks: list[tuple[str, bool, str]] = field(default_factory=list)
     dbt_log: str = ""
     dlm: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> trained / reused checkpoints
+    warn_checks: set[str] = field(default_factory=set)  # checks of severity WARN: a failure is a warning
 
     @property
     def total_calls(self) -> int:
@@ -138,6 +139,8 @@ def _collect(result: Any, report: PipelineReport) -> None:
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
             ev = event.event_specific_data
             report.checks.append((ev.check_name, ev.passed, ev.description or ""))
+            if str(getattr(ev.severity, "value", ev.severity)) == "WARN":
+                report.warn_checks.add(ev.check_name)
         if event.is_step_failure:
             report.failures.append(f"{event.step_key}: {event.event_specific_data.error.message.strip()}")
 

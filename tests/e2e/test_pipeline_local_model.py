@@ -1,5 +1,5 @@
 """The whole pipeline on the real SmolLM2-135M: one nl prompt per relational task, six FLenQA prompts,
-dbt marts, cache on rerun."""
+one generated KOR logic question with a self-correction round, dbt marts, cache on rerun."""
 
 from __future__ import annotations
 
@@ -25,6 +25,16 @@ TINY = {
         "settings": ["direct"],
         "max_tokens": {"direct": 8},
     },
+    # One generated KOR logic question (our own rule text, no reference data), one self-correction round.
+    "kor": {
+        **settings.PROFILES["smoke"]["kor"],
+        "source": "generated",
+        "categories": ["logic"],
+        "generated_rules": {"logic": ["1"]},
+        "mixed": {},
+        "self_correction_rounds": 1,
+        "max_tokens": 16,
+    },
 }
 
 
@@ -43,7 +53,9 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
 
     first = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
     assert first.failures == []
-    assert first.calls["smollm2-135m"]["model_calls"] == 9 + 6
+    corrections = first.calls["smollm2-135m"]["self_correction_calls"]
+    assert corrections in (0, 1)  # asked again only if the first answer was wrong
+    assert first.calls["smollm2-135m"]["model_calls"] == 9 + 6 + 1 + corrections
 
     con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
     rows = con.execute(
@@ -57,13 +69,19 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
         "SELECT DISTINCT parse_status FROM raw.parsed_answers WHERE benchmark = 'flenqa'"
     ).fetchall()
     contents = con.execute("SELECT content FROM raw.responses WHERE error IS NULL").fetchall()
+    kor = con.execute("SELECT n, n_correct FROM marts.kor_accuracy WHERE category = 'logic'").fetchall()
+    curve = con.execute(
+        "SELECT round, n FROM marts.kor_self_correction WHERE category = 'overall' ORDER BY round"
+    ).fetchall()
     con.close()
+    assert len(kor) == 1 and kor[0][0] == 1
+    assert curve == [(0, 1), (1, 1)] if corrections else curve == [(0, 1)]
     assert len(rows) == 9 and all(r[3] == 1 and 0.0 <= r[4] <= 1.0 for r in rows)
     assert [(t, n) for t, n, _, _ in flenqa] == [("MonoRel", 2), ("PIR", 2), ("Ruletaker", 2)]
     assert all(0.0 <= acc <= 1.0 and 0 <= refused <= 2 for _, _, refused, acc in flenqa)
     assert {s for (s,) in statuses} <= {"ok", "refused"}
-    assert len(contents) == 9 + 6 and all(c[0] is not None for c in contents)
+    assert len(contents) == 9 + 6 + 1 + corrections and all(c[0] is not None for c in contents)
 
     second = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
     assert second.total_calls == 0
-    assert second.calls["smollm2-135m"]["already_stored"] == 9 + 6
+    assert second.calls["smollm2-135m"]["already_stored"] == 9 + 6 + 1
