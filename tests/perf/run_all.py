@@ -39,6 +39,7 @@ from tests.perf import (  # noqa: E402
     bench_concurrency,
     bench_dlm,
     bench_flenqa,
+    bench_kor,
     bench_local_model,
     bench_pipeline,
     bench_selfcontra,
@@ -55,6 +56,7 @@ BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]
     "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
     "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
     "selfcontra": (bench_selfcontra.bench_selfcontra, bench_selfcontra.render),
+    "kor": (bench_kor.bench_kor, bench_kor.render),
 }
 
 

@@ -52,13 +52,26 @@ def _item_dict(item: KorItem) -> dict[str, Any]:
 
 
 def official_records(data_dir: Path, setting: str, n: int) -> list[MixedRecord]:
-    """The first ``n`` records of the official ``mixed/<setting>.jsonl``."""
+    """``n`` records of the official ``mixed/<setting>.jsonl``: a fixed random sample, in file order.
+
+    The files are ordered by shape (Multi-RQ: all 2-rule/1-question records first; Multi-Q cycles
+    through 1-10 questions), so neither the first ``n`` nor every k-th record covers the shapes; a
+    sample drawn with a fixed seed does, and is the same on every run.
+    """
     if setting not in SHAPES:
         raise ConfigError(f"kor mixed setting {setting!r} unknown; known: {', '.join(SHAPES)}")
     items: dict[str, dict[str, KorItem]] = {}
     rules: dict[str, dict[str, Any]] = {}
     out: list[MixedRecord] = []
-    for row in load_mixed(data_dir, setting)[:n]:
+    every = load_mixed(data_dir, setting)
+    if 0 < n < len(every):
+        chosen = [
+            every[k]
+            for k in sorted(random.Random(f"kor-mixed-official:{setting}").sample(range(len(every)), n))
+        ]
+    else:
+        chosen = every[: max(n, 0)]
+    for row in chosen:
         shown, questions = [], []
         for ref in row.get("rule_list", []):
             category, _, rule_id = str(ref).rpartition("_")

@@ -639,7 +639,7 @@ def _verdict(value: object) -> bool | None:
     return None
 
 
-def _load_records(path: Path) -> list:
+def load_records(path: Path) -> list:
     if not path.is_file():
         raise ConfigError(f"evaluation file {path} not found; pass an existing evaluation_*.jsonl.json file")
     try:
@@ -671,7 +671,7 @@ def rescore_file(
         raise ConfigError(f"unknown gold source {gold_source!r}; use 'file' or 'data'")
     path = Path(path)
     model, category, prompt_mode = parse_file_name(path)
-    records = _load_records(path)
+    records = load_records(path)
     items = load_category(data_dir, category)
     skipped: list[tuple[str, str]] = []
     disagreements: list[Disagreement] = []
