@@ -82,6 +82,6 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
     assert {s for (s,) in statuses} <= {"ok", "refused"}
     assert len(contents) == 9 + 6 + 1 + corrections and all(c[0] is not None for c in contents)
 
-    second = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
+    second = run_pipeline(["smollm2-135m"], profile="e2e-tiny", run_dbt=False)  # about calls only
     assert second.total_calls == 0
     assert second.calls["smollm2-135m"]["already_stored"] == 9 + 6 + 1

@@ -146,7 +146,7 @@ def test_second_run_makes_no_model_calls(home):
     from relreason_dagster.pipeline import run_pipeline
 
     reset_calls()
-    report = run_pipeline(["oracle"], profile="smoke")
+    report = run_pipeline(["oracle"], profile="smoke", run_dbt=False)  # about calls: no dbt needed
     assert call_count("oracle") == 0
     assert report.total_calls == 0
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]

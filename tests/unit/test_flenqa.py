@@ -750,6 +750,6 @@ def test_a_profile_runs_only_the_families_it_names(monkeypatch):
 
     monkeypatch.setitem(settings.PROFILES, "only-relational", {"relational": {}})
     assert RunSettings(profile="only-relational").family_names() == ["relational"]
-    assert RunSettings(profile="smoke").family_names() == ["relational", "flenqa", "selfcontra"]
+    assert RunSettings(profile="smoke").family_names() == ["relational", "flenqa", "selfcontra", "kor"]
     with pytest.raises(ConfigError, match="profile 'only-relational' has no settings for benchmark 'flenqa'"):
         RunSettings(profile="only-relational", benchmarks=["flenqa"]).family_names()

@@ -40,7 +40,8 @@ def test_registry():
         "HasFather", "HasSister", "IsGrandparent", "IsUncle", "IsMGUncle",
         "4-Connectivity", "6-Connectivity", "1-Outdegree", "2-Outdegree",
     )  # fmt: skip
-    with pytest.raises(ConfigError, match=r"unknown benchmark 'nope'; known: flenqa, relational"):
+    known = "flenqa, kor, relational, selfcontra"
+    with pytest.raises(ConfigError, match=rf"unknown benchmark 'nope'; known: {known}$"):
         get_family("nope")
 
 
