@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from relreason_dagster.benchmarks.kor.data import KorItem
+from relreason_dagster.benchmarks.kor.data import RuleItem
 from relreason_dagster.errors import ConfigError
 
 LEVELS = (1, 2, 3)
@@ -368,35 +368,8 @@ _check_tables()
 # --------------------------------------------------------------------------- items
 
 
-@dataclass(frozen=True)
-class GeneratedCounterfactualItem:
-    """One generated question.  ``rule`` is the story (the rule text a model is shown), ``gold`` the
-    story answer's letter and ``real_life_answer`` the real answer's, both with ``[[...]]``;
-    ``params`` names the world, the asked slot, the option texts and the story's facts."""
-
-    rule_id: str
-    title: str
-    rule: str
-    question: str
-    gold: str
-    real_life_answer: str
-    seed: int
-    index: int
-    level: int = 1
-    params: dict = field(default_factory=dict)
-
-    def as_kor_item(self) -> KorItem:
-        """A :class:`KorItem` for the scorers, story, title and real-life answer included."""
-        return KorItem(
-            category="counterfactual",
-            idx=f"gen-{self.rule_id}-{self.seed}-{self.index}",
-            rule_id=self.rule_id,
-            question=self.question,
-            answer=self.gold,
-            rule=self.rule,
-            rule_title=self.title,
-            real_life_answer=self.real_life_answer,
-        )
+GeneratedCounterfactualItem = RuleItem
+"""The generated counterfactual item type (:class:`~.data.RuleItem`, category ``counterfactual``)."""
 
 
 def _display(value: str) -> str:
@@ -464,6 +437,7 @@ def generate(rule_id: str, n: int, seed: int, level: int = 1) -> list[GeneratedC
         story, question, gold, real, params = _item(rng, rule, level)
         items.append(
             GeneratedCounterfactualItem(
+                category="counterfactual",
                 rule_id=rule_id,
                 title=rule.title,
                 rule=story,

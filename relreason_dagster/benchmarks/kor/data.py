@@ -12,7 +12,7 @@ is never copied into the project, so the usual fix is pointing at the reference 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from relreason_dagster.errors import ConfigError
@@ -146,3 +146,38 @@ def load_mixed(data_dir: str | Path, setting: str) -> list[dict]:
         if folder.is_dir():
             return _read_jsonl(folder / f"{setting}.jsonl")
     raise ConfigError(f"KOR-Bench folder {base / 'mixed'} not found; {_FIX}")
+
+
+@dataclass(frozen=True)
+class RuleItem:
+    """A generated question that carries its own rule text (Logic, Counterfactual): the item type
+    of the self-contained generators, so they need no reference data.
+
+    ``gold`` and ``real_life_answer`` are raw answers with their ``[[...]]``; ``params`` what the item
+    was built from; ``seed``/``index``/``level`` regenerate exactly this item.
+    """
+
+    category: str
+    rule_id: str
+    title: str
+    rule: str
+    question: str
+    gold: str
+    seed: int
+    index: int
+    level: int = 1
+    params: dict = field(default_factory=dict)
+    real_life_answer: str | None = None
+
+    def as_kor_item(self) -> KorItem:
+        """A :class:`KorItem` for the scorers, rule text, title and real-life answer included."""
+        return KorItem(
+            category=self.category,
+            idx=f"gen-{self.rule_id}-{self.seed}-{self.index}",
+            rule_id=self.rule_id,
+            question=self.question,
+            answer=self.gold,
+            rule=self.rule,
+            rule_title=self.title,
+            real_life_answer=self.real_life_answer,
+        )

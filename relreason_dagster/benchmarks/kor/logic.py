@@ -40,9 +40,9 @@ import itertools
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from relreason_dagster.benchmarks.kor.data import KorItem
+from relreason_dagster.benchmarks.kor.data import RuleItem
 from relreason_dagster.errors import ConfigError
 
 LEVELS = (1, 2, 3)
@@ -50,34 +50,8 @@ LEVELS = (1, 2, 3)
 # --------------------------------------------------------------------------- items and registry
 
 
-@dataclass(frozen=True)
-class GeneratedLogicItem:
-    """One generated question.  ``gold`` is the answer with its ``[[...]]``; ``rule`` the full rule
-    text a model must be shown; ``params`` what the item was built from (formula, assignment,
-    premises ...), so a test can recompute the answer a second way; ``seed``/``index``/``level``
-    regenerate exactly this item."""
-
-    rule_id: str
-    title: str
-    rule: str
-    question: str
-    gold: str
-    seed: int
-    index: int
-    level: int = 1
-    params: dict = field(default_factory=dict)
-
-    def as_kor_item(self) -> KorItem:
-        """A :class:`KorItem` for the scorers, rule text and title included."""
-        return KorItem(
-            category="logic",
-            idx=f"gen-{self.rule_id}-{self.seed}-{self.index}",
-            rule_id=self.rule_id,
-            question=self.question,
-            answer=self.gold,
-            rule=self.rule,
-            rule_title=self.title,
-        )
+GeneratedLogicItem = RuleItem
+"""The generated logic item type (:class:`~.data.RuleItem`, category ``logic``)."""
 
 
 @dataclass(frozen=True)
@@ -544,6 +518,7 @@ def generate(rule_id: str, n: int, seed: int, level: int = 1) -> list[GeneratedL
         draft = rule.generate(rng, level)
         items.append(
             GeneratedLogicItem(
+                category="logic",
                 rule_id=rule_id,
                 title=rule.title,
                 rule=rule.text,
