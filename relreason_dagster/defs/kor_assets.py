@@ -23,7 +23,14 @@ from dagster_duckdb import DuckDBResource
 from data_quality import suites
 from relreason_dagster.benchmarks.base import Sample, stable_hash
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
-from relreason_dagster.benchmarks.kor.family import BENCHMARK, MIXED_TASK, KorFamily, item_of, pool
+from relreason_dagster.benchmarks.kor.family import (
+    BENCHMARK,
+    MAX_SELF_CORRECTION_ROUNDS,
+    MIXED_TASK,
+    KorFamily,
+    item_of,
+    pool,
+)
 from relreason_dagster.benchmarks.kor.scoring import score_robust
 from relreason_dagster.defs.assets import parsed_answers, samples
 from relreason_dagster.defs.checks import _result
@@ -37,7 +44,6 @@ from relreason_dagster.storage.duckdb_io import fetch_dicts, replace_rows, upser
 from relreason_dagster.storage.schema import ensure_schema
 
 SELF_CORRECT_BENCHMARK = "kor_selfcorrect"
-MAX_ROUNDS = 5
 
 
 def _round_row(model: str, sample: Sample, k: int, prompt_id: str, parent: str | None) -> dict[str, Any]:
@@ -79,8 +85,8 @@ def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBResourc
     model = context.partition_key
     profile = run_settings.profile_for(BENCHMARK)
     rounds = int(profile.get("self_correction_rounds", 0))
-    if not 0 <= rounds <= MAX_ROUNDS:
-        raise ConfigError(f"kor self_correction_rounds must be 0..{MAX_ROUNDS}, got {rounds}")
+    if not 0 <= rounds <= MAX_SELF_CORRECTION_ROUNDS:  # generate() already refused it; the UI may not
+        raise ConfigError(f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds}")
     limit = int(profile.get("context_tokens", 4096))
     family = KorFamily()
     with duckdb.get_connection() as con:

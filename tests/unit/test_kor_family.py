@@ -116,6 +116,7 @@ def test_official_items_follow_the_profile_and_three_shot_uses_official_examples
         ({"source": "somewhere"}, "source"),
         ({"categories": ["poetry"]}, "categories"),
         ({"source": "generated", "generated_rules": {"logic": ["42"]}}, "rules"),
+        ({"self_correction_rounds": 9}, "self_correction_rounds"),
     ],
 )
 def test_bad_profile_is_one_line_config_error(overrides, message):

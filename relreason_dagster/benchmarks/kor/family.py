@@ -41,6 +41,7 @@ MIXED_TASK = "mixed"
 GENERATOR_VERSION = "kor-items-v1"
 SOURCES = ("official", "generated", "auto")
 DEFAULT_MAX_TOKENS = 1024
+MAX_SELF_CORRECTION_ROUNDS = 5  # §6.2: "a maximum of 5 rounds"
 
 
 def data_dir(profile: Profile) -> Path:
@@ -93,6 +94,11 @@ class KorFamily:
     tasks: tuple[str, ...] = (*CATEGORIES, MIXED_TASK)
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
+        rounds = profile.get("self_correction_rounds", 0)
+        if not isinstance(rounds, int) or not 0 <= rounds <= MAX_SELF_CORRECTION_ROUNDS:
+            raise ConfigError(
+                f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds!r}"
+            )
         items, _ = pool(profile, seed)
         out = [self._single(p, seed) for p in items]
         source = resolve_source(profile)
