@@ -516,6 +516,7 @@ class _MathParser:
                 return value
 
     def unary(self) -> sympy.Expr:
+        """Signs, then a power: also the exponent's grammar (``2^-3``, ``-2^2`` = -(2^2))."""
         token = self.peek()
         if token in (("op", "+"), ("op", "-")):
             self.take()
@@ -530,20 +531,10 @@ class _MathParser:
         if self.peek() == ("op", "^"):
             self.take()
             self.enter()
-            exponent = self.exponent()
+            exponent = self.unary()
             self.leave()
             return _checked_pow(base, exponent)
         return base
-
-    def exponent(self) -> sympy.Expr:
-        token = self.peek()
-        if token in (("op", "+"), ("op", "-")):
-            self.take()
-            self.enter()
-            value = self.exponent()
-            self.leave()
-            return -value if token[1] == "-" else value
-        return self.power()
 
     def group(self, close: str) -> sympy.Expr:
         value = self.expr()
@@ -615,7 +606,7 @@ class _MathParser:
             power = None
             if self.peek() == ("op", "^"):
                 self.take()
-                power = self.exponent()
+                power = self.unary()
             token = self.peek()
             if token in (("op", "("), ("op", "{"), ("op", "[")):
                 argument = self.atom()

@@ -277,10 +277,9 @@ def _no_check(grid: Grid, r: int, c: int) -> bool:
 def _remove_givens(
     rng: random.Random, solution: Grid, unique: Callable[[dict[tuple[int, int], int]], bool], keep: int
 ) -> dict[tuple[int, int], int]:
-    """Givens of ``solution`` with cells removed in random order while ``unique`` still holds,
-    never going below ``keep`` givens (a difficulty knob: fewer givens, harder puzzle)."""
-    n = len(solution)
-    givens = {(r, c): solution[r][c] for r in range(n) for c in range(n)}
+    """Givens of ``solution`` (any rectangle) with cells removed in random order while ``unique``
+    still holds, never going below ``keep`` givens (a difficulty knob: fewer givens, harder puzzle)."""
+    givens = {(r, c): value for r, row in enumerate(solution) for c, value in enumerate(row)}
     cells = list(givens)
     rng.shuffle(cells)
     for cell in cells:
@@ -554,15 +553,9 @@ def _build_survo(rng: random.Random, rows: int = 3, cols: int = 4, keep: int = 4
     solution = [values[r * cols : (r + 1) * cols] for r in range(rows)]
     row_sums = [sum(row) for row in solution]
     col_sums = [sum(solution[r][c] for r in range(rows)) for c in range(cols)]
-    givens = {(r, c): solution[r][c] for r in range(rows) for c in range(cols)}
-    cells = list(givens)
-    rng.shuffle(cells)
-    for cell in cells:
-        if len(givens) <= keep:
-            break
-        value = givens.pop(cell)
-        if _count_survo(givens, rows, cols, row_sums, col_sums) != 1:
-            givens[cell] = value
+    givens = _remove_givens(
+        rng, solution, lambda g: _count_survo(g, rows, cols, row_sums, col_sums) == 1, keep
+    )
     lines = [
         "  ".join(str(givens.get((r, c), "X")) for c in range(cols)) + f"  {row_sums[r]}" for r in range(rows)
     ]
