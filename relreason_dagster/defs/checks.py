@@ -13,7 +13,8 @@ from relreason_dagster.storage.duckdb_io import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
 
-def _result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.AssetCheckResult:
+def check_result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.AssetCheckResult:
+    """A suite's result as a Dagster check result: summary, failing rows and the full table in metadata."""
     return dg.AssetCheckResult(
         passed=res.success,
         severity=severity,
@@ -42,7 +43,7 @@ def suite_check(
         with duckdb.get_connection() as con:
             ensure_schema(con)
             df = con.execute(sql).df()
-        return _result(suite(df), severity)
+        return check_result(suite(df), severity)
 
     return _check
 

@@ -33,7 +33,7 @@ from relreason_dagster.benchmarks.kor.family import (
 )
 from relreason_dagster.benchmarks.kor.scoring import score_robust
 from relreason_dagster.defs.assets import parsed_answers, samples
-from relreason_dagster.defs.checks import _result
+from relreason_dagster.defs.checks import check_result
 from relreason_dagster.defs.partitions import DUCKDB_POOL, models_partitions
 from relreason_dagster.defs.resources import RunSettings
 from relreason_dagster.errors import ConfigError
@@ -245,7 +245,7 @@ def kor_gold_self_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
             }
         )
     df = pd.DataFrame(rows, columns=["sample_id", "category", "source", "rule_id", "reason", "self_ok"])
-    return _result(suites.kor_gold_self(df), dg.AssetCheckSeverity.ERROR)
+    return check_result(suites.kor_gold_self(df), dg.AssetCheckSeverity.ERROR)
 
 
 @dg.asset_check(
@@ -271,7 +271,7 @@ def kor_item_counts_check(duckdb: DuckDBResource, run_settings: RunSettings) -> 
                 }
             )
     df = pd.DataFrame(expected_rows, columns=["category", "rule_id", "expected", "stored"])
-    return _result(suites.kor_item_counts(df), dg.AssetCheckSeverity.ERROR)
+    return check_result(suites.kor_item_counts(df), dg.AssetCheckSeverity.ERROR)
 
 
 @dg.asset_check(
@@ -289,7 +289,7 @@ def kor_answer_formats_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         ],
         columns=["category", "source", "answer_format", "n"],
     )
-    return _result(suites.answer_formats(df), dg.AssetCheckSeverity.WARN)
+    return check_result(suites.answer_formats(df), dg.AssetCheckSeverity.WARN)
 
 
 KOR_CHECKS = [kor_gold_self_check, kor_item_counts_check, kor_answer_formats_check]
