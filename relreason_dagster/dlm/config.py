@@ -34,6 +34,9 @@ class DLMConfig:
     init_std: float = 0.1
     inputs_every_layer: bool = True  # feed the input predicates to every layer, not only the first
     straight_through: bool = False  # hard selections forward, soft gradients backward
+    sample_noise: bool = False  # independent Gumbel noise and dropout for each sample of a batch
+    drop_weights: bool = False  # dropout hides softmax weights (the favourite too), then renormalises
+    passes: int = 1  # passes over the training samples per epoch (noise and temperature decay per epoch)
     max_epochs: int = 500
     stop_loss: float = 1e-8
     # Beyond the study's recipe (see README "DLM"): stop once the hard program fits every training

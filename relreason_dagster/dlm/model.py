@@ -55,6 +55,8 @@ class Noise:
     gumbel_scale: float
     dropout: float
     straight_through: bool = False  # forward the argmax of the noisy logits, backpropagate the softmax
+    per_sample: int = 0  # > 0: independent noise for each of this many batch items (the DLM authors' default)
+    drop_weights: bool = False  # dropout on the softmax weights, renormalised (may hide the favourite)
 
 
 class Selector(nn.Module):
@@ -71,22 +73,30 @@ class Selector(nn.Module):
         self.logits = nn.Parameter(torch.randn(k, n_candidates) * init_std)
 
     def weights(self, noise: Noise | None) -> torch.Tensor:
-        """``[k, K]`` selection weights: soft with noise while training, one-hot otherwise."""
+        """``[k, K]`` (or ``[batch, k, K]`` with per-sample noise) selection weights.
+
+        Soft with noise while training, one-hot otherwise.
+        """
         logits = self.logits
         if noise is None:
             return nn.functional.one_hot(logits.argmax(dim=1), logits.shape[1]).to(logits.dtype)
+        if noise.per_sample:
+            logits = logits.unsqueeze(0).expand(noise.per_sample, *logits.shape)
         # Gumbel(0, 1) as -log(Exp(1)); a uniform near 1.0 in float32 would give an infinite sample.
         gumbel = -torch.empty_like(logits).exponential_().clamp_(min=1e-20).log()
         noisy = (logits + noise.gumbel_scale * gumbel) / noise.temperature
+        if noise.dropout > 0 and noise.drop_weights:
+            soft = torch.softmax(noisy, dim=-1) * (torch.rand_like(logits) >= noise.dropout)
+            return soft / (soft.sum(dim=-1, keepdim=True) + 1e-5)
         if noise.dropout > 0:
             hide = torch.rand_like(logits) < noise.dropout
             if self.with_true:
-                hide[:, 0] = False
-            hide &= ~nn.functional.one_hot(noisy.argmax(dim=1), logits.shape[1]).bool()  # keep one visible
+                hide[..., 0] = False
+            hide &= ~nn.functional.one_hot(noisy.argmax(dim=-1), logits.shape[-1]).bool()  # keep one visible
             noisy = noisy.masked_fill(hide, float("-inf"))
-        soft = torch.softmax(noisy, dim=1)
+        soft = torch.softmax(noisy, dim=-1)
         if noise.straight_through:
-            hard = nn.functional.one_hot(noisy.argmax(dim=1), logits.shape[1]).to(soft.dtype)
+            hard = nn.functional.one_hot(noisy.argmax(dim=-1), logits.shape[-1]).to(soft.dtype)
             return hard + soft - soft.detach()
         return soft
 
@@ -95,17 +105,22 @@ class Selector(nn.Module):
         w = self.weights(noise)
         n_perm, d = len(self.perms), self.channels
         offset = int(self.with_true)
-        pos = w[:, offset : offset + n_perm * d]
-        neg = w[:, offset + n_perm * d :]
-        const = neg.sum(dim=1)  # Σ s·(1 - z) = Σ s - Σ s·z
+        pos = w[..., offset : offset + n_perm * d]
+        neg = w[..., offset + n_perm * d :]
+        const = neg.sum(dim=-1)  # Σ s·(1 - z) = Σ s - Σ s·z
         if self.with_true:
-            const = const + w[:, 0]
+            const = const + w[..., 0]
+        if w.dim() == 3:  # per-sample weights [batch, k, K]: broadcast over the object axes
+            const = const.view(const.shape[0], *([1] * (len(shape) - 1)), self.k)
         if z is None or d == 0:
             return const.expand(*shape, self.k)
         if n_perm > 1:  # candidate (π, c) at (v_0..v_r-1) is channel c at the arguments permuted by π
             z = torch.cat(
                 [z.permute(0, *[1 + p for p in perm], self.arity + 1) for perm in self.perms], dim=-1
             )
+        if w.dim() == 3:
+            flat = z.reshape(z.shape[0], -1, z.shape[-1])
+            return torch.bmm(flat, (pos - neg).transpose(1, 2)).view(*z.shape[:-1], self.k) + const
         return torch.matmul(z, (pos - neg).t()) + const
 
 
@@ -153,9 +168,27 @@ class DLM(nn.Module):
         self.head = Selector(
             target_arity, len(self.head_sources), 1, with_true=False, init_std=config.init_std
         )
+        self.needed = self._needed_arities()
         self._masks: dict[tuple[int, int], torch.Tensor] = {}
         # Units 0..m/2-1 of every arity are AND, the rest OR.
         self.register_buffer("is_or", (torch.arange(m) >= m // 2).float(), persistent=False)
+
+    def _needed_arities(self) -> list[set[int]]:
+        """Per layer, the arities whose outputs can still reach the head (arity moves ±1 per layer).
+
+        The others are not computed: the head's value is the same without them, and a breadth-4
+        network saves its two most expensive late layers.  Their parameters stay, so the
+        parameter count is the authors' architecture.
+        """
+        breadth = self.config.breadth
+        need = {
+            r for r in (self.target_arity - 1, self.target_arity, self.target_arity + 1) if 0 <= r <= breadth
+        }
+        needed: list[set[int]] = []
+        for _layer in range(self.config.depth):
+            needed.append(need)
+            need = {q for r in need for q in (r - 1, r, r + 1) if 0 <= q <= breadth}
+        return needed[::-1]
 
     def _sources(self, r: int, prev_channels: list[int]) -> list[Source]:
         srcs = [Source("own", r, j) for j in range(prev_channels[r])]
@@ -203,9 +236,12 @@ class DLM(nn.Module):
         state: list[torch.Tensor | None] = [
             base if r == self.base_arity else None for r in range(breadth + 1)
         ]
-        for selectors in self.layers:
+        for selectors, needed in zip(self.layers, self.needed, strict=True):
             new_state: list[torch.Tensor | None] = []
             for r, selector in enumerate(selectors):
+                if r not in needed:
+                    new_state.append(None)
+                    continue
                 z = self._gather(r, state, batch, n)
                 shape = (batch,) + (n,) * r
                 a, b = selector(z, noise, shape).unflatten(-1, (2, -1)).unbind(-2)

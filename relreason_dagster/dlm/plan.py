@@ -26,7 +26,7 @@ from relreason_dagster.errors import ConfigError
 
 DLM_MODEL = "dlm"  # the model name DLM answers carry in parsed_answers
 DLM_SETTING = "dlm"  # their setting: truth-value matrices in, truth values out
-IMPLEMENTATION = "dlm-impl-1"  # bump when model/training code changes what a seed trains
+IMPLEMENTATION = "dlm-impl-2"  # bump when model/training code changes what a seed trains
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ reproducible, which is what lets a checkpoint stand for its (config, seed).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -151,27 +152,34 @@ def _fit(
     model = build_model(task, config, n_base=x_all.shape[-1])
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     generator = torch.Generator().manual_seed(seed)
-    noise = Noise(config.temperature, config.gumbel_scale, config.dropout, config.straight_through)
+    noise = Noise(
+        config.temperature,
+        config.gumbel_scale,
+        config.dropout,
+        config.straight_through,
+        drop_weights=config.drop_weights,
+    )
     losses: list[float] = []
     errors = -1
     for epoch in range(config.max_epochs):
         model.train()
-        order = torch.randperm(len(samples), generator=generator)
         epoch_loss = 0.0
-        for i in range(0, len(samples), config.batch_size):
-            idx = order[i : i + config.batch_size]
-            loss = bce(model(x_all[idx], noise), y_all[idx])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            epoch_loss += loss.item() * len(idx)
-        epoch_loss /= len(samples)
+        for _pass in range(config.passes):
+            order = torch.randperm(len(samples), generator=generator)
+            for i in range(0, len(samples), config.batch_size):
+                idx = order[i : i + config.batch_size]
+                step_noise = dataclasses.replace(noise, per_sample=len(idx)) if config.sample_noise else noise
+                loss = bce(model(x_all[idx], step_noise), y_all[idx])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                epoch_loss += loss.item() * len(idx)
+        epoch_loss /= len(samples) * config.passes
         losses.append(epoch_loss)
-        noise = Noise(
-            noise.temperature * config.temperature_decay,
-            noise.gumbel_scale * config.gumbel_decay,
-            config.dropout,
-            config.straight_through,
+        noise = dataclasses.replace(
+            noise,
+            temperature=noise.temperature * config.temperature_decay,
+            gumbel_scale=noise.gumbel_scale * config.gumbel_decay,
         )
         if epoch_loss < config.stop_loss:
             break

@@ -44,6 +44,34 @@ def test_forward_is_permutation_equivariant(target_arity):
             assert torch.allclose(out_p, expected, atol=1e-6)
 
 
+@pytest.mark.parametrize("target_arity", [0, 1, 2])
+def test_skipping_unreachable_arities_leaves_the_output_unchanged(target_arity):
+    """Arities that cannot reach the head are not computed; computing them changes nothing."""
+    torch.manual_seed(1)
+    config = DLMConfig(depth=4, breadth=3, predicates=4, init_std=1.0)
+    model = DLM(n_base=4, target_arity=target_arity, config=config)
+    assert model.needed[-1] == {r for r in (target_arity - 1, target_arity, target_arity + 1) if r >= 0}
+    assert model.needed[0] == {0, 1, 2, 3}
+    base = (torch.rand(2, 5, 5, 4) < 0.3).float()
+    soft = Noise(temperature=0.7, gumbel_scale=0.0, dropout=0.0)
+    pruned = [model(base, soft), model(base)]
+    model.needed = [set(range(4))] * config.depth
+    for before, after in zip(pruned, [model(base, soft), model(base)], strict=True):
+        assert torch.equal(before, after)
+
+
+def test_per_sample_noise_gives_each_sample_its_own_selection():
+    """With the DLM authors' per-sample noise, two copies of one world get different soft outputs."""
+    torch.manual_seed(2)
+    model = DLM(n_base=4, target_arity=2, config=DLMConfig(depth=2, breadth=2, predicates=4))
+    world = (torch.rand(1, 5, 5, 4) < 0.3).float()
+    for drop_weights in (False, True):
+        noise = Noise(temperature=1.0, gumbel_scale=1.0, dropout=0.1, per_sample=2, drop_weights=drop_weights)
+        out = model(world.expand(2, 5, 5, 4), noise)
+        assert out.shape == (2, 5, 5) and 0.0 <= out.min() and out.max() <= 1.0
+        assert not torch.allclose(out[0], out[1])
+
+
 def test_parameter_count_is_reported_per_configuration():
     """Depth 8 is the study's ~60k parameter model; depth 4 about half of it."""
     family = DLM(n_base=4, target_arity=2, config=config_for("IsMGUncle"))
