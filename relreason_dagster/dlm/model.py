@@ -118,10 +118,9 @@ class Selector(nn.Module):
             z = torch.cat(
                 [z.permute(0, *[1 + p for p in perm], self.arity + 1) for perm in self.perms], dim=-1
             )
-        if w.dim() == 3:
-            flat = z.reshape(z.shape[0], -1, z.shape[-1])
-            return torch.bmm(flat, (pos - neg).transpose(1, 2)).view(*z.shape[:-1], self.k) + const
-        return torch.matmul(z, (pos - neg).t()) + const
+        # [batch, n^r, D] @ [D, k] (shared weights) or [batch, D, k] (per-sample weights)
+        flat = z.reshape(z.shape[0], -1, z.shape[-1])
+        return torch.matmul(flat, (pos - neg).transpose(-1, -2)).view(*z.shape[:-1], self.k) + const
 
 
 def _exclusion_mask(arity: int, n: int, device: torch.device) -> torch.Tensor:
