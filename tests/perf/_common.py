@@ -158,3 +158,17 @@ def busy_processes(threshold_pct: float = 20.0) -> list[str]:
             if pct >= threshold_pct:
                 found.append(f"pid {pid} at {pct:.0f}% CPU: {cmd[:100]}")
     return found
+
+
+def time_paper_build(family: Any, profile: Any) -> dict[str, float]:
+    """Generate a family's paper-profile samples and prompts; their counts and the seconds it took."""
+    from relreason_dagster import settings
+
+    start = time.perf_counter()
+    samples = family.generate(profile, settings.DEFAULT_SEED)
+    prompts = family.build_prompts(samples, profile)
+    return {
+        "paper_samples": len(samples),
+        "paper_prompts": len(prompts),
+        "paper_build_s": time.perf_counter() - start,
+    }

@@ -12,6 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tests.perf._common import time_paper_build
+
 
 def bench_kor() -> dict[str, Any]:
     from relreason_dagster import settings
@@ -25,12 +27,7 @@ def bench_kor() -> dict[str, Any]:
     paper = settings.get_profile("paper", "kor")
     folder = data_dir(paper)
     if folder.is_dir():
-        start = time.perf_counter()
-        samples = family.generate(paper, settings.DEFAULT_SEED)
-        prompts = family.build_prompts(samples, paper)
-        out["paper_samples"] = len(samples)
-        out["paper_prompts"] = len(prompts)
-        out["paper_build_s"] = time.perf_counter() - start
+        out.update(time_paper_build(family, paper))
 
     generation: dict[str, dict[str, float]] = {}
     for category in CATEGORIES:

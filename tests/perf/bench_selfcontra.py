@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.perf._common import time_paper_build
+
 
 def bench_selfcontra() -> dict[str, Any]:
     from relreason_dagster import settings
@@ -46,13 +48,7 @@ def bench_selfcontra() -> dict[str, Any]:
         out["judge_prompts_s"] = time.perf_counter() - start
 
         profile = settings.get_profile("paper", "selfcontra")
-        family = SelfContraFamily()
-        start = time.perf_counter()
-        samples = family.generate(profile, settings.DEFAULT_SEED)
-        prompts = family.build_prompts(samples, profile)
-        out["paper_items"] = len(samples)
-        out["paper_prompts"] = len(prompts)
-        out["paper_build_s"] = time.perf_counter() - start
+        out.update(time_paper_build(SelfContraFamily(), profile))
 
     relational = RelationalFamily()
     rel_profile = settings.get_profile("paper", "relational")
@@ -85,7 +81,7 @@ def render(result: dict[str, Any]) -> str:
             f"- judge prompts (I+R→O, binary, 4 FGE probes) for every row: {result['judge_prompts']:,} in "
             f"{result['judge_prompts_s']:.2f} s ({judge_rate:,.0f}/s)",
             f"- paper profile items + prompts (WinoBias, WinoGender, WinoGrande from the reference folder): "
-            f"{result['paper_items']} items, {result['paper_prompts']} prompts in "
+            f"{result['paper_samples']} items, {result['paper_prompts']} prompts in "
             f"{result['paper_build_s']:.2f} s",
         ]
     else:
