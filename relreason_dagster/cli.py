@@ -1,4 +1,4 @@
-"""The `relreason` command: demo, run, models, selfcontra, kor, sql, status, ui.
+"""The `relreason` command: demo, run, models, selfcontra, kor, sql, status, ui, worker.
 
 Bad input ends in one line on stderr and exit status 2, never a traceback.
 """
@@ -98,11 +98,14 @@ def _query_params(sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
         raise ConfigError(
             f"no results yet at {path}; run `relreason demo` or `relreason run --model M` first"
         )
-    try:
-        con = duckdb.connect(str(path), read_only=True)
+    from relreason_dagster.storage.duckdb_io import open_duckdb
+
+    try:  # waits while a run's short write (or dbt build) holds the file
+        con = open_duckdb(path, read_only=True)
     except duckdb.IOException as exc:
         raise ConfigError(
-            f"cannot open {path} read-only ({str(exc).splitlines()[0]}); is a run writing it?"
+            f"cannot open {path} read-only ({str(exc).splitlines()[0]}); "
+            "set RELREASON_LOCK_WAIT_S to wait longer"
         ) from None
     try:
         cur = con.execute(sql, params)
@@ -156,10 +159,10 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
     if demo:
         models = [*enabled_models(settings.models_path()), DLM_MODEL]
     else:
-        models = [args.model]
+        models = list(dict.fromkeys(args.model))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
     train_size = getattr(args, "train_size", None)
-    if train_size is not None and args.model != DLM_MODEL:
+    if train_size is not None and DLM_MODEL not in models:
         raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
     start = time.perf_counter()
     report = run_pipeline(
@@ -450,10 +453,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
         state = "never run"
         if summary is not None:
-            evaluation = summary.evaluation
-            state = (
-                summary.status.value if evaluation is None else ("passed" if evaluation.passed else "FAILED")
-            )
+            # A planned or interrupted check has an evaluation without a verdict yet: show its status.
+            passed = getattr(summary.evaluation, "passed", None)
+            state = summary.status.value if passed is None else ("passed" if passed else "FAILED")
         check_rows.append((check_key.asset_key.to_user_string(), check_key.name, state))
     print(format_table(["asset", "check", "state"], check_rows))
 
@@ -494,6 +496,63 @@ def cmd_ui(args: argparse.Namespace) -> int:
         return proc.wait()
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    """`relreason worker`: a Celery worker for RELREASON_EXECUTOR=celery runs, on this or another machine."""
+    import shutil
+
+    from relreason_dagster.defs.partitions import DUCKDB_QUEUE, MODEL_QUEUE
+    from relreason_dagster.pipeline import prepare_environment
+
+    broker = args.broker or os.environ.get("RELREASON_CELERY_BROKER", "")
+    if not broker:
+        raise ConfigError(
+            "relreason worker needs --broker URL or RELREASON_CELERY_BROKER (e.g. redis://host:6379/0)"
+        )
+    prepare_environment(args.profile)
+    celery = os.path.join(os.path.dirname(sys.executable), "celery")
+    if not os.path.exists(celery):
+        celery = shutil.which("celery") or ""
+    if not celery:
+        raise ConfigError("relreason worker needs Celery: pip install -e '.[distributed]'")
+    queues = [MODEL_QUEUE] if args.models_only else [MODEL_QUEUE, DUCKDB_QUEUE]
+    os.environ["RELREASON_CELERY_BROKER"] = broker
+    backend = os.environ.get("RELREASON_CELERY_BACKEND") or broker
+    # dagster-celery reads worker settings from a module named dagster_celery_config on the path.  A busy
+    # worker must not reserve a second step (it would wait behind the first while another worker idles).
+    conf_dir = settings.relreason_home() / "celery"
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    (conf_dir / "dagster_celery_config.py").write_text(
+        "# Written by `relreason worker`.\nworker_prefetch_multiplier = 1\ntask_acks_late = True\n"
+    )
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(conf_dir), os.environ.get("PYTHONPATH")) if p)
+    cmd = [
+        celery,
+        "-A",
+        "dagster_celery.app",
+        "-b",
+        broker,
+        "--result-backend",
+        backend,
+        "worker",
+        "-Q",
+        ",".join(queues),
+        "-n",
+        f"{args.name}@%h",
+        "-l",
+        "WARNING",
+        "--without-gossip",
+        "--without-mingle",
+        # One process that runs one step at a time: the local model is loaded once per worker process.
+        "--pool",
+        "solo",
+    ]
+    print(
+        f"relreason worker {args.name}: queues {', '.join(queues)} on {broker} (Ctrl-C stops it)", flush=True
+    )
+    os.execv(cmd[0], cmd)
+    return 0  # not reached
+
+
 def _positive_int(value: str) -> int:
     try:
         number = int(value)
@@ -528,9 +587,14 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="materialize everything at the smoke profile and print the result tables"
     )
     common(demo)
-    run = sub.add_parser("run", help="compute one model's responses (cached) and the metric tables")
+    run = sub.add_parser("run", help="compute models' responses (cached) and the metric tables")
     common(run)
-    run.add_argument("--model", required=True, help="a model of models.yaml, or dlm (the trained baseline)")
+    run.add_argument(
+        "--model",
+        required=True,
+        action="append",
+        help="a model of models.yaml, or dlm (the trained baseline); repeat to run several side by side",
+    )
     run.add_argument("--benchmark", default=None)
     run.add_argument(
         "--judge",
@@ -602,6 +666,17 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query")
     status = sub.add_parser("status", help="what is materialized, check results, row counts")
     common(status)
+    worker = sub.add_parser(
+        "worker", help="run a Celery worker for RELREASON_EXECUTOR=celery (here or on another machine)"
+    )
+    common(worker)
+    worker.add_argument("--broker", default=None, help="broker URL (default: RELREASON_CELERY_BROKER)")
+    worker.add_argument("--name", default=f"relreason-{os.getpid()}", help="worker name (unique per machine)")
+    worker.add_argument(
+        "--models-only",
+        action="store_true",
+        help="serve model calls only (a machine without the DuckDB file; needs the shared RELREASON_LAKE)",
+    )
     ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
     common(ui)
     ui.add_argument("--port", type=int, default=3000)
@@ -627,6 +702,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_status(args)
         if args.cmd == "ui":
             return cmd_ui(args)
+        if args.cmd == "worker":
+            return cmd_worker(args)
     except ConfigError as exc:
         print(f"relreason: {exc}", file=sys.stderr)
         return 2

@@ -1,4 +1,6 @@
-"""The one Definitions object that `workspace.yaml` and the CLI load."""
+"""The one Definitions object that `workspace.yaml` and the CLI load (assets, checks, jobs, sensor)."""
+
+from __future__ import annotations
 
 import dagster as dg
 
@@ -33,9 +35,18 @@ ALL_ASSETS = [
 
 ALL_ASSET_CHECKS = [*ALL_CHECKS, *KOR_CHECKS]
 
-defs = dg.Definitions(
-    assets=ALL_ASSETS,
-    asset_checks=ALL_ASSET_CHECKS,
-    sensors=[models_sensor],
-    resources=build_resources(),
-)
+
+def build_definitions(executor: str | None = None) -> dg.Definitions:
+    """The definitions with every job on ``executor`` (default: ``RELREASON_EXECUTOR``)."""
+    from relreason_dagster.defs.jobs import build_jobs
+
+    return dg.Definitions(
+        assets=ALL_ASSETS,
+        asset_checks=ALL_ASSET_CHECKS,
+        jobs=build_jobs(executor),
+        sensors=[models_sensor],
+        resources=build_resources(),
+    )
+
+
+defs = build_definitions()

@@ -21,7 +21,7 @@ OFFLINE_ENV = {
 }
 
 DAGSTER_YAML = """\
-# Written by relreason: no telemetry, and one writer at a time on the DuckDB file.
+# Written by relreason: no telemetry, one DuckDB-holding step at a time, model partitions side by side.
 telemetry:
   enabled: false
 compute_logs:
@@ -30,7 +30,12 @@ compute_logs:
   class: NoOpComputeLogManager
 concurrency:
   pools:
+    # The pool `duckdb` (steps that hold the DuckDB file): one step at a time, across all runs.
     default_limit: 1
+    granularity: op
+  runs:
+    # UI backfills over model partitions run this many partitions at once (their model calls hold no pool).
+    max_concurrent_runs: 4
 """
 
 

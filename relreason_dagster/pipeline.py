@@ -1,7 +1,10 @@
-"""Materialize the pipeline in-process against the Dagster instance under RELREASON_HOME.
+"""What one `relreason run` is: validate it, then launch the pipeline's jobs through Dagster.
 
-The CLI's `demo` and `run` use this, so a run started from the terminal shows
-up in the Dagster UI exactly like one launched there.
+The CLI's `demo`, `run` and `selfcontra detect` use this.  It holds no copy of
+the graph: it names jobs (``defs/jobs.py``) and partition keys, and the
+launcher (``defs/launcher.py``) orders the runs by asset dependencies and runs
+partitions side by side, so a run started here shows up in the Dagster UI
+exactly like one launched there, named and tagged with what it was.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
+from relreason_dagster.settings import max_concurrent_runs
 
-QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 PID_TAG = "relreason/pid"
 HOST_TAG = "relreason/host"
 
@@ -35,6 +38,8 @@ class PipelineReport:
     dbt_log: str = ""
     dlm: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> trained / reused checkpoints
     warn_checks: set[str] = field(default_factory=set)  # checks of severity WARN: a failure is a warning
+    runs: list[dict[str, Any]] = field(default_factory=list)  # job, partition, run id, success, seconds
+    concurrent: list[list[str]] = field(default_factory=list)  # run labels launched together
 
     @property
     def total_calls(self) -> int:
@@ -109,18 +114,20 @@ def release_dead_runs(instance: Any) -> list[str]:
     return released
 
 
-def _collect(result: Any, report: PipelineReport) -> None:
-    for event in result.get_asset_materialization_events():
+def _collect(events: list[Any], report: PipelineReport) -> None:
+    """Calls, DLM trainings, check results and step failures from one run's DagsterEvents."""
+    for event in events:
+        if event.event_type_value != "ASSET_MATERIALIZATION":
+            continue
         mat = event.event_specific_data.materialization
         key = mat.asset_key.to_user_string()
+        meta = {k: v.value for k, v in mat.metadata.items()}
         if key == "model_responses" and mat.partition:
-            meta = {k: v.value for k, v in mat.metadata.items()}
             report.calls[mat.partition] = {
                 k: int(meta.get(k, 0))
                 for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
             }
         if key == "selfcontra_detections":
-            meta = {k: v.value for k, v in mat.metadata.items()}
             report.calls[f"{meta.get('judge')} (judge)"] = {
                 "prompts": int(meta.get("judge_prompts", 0)),
                 "model_calls": int(meta.get("judge_calls", 0)),
@@ -129,13 +136,11 @@ def _collect(result: Any, report: PipelineReport) -> None:
                 "errors": int(meta.get("errors", 0)),
             }
         if key == "kor_self_correction" and mat.partition and mat.partition in report.calls:
-            meta = {k: v.value for k, v in mat.metadata.items()}
             report.calls[mat.partition]["model_calls"] += int(meta.get("model_calls", 0))
             report.calls[mat.partition]["self_correction_calls"] = int(meta.get("model_calls", 0))
         if key == "dlm_checkpoints" and mat.partition:
-            meta = {k: v.value for k, v in mat.metadata.items()}
             report.dlm[mat.partition] = {k: int(meta.get(k, 0)) for k in ("trained", "reused")}
-    for event in result.all_events:
+    for event in events:
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
             ev = event.event_specific_data
             report.checks.append((ev.check_name, ev.passed, ev.description or ""))
@@ -145,36 +150,82 @@ def _collect(result: Any, report: PipelineReport) -> None:
             report.failures.append(f"{event.step_key}: {event.event_specific_data.error.message.strip()}")
 
 
-def _materialize(
-    everything: list[Any],
-    selection: list[Any],
-    instance: Any,
-    resources: dict[str, Any],
-    report: PipelineReport,
-    partition_key: str | None = None,
-) -> None:
-    """One in-process materialization of ``selection``, tagged with this process so a killed run can be
-    released later; its events go into ``report`` (failures are collected, never raised)."""
+def _label(job: str, partition: str | None) -> str:
+    return f"{job}[{partition}]" if partition else job
+
+
+def _launch(
+    jobs: list[str],
+    partitions: dict[str, list[str]],
+    families: list[str],
+    run_settings: Any,
+    tags: dict[str, str],
+    *,
+    skip_unfed: bool = True,
+    log: Any = None,
+) -> PipelineReport:
+    """Plan and launch the runs; the report collects calls, checks, failures and run windows."""
     import dagster as dg
 
-    result = dg.materialize(
-        everything,
-        selection=selection,
+    from relreason_dagster.defs.jobs import executor_name
+    from relreason_dagster.defs.launcher import launch, plan_runs
+
+    executor = executor_name()
+    instance = dg.DagsterInstance.get()
+    release_dead_runs(instance)
+    report = PipelineReport()
+    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed)
+    say = log or (lambda line: print(line, file=sys.stderr, flush=True))
+
+    def on_start(batch: list[Any]) -> None:
+        labels = [_label(r.job, r.partition) for r in batch]
+        report.concurrent.append(labels)
+        together = " and ".join(labels) if len(labels) < 5 else f"{len(labels)} runs"
+        mode = "at the same time" if len(labels) > 1 and executor != "in_process" else "in order"
+        say(f"relreason: launching {together} ({executor} executor, {mode})")
+
+    def on_done(outcome: Any) -> None:
+        _collect(outcome.events, report)
+        seconds = outcome.finished - outcome.started
+        report.runs.append(
+            {
+                "job": outcome.planned.job,
+                "partition": outcome.planned.partition,
+                "run_id": outcome.run_id,
+                "success": outcome.success,
+                "started": outcome.started,
+                "finished": outcome.finished,
+            }
+        )
+        label = _label(outcome.planned.job, outcome.planned.partition)
+        if outcome.error is not None:
+            report.failures.append(f"{label}: could not start: {outcome.error}")
+        elif not outcome.success and not report.failures:
+            report.failures.append(f"{label}: run {outcome.run_id} failed")
+        state = "done" if outcome.success else "FAILED"
+        say(f"relreason: {label} {state} in {seconds:.0f} s (run {outcome.run_id[:8]})")
+
+    launch(
+        runs,
         instance=instance,
-        resources=resources,
-        partition_key=partition_key,
-        run_config=QUIET_RUN_CONFIG,
-        raise_on_error=False,
-        tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()},
+        executor=executor,
+        run_settings=run_settings.model_dump() if hasattr(run_settings, "model_dump") else dict(run_settings),
+        tags=tags,
+        max_runs=max_concurrent_runs(),
+        on_start=on_start,
+        on_done=on_done,
     )
-    _collect(result, report)
+    return report
 
 
-def _everything() -> list[Any]:
-    """Every asset and check of the definitions: a materialization selects from these."""
-    from relreason_dagster.definitions import ALL_ASSET_CHECKS, ALL_ASSETS
-
-    return [*ALL_ASSETS, *ALL_ASSET_CHECKS]
+def _run_tags(models: list[str], families: list[str], profile: str, kind: str) -> dict[str, str]:
+    """Tags every run of one `relreason` command carries: the UI's run list says what it was."""
+    return {
+        "relreason/command": kind,
+        "relreason/models": ",".join(models) or "-",
+        "relreason/benchmarks": ",".join(families),
+        "relreason/profile": profile,
+    }
 
 
 def run_pipeline(
@@ -187,7 +238,7 @@ def run_pipeline(
     dlm_train_size: int | None = None,
     judge: str | None = None,
 ) -> PipelineReport:
-    """samples + prompts, then each model's responses and parsed answers, then dbt build.
+    """prepare, then every model's and DLM task's partition side by side, then the judge and the marts.
 
     The model name ``dlm`` trains (or reuses) the DLM baseline for the profile's ``dlm_tasks`` and
     scores it on the relational test samples instead of calling an LLM.  With the selfcontra family,
@@ -198,6 +249,7 @@ def run_pipeline(
     prepare_environment(profile)
     for name in benchmarks or []:
         get_family(name)
+    models = list(dict.fromkeys(models))
     dlm_tasks: tuple[str, ...] = ()
     if DLM_MODEL in models:
         if benchmarks and "relational" not in benchmarks:
@@ -209,27 +261,10 @@ def run_pipeline(
 
     import dagster as dg
 
-    from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
-    from relreason_dagster.defs.dbt import relreason_dbt_models
-    from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
-    from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
-    from relreason_dagster.defs.kor_assets import kor_self_correction
-    from relreason_dagster.defs.resources import RunSettings, build_resources
-    from relreason_dagster.defs.selfcontra_assets import (
-        selfcontra_annotations,
-        selfcontra_detections,
-        symbolic_checks,
-    )
-    from relreason_dagster.defs.sensors import sync_model_partitions
+    from relreason_dagster.defs.resources import RunSettings
+    from relreason_dagster.defs.sensors import register_model_partitions
 
-    instance = dg.DagsterInstance.get()
-    release_dead_runs(instance)
-    registered = [m.name for m in specs]
-    current = set(instance.get_dynamic_partitions("models"))
-    sync_model_partitions(instance, sorted(current | set(registered)))
-
-    resources = build_resources()
-    resources["run_settings"] = RunSettings(
+    run_settings = RunSettings(
         profile=profile,
         seed=seed,
         benchmarks=benchmarks or [],
@@ -237,37 +272,20 @@ def run_pipeline(
         dlm_train_size=dlm_train_size or 0,
         judge=judge or "",
     )
-    families = resources["run_settings"].family_names()  # a bad benchmark/profile pair fails here
-    # Self-Contra detection runs after LLM responses (a DLM-only run has nothing new to judge); an unknown
-    # judge or a missing key fails before any model call.
-    judging = "selfcontra" in families and bool(specs)
-    if judging:
-        require_api_key(get_model(settings.models_path(), resources["run_settings"].judge_model()))
-    everything = _everything()
-    report = PipelineReport()
-
-    def _run(selection: list[Any], partition_key: str | None = None) -> None:
-        _materialize(everything, selection, instance, resources, report, partition_key)
-
-    _run([samples, prompts])
-    per_model = [model_responses, parsed_answers] + ([symbolic_checks] if "relational" in families else [])
-    per_model += [kor_self_correction] if "kor" in families else []
-    for spec in specs:
-        _run(per_model, partition_key=spec.name)
-    for task in dlm_tasks:
-        _run([dlm_checkpoints, dlm_answers], partition_key=task)
-    if judging:
-        sc_profile = settings.get_profile(profile, "selfcontra")
-        _run(
-            ([selfcontra_annotations] if sc_profile.get("annotation_files") else []) + [selfcontra_detections]
+    families = run_settings.family_names()  # a bad benchmark/profile pair fails here
+    # Self-Contra detection runs after LLM responses; an unknown judge or a missing key fails before any call.
+    if "selfcontra" in families and specs:
+        require_api_key(get_model(settings.models_path(), run_settings.judge_model()))
+    register_model_partitions(dg.DagsterInstance.get(), [m.name for m in specs])
+    jobs = ["prepare", "model_work", "dlm_work", "judge"] + (["marts"] if run_dbt else [])
+    partitions = {"model_work": [m.name for m in specs], "dlm_work": list(dlm_tasks)}
+    log = settings.relreason_home() / "logs" / "dbt.log"
+    with _stdout_to(log) if run_dbt else contextlib.nullcontext():
+        report = _launch(
+            jobs, partitions, families, run_settings, _run_tags(models, families, profile, "run")
         )
     if run_dbt:
-        log = settings.relreason_home() / "logs" / "dbt.log"
-        with _stdout_to(log):
-            _run([relreason_dbt_models])
         report.dbt_log = str(log)
-        if "flenqa" in families:
-            _run([flenqa_length_plot])
     return report
 
 
@@ -285,11 +303,7 @@ def run_detection(
     ``methods`` a subset of iro/binary/fge (None: the profile's).
     """
     prepare_environment(profile)
-    import dagster as dg
-
-    from relreason_dagster.defs.dbt import relreason_dbt_models
-    from relreason_dagster.defs.resources import RunSettings, build_resources
-    from relreason_dagster.defs.selfcontra_assets import selfcontra_detections
+    from relreason_dagster.defs.resources import RunSettings
 
     run_settings = RunSettings(
         profile=profile,
@@ -299,19 +313,14 @@ def run_detection(
         detect_limit=-1 if limit is None else limit,
         detect_methods=list(methods or []),
     )
-    run_settings.family_names()  # a profile without a selfcontra section fails here, in one line
+    families = run_settings.family_names()  # a profile without a selfcontra section fails here, in one line
     require_api_key(get_model(settings.models_path(), run_settings.judge_model()))
-    instance = dg.DagsterInstance.get()
-    release_dead_runs(instance)
-    resources = build_resources()
-    resources["run_settings"] = run_settings
-    report = PipelineReport()
-    selection = [selfcontra_detections]
-    everything = _everything()
-    _materialize(everything, selection, instance, resources, report)
+    jobs = ["judge"] + (["marts"] if run_dbt else [])
+    log = settings.relreason_home() / "logs" / "dbt.log"
+    with _stdout_to(log) if run_dbt else contextlib.nullcontext():
+        report = _launch(
+            jobs, {}, families, run_settings, _run_tags([], families, profile, "detect"), skip_unfed=False
+        )
     if run_dbt:
-        log = settings.relreason_home() / "logs" / "dbt.log"
-        with _stdout_to(log):
-            _materialize(everything, [relreason_dbt_models], instance, resources, report)
         report.dbt_log = str(log)
     return report

@@ -9,6 +9,7 @@ the keys it knows.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -154,15 +155,47 @@ DEFAULT_PROFILE = "smoke"
 DEFAULT_SEED = 20240101
 
 
+def _user_profiles() -> dict[str, dict[str, dict[str, Any]]]:
+    """Profiles from the YAML file ``RELREASON_PROFILES`` names: ``{profile: {family: {knob: value}}}``.
+
+    They add to (or replace) the built-in ones, so a researcher defines a size
+    without editing the package, and every process of a run (step workers
+    included) sees the same profiles through the environment.
+    """
+    path = os.environ.get("RELREASON_PROFILES")
+    if not path:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).expanduser().read_text()) or {}
+    except OSError as exc:
+        raise ConfigError(
+            f"RELREASON_PROFILES={path}: {exc.strerror}; point it at a readable YAML file"
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"RELREASON_PROFILES={path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(v, dict) and all(isinstance(f, dict) for f in v.values()) for v in data.values()
+    ):
+        raise ConfigError(f"RELREASON_PROFILES={path}: expected a mapping of profile -> family -> settings")
+    return data
+
+
+def _all_profiles() -> dict[str, dict[str, dict[str, Any]]]:
+    return {**PROFILES, **_user_profiles()}
+
+
 def profile_names() -> list[str]:
-    return sorted(PROFILES)
+    return sorted(_all_profiles())
 
 
 def _profile(name: str) -> dict[str, dict[str, Any]]:
     """The per-family sections of profile ``name``; a one-line error names the known ones."""
-    if name not in PROFILES:
-        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
-    return PROFILES[name]
+    profiles = _all_profiles()
+    if name not in profiles:
+        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(sorted(profiles))}")
+    return profiles[name]
 
 
 def get_profile(name: str, family: str) -> Profile:
@@ -175,14 +208,20 @@ def profile_families(name: str) -> list[str]:
     return sorted(_profile(name))
 
 
+_WRITABLE_HOMES: set[Path] = set()
+
+
 def relreason_home() -> Path:
     """``RELREASON_HOME``, created if needed; an unwritable one is a ConfigError."""
     home = Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()
+    if home in _WRITABLE_HOMES:
+        return home
     try:
         home.mkdir(parents=True, exist_ok=True)
-        probe = home / ".write-test"
-        probe.write_text("ok")
-        probe.unlink()
+        # A probe file of its own: runs in several threads and processes check the same home at once.
+        with tempfile.NamedTemporaryFile(dir=home, prefix=".write-test-"):
+            pass
+        _WRITABLE_HOMES.add(home)
     except OSError as exc:
         raise ConfigError(
             f"RELREASON_HOME={home} is not writable ({exc.strerror}); set RELREASON_HOME to a writable folder"
@@ -192,6 +231,26 @@ def relreason_home() -> Path:
 
 def duckdb_path() -> Path:
     return relreason_home() / "relreason.duckdb"
+
+
+def lake_url() -> str:
+    """Where model output is written as Parquet: ``RELREASON_LAKE`` (a path or a URL that every
+    worker can reach, e.g. ``s3://bucket/relreason``), default ``$RELREASON_HOME/lake``."""
+    return os.environ.get("RELREASON_LAKE") or str(relreason_home() / "lake")
+
+
+def max_concurrent_runs() -> int:
+    """How many model or DLM task runs `relreason run` keeps going at once (RELREASON_MAX_RUNS)."""
+    raw = os.environ.get("RELREASON_MAX_RUNS", "4")
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(
+            f"RELREASON_MAX_RUNS={raw!r}: expected a positive integer, e.g. RELREASON_MAX_RUNS=4"
+        )
+    return value
 
 
 def models_path() -> Path:

@@ -6,17 +6,34 @@ import os
 
 # Before anything imports LiteLLM: no price-map download, no telemetry.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Runs execute in this process (scripted providers registered here answer them); tests of the
+# multiprocess and distributed executors set their own.
+os.environ.setdefault("RELREASON_EXECUTOR", "in_process")
 
 import duckdb  # noqa: E402
 import pytest  # noqa: E402
 
+from relreason_dagster.storage.lake import Lake  # noqa: E402
+from relreason_dagster.storage.responses import ResponseStore  # noqa: E402
 from relreason_dagster.storage.schema import ensure_schema  # noqa: E402
 
 
 @pytest.fixture
-def duck(tmp_path):
-    """A DuckDB connection on a fresh file with schema ``raw`` created."""
+def lake(tmp_path):
+    """A fresh Parquet lake under the test's folder."""
+    return Lake.open(tmp_path / "lake")
+
+
+@pytest.fixture
+def store(lake):
+    """The responses of :func:`lake`: what the gateway writes and reads."""
+    return ResponseStore(lake)
+
+
+@pytest.fixture
+def duck(tmp_path, lake):
+    """A DuckDB connection on a fresh file with schema ``raw``; ``raw.responses`` reads :func:`lake`."""
     con = duckdb.connect(str(tmp_path / "test.duckdb"))
-    ensure_schema(con)
+    ensure_schema(con, lake)
     yield con
     con.close()

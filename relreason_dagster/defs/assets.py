@@ -1,26 +1,32 @@
 """The pipeline's assets: samples -> prompts -> model_responses -> parsed_answers.
 
 Each asset is a thin wrapper: it calls the pure benchmark code or the LLM
-gateway and moves rows into DuckDB.  All of them write the one DuckDB file, so
-they share the ``duckdb`` pool (one slot).
+gateway and moves rows into DuckDB or the lake.  Those that write the DuckDB
+file share the ``duckdb`` pool (one slot); ``model_responses`` only reads it
+(briefly) and writes the lake, so models run side by side.
 """
 
 import json
+import os
+import socket
 import sys
+import time
 from collections import Counter
 from typing import Any
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
 from relreason_dagster.benchmarks.base import Parsed, Sample
 from relreason_dagster.benchmarks.registry import get_family
-from relreason_dagster.defs.partitions import DUCKDB_POOL, models_partitions
-from relreason_dagster.defs.resources import RunSettings
+from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
+from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.llm.gateway import ProgressPrinter, run_model
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
+from relreason_dagster.storage.lake import Lake
+from relreason_dagster.storage.prompt_snapshots import current_prompts, write_snapshot
+from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
 
 
@@ -33,7 +39,7 @@ def _in_list(values: list[str]) -> str:
     pool=DUCKDB_POOL,
     description="Generated benchmark samples of every selected family at the run's profile (raw.samples).",
 )
-def samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+def samples(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     rows: list[dict[str, Any]] = []
     for name in run_settings.family_names():
         family = get_family(name)
@@ -63,7 +69,7 @@ def samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_setti
     deps=[samples],
     description="Prompts for every test sample and setting, with input token counts (raw.prompts).",
 )
-def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     families = run_settings.family_names()
     rows: list[dict[str, Any]] = []
     with duckdb.get_connection() as con:
@@ -88,6 +94,9 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_setti
                 row["tokenizer"] = DEFAULT_TOKENIZER
                 rows.append(row)
         replace_rows(con, "prompts", rows, f"benchmark IN ({_in_list(families)})", families)
+    lake = Lake.default()
+    for name in families:  # model workers read these, so model calls never need the DuckDB file
+        write_snapshot(lake, name, [r for r in rows if r["benchmark"] == name])
     by_setting = Counter((r["benchmark"], r["setting"]) for r in rows)
     tokens = [r["input_tokens"] for r in rows]
     preview = rows[0]["messages"][:1500] if rows else ""
@@ -104,28 +113,25 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_setti
 
 @dg.asset(
     group_name="responses",
-    pool=DUCKDB_POOL,
     deps=[prompts],
+    # Celery: model calls go to the queue every worker serves, also on machines without the DuckDB file.
+    op_tags={CELERY_QUEUE_TAG: MODEL_QUEUE},
     partitions_def=models_partitions,
-    description="One model's responses to every prompt, through LiteLLM, cached by request (raw.responses).",
+    description="One model's responses to every prompt, through LiteLLM, cached by request "
+    "(Parquet lake; the view raw.responses).",
 )
-def model_responses(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings):
+    started = time.time()
     spec = get_model(run_settings.models_path(), context.partition_key)
     require_api_key(spec)
-    families = run_settings.family_names()
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
-        todo = fetch_dicts(
-            con,
-            "SELECT prompt_id, messages, max_tokens FROM raw.prompts"
-            f" WHERE benchmark IN ({_in_list(families)}) ORDER BY prompt_id",
-            families,
-        )
-        for row in todo:
-            row["messages"] = json.loads(row["messages"])
-        # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
-        progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-        stats = run_model(con, spec, todo, progress=progress)
+    lake = Lake.default()
+    # The prompts' lake snapshot, not the DuckDB file: this step runs on any worker that sees the lake.
+    todo = current_prompts(lake, run_settings.family_names())
+    for row in todo:
+        row["messages"] = json.loads(row["messages"])
+    # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
+    progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
+    stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
     context.log.info(stats.summary())
     return dg.MaterializeResult(
         metadata={
@@ -136,6 +142,10 @@ def model_responses(context: dg.AssetExecutionContext, duckdb: DuckDBResource, r
             "errors": stats.errors,
             "seconds": round(stats.seconds, 2),
             "summary": stats.summary(),
+            # Where and when it ran: a distributed run's steps can be told apart and their overlap seen.
+            "worker": f"{socket.gethostname()}:{os.getpid()}",
+            "started_at": started,
+            "finished_at": time.time(),
         }
     )
 
@@ -147,7 +157,7 @@ def model_responses(context: dg.AssetExecutionContext, duckdb: DuckDBResource, r
     partitions_def=models_partitions,
     description="Parsed and scored answers of one model (raw.parsed_answers); never calls a model.",
 )
-def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
+def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
     model = context.partition_key
     with duckdb.get_connection() as con:
         ensure_schema(con)

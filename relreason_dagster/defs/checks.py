@@ -4,11 +4,11 @@ from collections.abc import Callable
 
 import dagster as dg
 import pandas as pd
-from dagster_duckdb import DuckDBResource
 
 from data_quality import suites
 from relreason_dagster.defs.assets import parsed_answers, prompts, samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL
+from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.storage.duckdb_io import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
@@ -39,7 +39,7 @@ def suite_check(
     """An asset check named ``name`` that runs ``suite`` on the frame ``sql`` reads from DuckDB."""
 
     @dg.asset_check(name=name, asset=asset, pool=DUCKDB_POOL, description=description)
-    def _check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    def _check(duckdb: DuckDBFile) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:
             ensure_schema(con)
             df = con.execute(sql).df()

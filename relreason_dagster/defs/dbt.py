@@ -15,10 +15,10 @@ from typing import Any
 
 import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
-from dagster_duckdb import DuckDBResource
 
 from relreason_dagster import settings
 from relreason_dagster.defs.partitions import DUCKDB_POOL
+from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
@@ -96,7 +96,7 @@ class RelreasonDbtTranslator(DagsterDbtTranslator):
     pool=DUCKDB_POOL,
 )
 def relreason_dbt_models(
-    context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBResource
+    context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBFile
 ) -> Iterator:
     """`dbt build` (models + schema tests) on the pipeline's DuckDB file; marts carry a Markdown preview."""
     os.environ["RELREASON_DUCKDB"] = duckdb.database

@@ -12,7 +12,6 @@ import sys
 from typing import Any
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Sample, stable_hash
@@ -20,8 +19,8 @@ from relreason_dagster.benchmarks.relational.generate import BENCHMARK, decode_g
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.benchmarks.scoring import score_cells
 from relreason_dagster.defs.assets import answer_row, samples
-from relreason_dagster.defs.partitions import DUCKDB_POOL
-from relreason_dagster.defs.resources import RunSettings
+from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
+from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.schema import ensure_schema
 
@@ -65,15 +64,15 @@ def _reusable(con: Any, run: Any) -> dict[str, Any] | None:
 
 @dg.asset(
     group_name="dlm",
-    pool=DUCKDB_POOL,
     deps=[samples],
     partitions_def=relational_tasks_partitions,
+    tags=family_tag(BENCHMARK),
     description=(
         "Differentiable Logic Machines trained per relational task and seed on the prompts' few-shot "
         "samples; checkpoint files under RELREASON_HOME/dlm, one raw.dlm_runs row each."
     ),
 )
-def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     task = context.partition_key
     from relreason_dagster.dlm.jobs import train_runs
 
@@ -94,7 +93,8 @@ def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBResource, r
     todo = [run for run in runs if stored[run.run_id] is None]
     if todo:
         log(f"dlm {task}: training {len(todo)} seed(s) on {len(todo[0].train)} samples")
-        # No DuckDB connection is open while training (`relreason sql` can read meanwhile).
+        # No DuckDB connection (nor pool slot) is held while training: tasks train side by side and
+        # `relreason sql` reads meanwhile.
         new_rows = train_runs(todo, settings.relreason_home(), on_done=done)
         with duckdb.get_connection() as con:
             upsert_rows(con, "dlm_runs", new_rows)
@@ -132,9 +132,10 @@ def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBResource, r
     pool=DUCKDB_POOL,
     deps=[dlm_checkpoints],
     partitions_def=relational_tasks_partitions,
+    tags=family_tag(BENCHMARK),
     description="DLM predictions on the IID and OOD test samples, as model 'dlm' in raw.parsed_answers.",
 )
-def dlm_answers(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+def dlm_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     from relreason_dagster.dlm.checkpoint import load_checkpoint
     from relreason_dagster.dlm.plan import DLM_MODEL, DLM_SETTING
     from relreason_dagster.dlm.train import predict

@@ -8,11 +8,11 @@ embedded in the asset's metadata so the Dagster UI shows it.
 import base64
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.flenqa.plot import plot_accuracy_vs_length
-from relreason_dagster.defs.partitions import DUCKDB_POOL
+from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
+from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.storage.duckdb_io import fetch_dicts
 
 PLOT_NAME = "flenqa_accuracy_vs_length.png"
@@ -22,9 +22,10 @@ PLOT_NAME = "flenqa_accuracy_vs_length.png"
     group_name="metrics",
     pool=DUCKDB_POOL,
     deps=[dg.AssetKey(["marts", "flenqa_accuracy_by_length"])],
+    tags=family_tag("flenqa"),
     description="PNG of FLenQA accuracy vs input length per model and task (the study's Figure 1).",
 )
-def flenqa_length_plot(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
+def flenqa_length_plot(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
     with duckdb.get_connection() as con:
         exists = con.execute(
             "SELECT count(*) FROM information_schema.tables"

@@ -18,7 +18,6 @@ from typing import Any
 
 import dagster as dg
 import pandas as pd
-from dagster_duckdb import DuckDBResource
 
 from data_quality import suites
 from relreason_dagster.benchmarks.base import Sample, stable_hash
@@ -34,13 +33,14 @@ from relreason_dagster.benchmarks.kor.family import (
 from relreason_dagster.benchmarks.kor.scoring import score_robust
 from relreason_dagster.defs.assets import parsed_answers, samples
 from relreason_dagster.defs.checks import check_result
-from relreason_dagster.defs.partitions import DUCKDB_POOL, models_partitions
-from relreason_dagster.defs.resources import RunSettings
+from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
+from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.gateway import ProgressPrinter, run_model
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.storage.duckdb_io import fetch_dicts, replace_rows, upsert_rows
+from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
 
 SELF_CORRECT_BENCHMARK = "kor_selfcorrect"
@@ -75,13 +75,13 @@ def _next_messages(
 
 @dg.asset(
     group_name="answers",
-    pool=DUCKDB_POOL,
     deps=[parsed_answers],
     partitions_def=models_partitions,
+    tags=family_tag(BENCHMARK),
     description="KOR-Bench self-correction: wrong zero-shot answers re-asked with the official follow-up, "
     "up to 5 rounds (raw.kor_rounds).",
 )
-def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings):
+def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     model = context.partition_key
     profile = run_settings.profile_for(BENCHMARK)
     rounds = int(profile.get("self_correction_rounds", 0))
@@ -89,6 +89,8 @@ def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBResourc
         raise ConfigError(f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds}")
     limit = int(profile.get("context_tokens", 4096))
     family = KorFamily()
+    store = ResponseStore.default()
+    # DuckDB is opened only for short reads and writes; the rounds' model calls write the lake.
     with duckdb.get_connection() as con:
         ensure_schema(con)
         base = fetch_dicts(
@@ -106,99 +108,99 @@ def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBResourc
             """,
             [model, BENCHMARK, kor_prompts.ZERO_SHOT, MIXED_TASK],
         )
-        rows: list[dict[str, Any]] = []
-        open_: list[dict[str, Any]] = []
-        for b in base:
-            sample = Sample.from_row(b)
-            detail = json.loads(b["detail"]) if isinstance(b["detail"], str) else (b["detail"] or {})
-            rows.append(
-                _round_row(model, sample, 0, b["prompt_id"], None)
-                | {
-                    "parse_status": b["parse_status"],
-                    "correct": b["correct"],
-                    "reason": detail.get("reason"),
-                    "history": "none",
-                }
-            )
-            if rounds and b["parse_status"] != "error" and not b["correct"] and b["content"] is not None:
-                open_.append(
-                    {
-                        "sample": sample,
-                        "messages": json.loads(b["messages"]),
-                        "answer": b["content"],
-                        "prompt_id": b["prompt_id"],
-                        "max_tokens": b["max_tokens"],
-                    }
-                )
-        n_wrong = len(open_)
-        calls = 0
-        spec = None
-        for k in range(1, rounds + 1):
-            if not open_:
-                break
-            if spec is None:
-                spec = get_model(run_settings.models_path(), model)
-                require_api_key(spec)
-            todo, prompt_rows = [], []
-            for state in open_:
-                messages, history = _next_messages(state["messages"], state["answer"], limit)
-                sample = state["sample"]
-                pid = stable_hash(SELF_CORRECT_BENCHMARK, model, sample.sample_id, k, messages)
-                state |= {"next": messages, "next_id": pid, "history": history}
-                prompt_rows.append(
-                    {
-                        "prompt_id": pid,
-                        "sample_id": sample.sample_id,
-                        "benchmark": SELF_CORRECT_BENCHMARK,
-                        "task": sample.task,
-                        "split": sample.split,
-                        "setting": f"round{k}",
-                        "messages": json.dumps(messages),
-                        "template_version": kor_prompts.TEMPLATE_VERSION,
-                        "max_tokens": state["max_tokens"],
-                        "input_tokens": count_tokens(messages),
-                        "tokenizer": DEFAULT_TOKENIZER,
-                    }
-                )
-                todo.append({"prompt_id": pid, "messages": messages, "max_tokens": state["max_tokens"]})
-            upsert_rows(con, "prompts", prompt_rows)
-            progress = ProgressPrinter(
-                log=lambda line: (context.log.info(line), print(line, file=sys.stderr))
-            )
-            stats = run_model(con, spec, todo, progress=progress)
-            calls += stats.called
-            ids = [s["next_id"] for s in open_]
-            replies = {
-                pid: (content, error)
-                for pid, content, error in con.execute(
-                    f"SELECT prompt_id, content, error FROM raw.responses WHERE model = ? AND prompt_id IN "
-                    f"({', '.join('?' for _ in ids)})",
-                    [model, *ids],
-                ).fetchall()
+    rows: list[dict[str, Any]] = []
+    open_: list[dict[str, Any]] = []
+    for b in base:
+        sample = Sample.from_row(b)
+        detail = json.loads(b["detail"]) if isinstance(b["detail"], str) else (b["detail"] or {})
+        rows.append(
+            _round_row(model, sample, 0, b["prompt_id"], None)
+            | {
+                "parse_status": b["parse_status"],
+                "correct": b["correct"],
+                "reason": detail.get("reason"),
+                "history": "none",
             }
-            still_open = []
-            for state in open_:
-                sample = state["sample"]
-                content, error = replies.get(state["next_id"], (None, "no response stored"))
-                row = _round_row(model, sample, k, state["next_id"], state["prompt_id"]) | {
-                    "history": state["history"]
+        )
+        if rounds and b["parse_status"] != "error" and not b["correct"] and b["content"] is not None:
+            open_.append(
+                {
+                    "sample": sample,
+                    "messages": json.loads(b["messages"]),
+                    "answer": b["content"],
+                    "prompt_id": b["prompt_id"],
+                    "max_tokens": b["max_tokens"],
                 }
-                if error is not None or content is None:
-                    rows.append(row | {"parse_status": "error", "correct": None, "reason": str(error)[:200]})
-                    continue
-                parsed = family.parse(sample, kor_prompts.ZERO_SHOT, content)
-                rows.append(
-                    row
-                    | {
-                        "parse_status": parsed.parse_status,
-                        "correct": parsed.correct,
-                        "reason": parsed.detail.get("reason"),
-                    }
-                )
-                if not parsed.correct:
-                    state |= {"messages": state["next"], "answer": content, "prompt_id": state["next_id"]}
-                    still_open.append(state)
-            open_ = still_open
+            )
+    n_wrong = len(open_)
+    calls = 0
+    spec = None
+    for k in range(1, rounds + 1):
+        if not open_:
+            break
+        if spec is None:
+            spec = get_model(run_settings.models_path(), model)
+            require_api_key(spec)
+        todo, prompt_rows = [], []
+        for state in open_:
+            messages, history = _next_messages(state["messages"], state["answer"], limit)
+            sample = state["sample"]
+            pid = stable_hash(SELF_CORRECT_BENCHMARK, model, sample.sample_id, k, messages)
+            state |= {"next": messages, "next_id": pid, "history": history}
+            prompt_rows.append(
+                {
+                    "prompt_id": pid,
+                    "sample_id": sample.sample_id,
+                    "benchmark": SELF_CORRECT_BENCHMARK,
+                    "task": sample.task,
+                    "split": sample.split,
+                    "setting": f"round{k}",
+                    "messages": json.dumps(messages),
+                    "template_version": kor_prompts.TEMPLATE_VERSION,
+                    "max_tokens": state["max_tokens"],
+                    "input_tokens": count_tokens(messages),
+                    "tokenizer": DEFAULT_TOKENIZER,
+                }
+            )
+            todo.append(
+                {
+                    "prompt_id": pid,
+                    "benchmark": SELF_CORRECT_BENCHMARK,
+                    "messages": messages,
+                    "max_tokens": state["max_tokens"],
+                }
+            )
+        with duckdb.get_connection() as con:
+            upsert_rows(con, "prompts", prompt_rows)
+        progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
+        stats = run_model(store, spec, todo, progress=progress)
+        calls += stats.called
+        stored = store.latest(model, [s["next_id"] for s in open_])
+        replies = {pid: (row["content"], row["error"]) for pid, row in stored.items()}
+        still_open = []
+        for state in open_:
+            sample = state["sample"]
+            content, error = replies.get(state["next_id"], (None, "no response stored"))
+            row = _round_row(model, sample, k, state["next_id"], state["prompt_id"]) | {
+                "history": state["history"]
+            }
+            if error is not None or content is None:
+                rows.append(row | {"parse_status": "error", "correct": None, "reason": str(error)[:200]})
+                continue
+            parsed = family.parse(sample, kor_prompts.ZERO_SHOT, content)
+            rows.append(
+                row
+                | {
+                    "parse_status": parsed.parse_status,
+                    "correct": parsed.correct,
+                    "reason": parsed.detail.get("reason"),
+                }
+            )
+            if not parsed.correct:
+                state |= {"messages": state["next"], "answer": content, "prompt_id": state["next_id"]}
+                still_open.append(state)
+        open_ = still_open
+    with duckdb.get_connection() as con:
         replace_rows(con, "kor_rounds", rows, "model = ?", [model])
     corrected = Counter(r["round"] for r in rows if r["round"] > 0 and r["correct"])
     return dg.MaterializeResult(
@@ -215,7 +217,7 @@ def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBResourc
 # --------------------------------------------------------------------------- checks
 
 
-def _kor_samples(duckdb: DuckDBResource) -> list[Sample]:
+def _kor_samples(duckdb: DuckDBFile) -> list[Sample]:
     with duckdb.get_connection() as con:
         ensure_schema(con)
         rows = fetch_dicts(
@@ -230,7 +232,7 @@ def _kor_samples(duckdb: DuckDBResource) -> list[Sample]:
     pool=DUCKDB_POOL,
     description="KOR-Bench: every generated item's gold passes the project's own scorer against itself.",
 )
-def kor_gold_self_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+def kor_gold_self_check(duckdb: DuckDBFile) -> dg.AssetCheckResult:
     rows = []
     for sample in _kor_samples(duckdb):
         verdict, reason = score_robust(sample.gold, item_of(sample))
@@ -254,7 +256,7 @@ def kor_gold_self_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     pool=DUCKDB_POOL,
     description="KOR-Bench: rules x questions per category as the profile configures them.",
 )
-def kor_item_counts_check(duckdb: DuckDBResource, run_settings: RunSettings) -> dg.AssetCheckResult:
+def kor_item_counts_check(duckdb: DuckDBFile, run_settings: RunSettings) -> dg.AssetCheckResult:
     found = Counter((s.task, s.variant.get("rule_id")) for s in _kor_samples(duckdb))
     expected_rows = []
     if BENCHMARK in run_settings.family_names():
@@ -280,7 +282,7 @@ def kor_item_counts_check(duckdb: DuckDBResource, run_settings: RunSettings) -> 
     pool=DUCKDB_POOL,
     description="KOR-Bench: answer-format distribution (NR/ME/TR/MC/SD) per category and source (reported).",
 )
-def kor_answer_formats_check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+def kor_answer_formats_check(duckdb: DuckDBFile) -> dg.AssetCheckResult:
     counts = Counter((s.task, s.split, s.variant.get("answer_format")) for s in _kor_samples(duckdb))
     df = pd.DataFrame(
         [

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
 import dagster as dg
 from dagster_dbt import DbtCliResource
-from dagster_duckdb import DuckDBResource
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
 from relreason_dagster.errors import ConfigError
+
+
+class DuckDBFile(dg.ConfigurableResource):
+    """The pipeline's DuckDB file: short connections that wait for another process's lock.
+
+    Used instead of dagster-duckdb's resource because steps in several processes (and
+    ``relreason sql`` beside them) share the file, and a lock conflict must mean "wait", not "fail".
+    """
+
+    database: str
+
+    @contextlib.contextmanager
+    def get_connection(self, read_only: bool = False) -> Iterator[Any]:
+        from relreason_dagster.storage.duckdb_io import duckdb_session
+
+        with duckdb_session(self.database, read_only=read_only) as con:
+            yield con
 
 
 class RunSettings(dg.ConfigurableResource):
@@ -73,7 +93,7 @@ class RunSettings(dg.ConfigurableResource):
 def build_resources() -> dict[str, object]:
     """The resources of the one Definitions object, read from the environment at load time."""
     return {
-        "duckdb": DuckDBResource(database=str(settings.duckdb_path())),
+        "duckdb": DuckDBFile(database=str(settings.duckdb_path())),
         "run_settings": RunSettings(
             profile=settings.current_profile_name(),
             models_file=str(settings.models_path()),

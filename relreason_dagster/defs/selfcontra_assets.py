@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster_duckdb import DuckDBResource
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Sample, stable_hash
@@ -27,14 +26,15 @@ from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
 from relreason_dagster.benchmarks.selfcontra.symbolic import check_reasoning
 from relreason_dagster.defs.assets import parsed_answers
-from relreason_dagster.defs.partitions import DUCKDB_POOL, models_partitions
-from relreason_dagster.defs.resources import RunSettings
+from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
+from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.gateway import ProgressPrinter, run_model
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.storage.annotations import store_import
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
+from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
 
 JUDGE_BENCHMARK = "selfcontra_judge"
@@ -59,11 +59,10 @@ def annotation_paths(patterns: list[str]) -> list[Path]:
 @dg.asset(
     group_name="datasets",
     pool=DUCKDB_POOL,
+    tags=family_tag(BENCHMARK),
     description="Human Self-Contra annotations from the CSV files the profile names (raw.annotations).",
 )
-def selfcontra_annotations(
-    context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings
-):
+def selfcontra_annotations(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     profile = run_settings.profile_for(BENCHMARK)
     paths = annotation_paths(list(profile.get("annotation_files", [])))
     summaries = []
@@ -155,14 +154,12 @@ def _response_targets(con: Any) -> list[tuple[dict[str, Any], detection.Detectio
 
 @dg.asset(
     group_name="answers",
-    pool=DUCKDB_POOL,
     deps=[parsed_answers, selfcontra_annotations],
+    tags=family_tag(BENCHMARK),
     description="A judge model's Self-Contra verdicts (I+R→O, binary, FGE) on annotated and own responses "
     "(raw.detections).",
 )
-def selfcontra_detections(
-    context: dg.AssetExecutionContext, duckdb: DuckDBResource, run_settings: RunSettings
-):
+def selfcontra_detections(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     profile = run_settings.profile_for(BENCHMARK)
     judge = run_settings.judge_model()
     spec = get_model(run_settings.models_path(), judge)
@@ -176,73 +173,74 @@ def selfcontra_detections(
         ensure_schema(con)
         targets = [] if limit == 0 else _annotation_targets(con, limit)
         targets += _response_targets(con)
-        # One prompt row per distinct judge prompt; identical texts share one call.
-        prompt_rows: dict[str, dict[str, Any]] = {}
-        plan: list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, str]]] = []
-        for meta, target in targets:
-            for method in methods:
-                probe_ids: dict[str, str] = {}
-                for probe, messages in detection.judge_prompts(method, target).items():
-                    pid = stable_hash(JUDGE_BENCHMARK, probe, messages, detection.TEMPLATE_VERSION)
-                    probe_ids[probe] = pid
-                    prompt_rows[pid] = {
-                        "prompt_id": pid,
-                        "sample_id": target.target_id,
-                        "benchmark": JUDGE_BENCHMARK,
-                        "task": method,
-                        "split": meta["target_kind"],
-                        "setting": probe,
-                        "messages": json.dumps(messages),
-                        "template_version": detection.TEMPLATE_VERSION,
-                        "max_tokens": max_tokens * (4 if probe == "iro" else 1),
-                        "input_tokens": None,
-                        "tokenizer": DEFAULT_TOKENIZER,
-                    }
-                plan.append((meta, target, method, probe_ids))
         known = dict(
             con.execute(
                 "SELECT prompt_id, input_tokens FROM raw.prompts WHERE benchmark = ? AND tokenizer = ?",
                 [JUDGE_BENCHMARK, DEFAULT_TOKENIZER],
             ).fetchall()
         )
-        for pid, row in prompt_rows.items():
-            tokens = known.get(pid)
-            row["input_tokens"] = tokens if tokens is not None else count_tokens(json.loads(row["messages"]))
-        upsert_rows(con, "prompts", list(prompt_rows.values()))
-        todo = [{**row, "messages": json.loads(row["messages"])} for row in prompt_rows.values()]
-        progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-        stats = run_model(con, spec, todo, progress=progress)
-        replies = {
-            pid: content
-            for pid, content in con.execute(
-                "SELECT prompt_id, content FROM raw.responses WHERE model = ? AND error IS NULL "
-                "AND prompt_id IN (SELECT prompt_id FROM raw.prompts WHERE benchmark = ?)",
-                [judge, JUDGE_BENCHMARK],
-            ).fetchall()
-        }
-        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        rows = []
-        for meta, target, method, probe_ids in plan:
-            verdict = detection.decide(method, target, {p: replies.get(pid) for p, pid in probe_ids.items()})
-            rows.append(
-                {
-                    "detection_id": stable_hash(
-                        method, judge, meta["target_kind"], target.target_id, meta["model"]
-                    ),
-                    "method": method,
-                    "judge": judge,
-                    **meta,
-                    "target_id": target.target_id,
-                    "status": verdict.status,
-                    "self_contra": verdict.self_contra,
-                    "type": verdict.type,
-                    "correct": target.correct,
-                    "probes": json.dumps(verdict.probes),
-                    "created_at": now,
+    # One prompt row per distinct judge prompt; identical texts share one call.
+    prompt_rows: dict[str, dict[str, Any]] = {}
+    plan: list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, str]]] = []
+    for meta, target in targets:
+        for method in methods:
+            probe_ids: dict[str, str] = {}
+            for probe, messages in detection.judge_prompts(method, target).items():
+                pid = stable_hash(JUDGE_BENCHMARK, probe, messages, detection.TEMPLATE_VERSION)
+                probe_ids[probe] = pid
+                prompt_rows[pid] = {
+                    "prompt_id": pid,
+                    "sample_id": target.target_id,
+                    "benchmark": JUDGE_BENCHMARK,
+                    "task": method,
+                    "split": meta["target_kind"],
+                    "setting": probe,
+                    "messages": json.dumps(messages),
+                    "template_version": detection.TEMPLATE_VERSION,
+                    "max_tokens": max_tokens * (4 if probe == "iro" else 1),
+                    "input_tokens": None,
+                    "tokenizer": DEFAULT_TOKENIZER,
                 }
-            )
-        # This run's judge and methods define their verdicts; other judges' and methods' rows stay.
-        in_methods = ", ".join("?" for _ in methods)
+            plan.append((meta, target, method, probe_ids))
+    for pid, row in prompt_rows.items():
+        tokens = known.get(pid)
+        row["input_tokens"] = tokens if tokens is not None else count_tokens(json.loads(row["messages"]))
+    with duckdb.get_connection() as con:
+        upsert_rows(con, "prompts", list(prompt_rows.values()))
+    # The judge's calls write the lake only; DuckDB is not open meanwhile.
+    todo = [{**row, "messages": json.loads(row["messages"])} for row in prompt_rows.values()]
+    progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
+    store = ResponseStore.default()
+    stats = run_model(store, spec, todo, progress=progress)
+    replies = {
+        pid: row["content"]
+        for pid, row in store.latest(judge, list(prompt_rows)).items()
+        if row["error"] is None
+    }
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    rows = []
+    for meta, target, method, probe_ids in plan:
+        verdict = detection.decide(method, target, {p: replies.get(pid) for p, pid in probe_ids.items()})
+        rows.append(
+            {
+                "detection_id": stable_hash(
+                    method, judge, meta["target_kind"], target.target_id, meta["model"]
+                ),
+                "method": method,
+                "judge": judge,
+                **meta,
+                "target_id": target.target_id,
+                "status": verdict.status,
+                "self_contra": verdict.self_contra,
+                "type": verdict.type,
+                "correct": target.correct,
+                "probes": json.dumps(verdict.probes),
+                "created_at": now,
+            }
+        )
+    # This run's judge and methods define their verdicts; other judges' and methods' rows stay.
+    in_methods = ", ".join("?" for _ in methods)
+    with duckdb.get_connection() as con:
         replace_rows(con, "detections", rows, f"judge = ? AND method IN ({in_methods})", [judge, *methods])
     status = Counter((r["method"], r["status"]) for r in rows)
     return dg.MaterializeResult(
@@ -264,10 +262,11 @@ def selfcontra_detections(
     pool=DUCKDB_POOL,
     deps=[parsed_answers],
     partitions_def=models_partitions,
+    tags=family_tag("relational"),
     description="Symbolic Self-Contra of one model's relational CoT responses: every stated fact checked "
     "against the sample's knowledge base (raw.symbolic_checks).",
 )
-def symbolic_checks(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
+def symbolic_checks(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
     model = context.partition_key
     with duckdb.get_connection() as con:
         ensure_schema(con)

@@ -8,10 +8,11 @@ Design choices, and why:
   skipped; one whose hash has a successful row under *any* model name is
   copied (``from_cache``) without a call.  Re-running a pipeline therefore
   costs nothing, and changing a param re-asks only what it changes.
-* **Persist as answers arrive.**  Each finished call is one small
-  ``INSERT OR REPLACE`` right away, so a killed run loses only the calls in
-  flight and the next run resumes where it stopped.  asyncio runs on one
-  thread, so sharing one DuckDB connection is safe.
+* **Persist as answers arrive, outside the DuckDB file.**  Finished calls are
+  appended to the Parquet lake (``storage/responses.py``) in small groups
+  (group commit), so a killed run loses only the calls in flight and the next
+  run resumes where it stopped; no model call ever waits for the DuckDB lock.
+  At the end a run merges its own small files into one per partition.
 * **Our own retries.**  LiteLLM and the OpenAI SDK are told not to retry
   (``num_retries=0``, ``max_retries=0``) so attempts are counted in one place,
   stored in ``attempts``, and bounded by ``max_attempts``.  Backoff is
@@ -40,6 +41,7 @@ import litellm
 # Importing this module ran relreason_dagster/llm/__init__.py first, which set
 # LiteLLM's offline environment defaults before the import above.
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
+from relreason_dagster.storage.responses import ResponseStore
 
 litellm.suppress_debug_info = True
 litellm.telemetry = False
@@ -55,38 +57,15 @@ RETRY_AFTER_CAP_S = 300.0
 _HARD_TIMEOUT_SLACK_S = 5.0
 _ERROR_MAX_CHARS = 500
 
-# Rows are written column-wise through unnest(): one statement per batch costs
-# about as much as one single-row INSERT (DuckDB's per-statement overhead is
-# milliseconds, its per-row cost microseconds).
-_COLUMNS = (
-    ("prompt_id", "VARCHAR"),
-    ("model", "VARCHAR"),
-    ("request_hash", "VARCHAR"),
-    ("litellm_model", "VARCHAR"),
-    ("content", "VARCHAR"),
-    ("finish_reason", "VARCHAR"),
-    ("prompt_tokens", "INTEGER"),
-    ("completion_tokens", "INTEGER"),
-    ("latency_s", "DOUBLE"),
-    ("attempts", "INTEGER"),
-    ("error", "VARCHAR"),
-    ("from_cache", "BOOLEAN"),
-    ("created_at", "TIMESTAMP"),
-)
-_INSERT_SQL = (
-    "INSERT OR REPLACE INTO raw.responses ("
-    + ", ".join(name for name, _ in _COLUMNS)
-    + ") SELECT * FROM (SELECT "
-    + ", ".join(f"unnest(?::{kind}[])" for _, kind in _COLUMNS)
-    + ")"
-)
 # Group commit: a finished response is written at once unless another write
 # happened less than this long ago; then it is written when the interval ends.
 # With real models (calls take seconds) that is "as it arrives"; with a
 # zero-latency provider it batches thousands of rows per second into a few
-# statements.  A killed run loses at most the calls in flight plus this much.
+# files.  A killed run loses at most the calls in flight plus this much.
 DEFAULT_FLUSH_INTERVAL_S = 0.1
 _FLUSH_MAX_ROWS = 2000
+# The lake partition of a prompt row that names no benchmark (direct callers of run_model).
+_UNKNOWN_BENCHMARK = "unknown"
 
 
 # ---------------------------------------------------------------------------
@@ -411,16 +390,20 @@ def _now() -> datetime:
 
 
 class _Writer:
-    """Buffered INSERT OR REPLACE into raw.responses with a bounded delay (group commit)."""
+    """Buffered appends to the lake with a bounded delay (group commit); remembers its own files."""
 
-    def __init__(self, con: Any, interval_s: float) -> None:
-        self.con = con
+    def __init__(self, store: ResponseStore, interval_s: float) -> None:
+        self.store = store
         self.interval_s = interval_s
         self.rows: list[tuple] = []
         self.last_flush = float("-inf")
         self.timer: asyncio.TimerHandle | None = None
-        self.statements = 0
+        self.files: list[str] = []
         self.failure: BaseException | None = None
+
+    @property
+    def statements(self) -> int:
+        return len(self.files)
 
     def add(self, row: tuple) -> None:
         if self.failure is not None:  # a timed flush failed: stop the run rather than lose rows
@@ -448,9 +431,12 @@ class _Writer:
         if not self.rows:
             return
         rows, self.rows = self.rows, []
-        self.con.execute(_INSERT_SQL, [list(column) for column in zip(*rows, strict=True)])
-        self.statements += 1
+        self.files.extend(self.store.append(rows))
         self.last_flush = time.monotonic()
+
+    def compact(self) -> None:
+        """One file per partition for this run's answers (many small files slow every reader)."""
+        self.files = self.store.compact(self.files)
 
 
 class _Runner:
@@ -458,7 +444,7 @@ class _Runner:
 
     def __init__(
         self,
-        con: Any,
+        store: ResponseStore,
         spec: ModelSpec,
         progress: ProgressFn | None,
         backoff_base_s: float,
@@ -467,8 +453,9 @@ class _Runner:
         extra_kwargs: dict[str, Any] | None,
         flush_interval_s: float = DEFAULT_FLUSH_INTERVAL_S,
     ) -> None:
-        self.con = con
-        self.writer = _Writer(con, flush_interval_s)
+        self.store = store
+        self.writer = _Writer(store, flush_interval_s)
+        self.benchmarks: dict[str, str] = {}
         self.spec = spec
         self.progress = progress
         self.backoff_base_s = backoff_base_s
@@ -487,52 +474,42 @@ class _Runner:
         if self.progress is not None:
             self.progress(self.stats.done, self.total, self.stats)
 
-    def _existing(self, works: dict[str, _Work]) -> tuple[set[str], set[str]]:
-        """Prompt ids already stored OK for this model with the same hash; hashes OK elsewhere.
+    def _existing(self, works: dict[str, _Work]) -> tuple[set[str], dict[str, dict[str, Any]]]:
+        """Prompt ids already stored OK for this model with the same hash; OK rows of other hashes.
 
-        Two queries in all, whatever the number of prompts.
+        Two lake scans in all, whatever the number of prompts.
         """
-        rows = self.con.execute(
-            "SELECT prompt_id, request_hash FROM raw.responses WHERE model = ? AND error IS NULL",
-            [self.spec.name],
-        ).fetchall()
-        stored = {(pid, h) for pid, h in rows}
+        stored = self.store.stored_ok(self.spec.name)
         done_ids = {pid for h, w in works.items() for pid in w.prompt_ids if (pid, h) in stored}
-        cached_hashes = {
-            h
-            for (h,) in self.con.execute(
-                "SELECT DISTINCT request_hash FROM raw.responses "
-                "WHERE error IS NULL AND request_hash IN (SELECT unnest(?::VARCHAR[]))",
-                [list(works)],
-            ).fetchall()
-        }
-        return done_ids, cached_hashes
+        return done_ids, self.store.successes(list(works))
 
-    def _copy_from_cache(self, pairs: list[tuple[str, str]]) -> None:
-        """Store cache hits for this model in one statement: (prompt_id, request_hash) pairs."""
+    def _copy_from_cache(self, pairs: list[tuple[str, str]], hits: dict[str, dict[str, Any]]) -> None:
+        """Store cache hits for this model in one write: (prompt_id, request_hash) pairs."""
         if not pairs:
             return
-        self.con.execute(
-            """
-            INSERT OR REPLACE INTO raw.responses
-            SELECT t.prompt_id, ?, r.request_hash, r.litellm_model, r.content, r.finish_reason,
-                   r.prompt_tokens, r.completion_tokens, r.latency_s, 0, NULL, true, ?
-            FROM (SELECT unnest(?::VARCHAR[]) AS prompt_id, unnest(?::VARCHAR[]) AS request_hash) t
-            JOIN (
-                SELECT DISTINCT ON (request_hash) *
-                FROM raw.responses
-                WHERE error IS NULL AND request_hash IN (SELECT unnest(?::VARCHAR[]))
-                ORDER BY request_hash, from_cache, created_at
-            ) r ON r.request_hash = t.request_hash
-            """,
-            [
-                self.spec.name,
-                _now(),
-                [p for p, _ in pairs],
-                [h for _, h in pairs],
-                sorted({h for _, h in pairs}),
-            ],
-        )
+        created = _now()
+        rows = []
+        for prompt_id, h in pairs:
+            hit = hits[h]
+            rows.append(
+                (
+                    prompt_id,
+                    self.spec.name,
+                    self.benchmarks.get(prompt_id, _UNKNOWN_BENCHMARK),
+                    h,
+                    hit["litellm_model"],
+                    hit["content"],
+                    hit["finish_reason"],
+                    hit["prompt_tokens"],
+                    hit["completion_tokens"],
+                    hit["latency_s"],
+                    0,
+                    None,
+                    True,
+                    created,
+                )
+            )
+        self.writer.files.extend(self.store.append(rows))
 
     def _store(self, work: _Work, outcome: _Outcome) -> None:
         created = _now()
@@ -541,6 +518,7 @@ class _Runner:
                 (
                     prompt_id,
                     self.spec.name,
+                    self.benchmarks.get(prompt_id, _UNKNOWN_BENCHMARK),
                     work.request_hash,
                     self.spec.litellm_model,
                     outcome.content,
@@ -627,9 +605,12 @@ class _Runner:
     async def run(self, prompts: Sequence[dict[str, Any]]) -> RunStats:
         start = time.monotonic()
         works = _plan(self.spec, prompts)
+        self.benchmarks = {
+            str(p["prompt_id"]): str(p.get("benchmark") or _UNKNOWN_BENCHMARK) for p in prompts
+        }
         self.total = sum(len(w.prompt_ids) for w in works.values())
         self.stats.total = self.total
-        done_ids, cached_hashes = self._existing(works)
+        done_ids, hits = self._existing(works)
         to_call: list[_Work] = []
         cache_pairs: list[tuple[str, str]] = []
         for h, work in works.items():
@@ -637,11 +618,11 @@ class _Runner:
             self.stats.skipped += len(work.prompt_ids) - len(pending)
             if not pending:
                 continue
-            if h in cached_hashes:
+            if h in hits:
                 cache_pairs.extend((pid, h) for pid in pending)
             else:
                 to_call.append(_Work(h, work.messages, work.params, pending))
-        self._copy_from_cache(cache_pairs)
+        self._copy_from_cache(cache_pairs, hits)
         self.stats.cached += len(cache_pairs)
         self._report()
         if to_call:
@@ -652,12 +633,13 @@ class _Runner:
                 await asyncio.gather(*(self._one(work, sem) for work in to_call))
             finally:
                 self.writer.flush()  # whatever finished is kept, even on cancellation
+        self.writer.compact()
         self.stats.seconds = time.monotonic() - start
         return self.stats
 
 
 async def run_model_async(
-    con: Any,
+    store: ResponseStore,
     spec: ModelSpec,
     prompts: Sequence[dict[str, Any]],
     *,
@@ -669,12 +651,12 @@ async def run_model_async(
 ) -> RunStats:
     """Async form of :func:`run_model`, for callers that already run an event loop."""
     _register_builtin_providers(spec)
-    runner = _Runner(con, spec, progress, backoff_base_s, backoff_cap_s, random.Random(seed), extra_kwargs)
+    runner = _Runner(store, spec, progress, backoff_base_s, backoff_cap_s, random.Random(seed), extra_kwargs)
     return await runner.run(prompts)
 
 
 def run_model(
-    con: Any,
+    store: ResponseStore,
     spec: ModelSpec,
     prompts: Sequence[dict[str, Any]],
     *,
@@ -684,11 +666,12 @@ def run_model(
     seed: int | None = None,
     extra_kwargs: dict[str, Any] | None = None,
 ) -> RunStats:
-    """Answer ``prompts`` with ``spec``'s model and store one row per prompt in raw.responses.
+    """Answer ``prompts`` with ``spec``'s model and store one row per prompt in the lake.
 
-    ``prompts``: dicts with ``prompt_id``, ``messages`` (list or JSON string)
-    and ``max_tokens``.  Provider errors are stored, not raised; a missing API
-    key is a ConfigError before any call.  ``backoff_*`` and ``seed`` (jitter)
+    ``prompts``: dicts with ``prompt_id``, ``messages`` (list or JSON string),
+    ``max_tokens`` and optionally ``benchmark`` (the lake partition).
+    Provider errors are stored, not raised; a missing API key is a
+    ConfigError before any call.  ``backoff_*`` and ``seed`` (jitter)
     exist so tests can make retries fast and reproducible; ``extra_kwargs``
     go to every ``litellm.acompletion`` call but not into the cache key.
     Works from sync code and from inside a running event loop (it then runs
@@ -704,9 +687,9 @@ def run_model(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_model_async(con, spec, prompts, **coro_kwargs))
+        return asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(run_model_async(con, spec, prompts, **coro_kwargs))).result()
+        return pool.submit(lambda: asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))).result()
 
 
 def _register_builtin_providers(spec: ModelSpec) -> None:

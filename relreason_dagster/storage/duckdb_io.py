@@ -2,11 +2,21 @@
 
 Writes go through Arrow (one bulk insert per call) because per-row inserts
 dominate the pipeline's overhead at 10k+ prompts.
+
+DuckDB lets one process write a file and then locks every other process out,
+readers included.  relreason keeps every connection short (model calls write
+the lake, not this file), and every open here waits for a conflicting lock to
+go away instead of failing: a reader during a run waits at most for one short
+write or one dbt build.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+import os
+import random
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +25,44 @@ import pyarrow as pa
 
 from relreason_dagster.storage.schema import ensure_schema
 
+# How long an open waits for another process's lock (RELREASON_LOCK_WAIT_S); dbt on the paper
+# profile holds the file for a few minutes at most.
+DEFAULT_LOCK_WAIT_S = 900.0
+
+
+def _is_lock_conflict(exc: BaseException) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def open_duckdb(path: str | Path, *, read_only: bool = False, wait_s: float | None = None) -> Any:
+    """``duckdb.connect`` that waits (with jittered backoff) while another process holds the lock."""
+    wait = float(os.environ.get("RELREASON_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S)) if wait_s is None else wait_s
+    deadline = time.monotonic() + wait
+    delay = 0.02
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if not _is_lock_conflict(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay * (0.5 + random.random()))
+        delay = min(delay * 2, 1.0)
+
+
+@contextlib.contextmanager
+def duckdb_session(path: str | Path, *, read_only: bool = False) -> Iterator[Any]:
+    """A short connection: opened when the lock is free, closed (lock released) at the end."""
+    con = open_duckdb(path, read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()
+
 
 def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file (creating the raw schema when writable)."""
-    con = duckdb.connect(str(path), read_only=read_only)
+    con = open_duckdb(path, read_only=read_only)
     if not read_only:
         ensure_schema(con)
     return con

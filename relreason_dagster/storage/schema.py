@@ -2,10 +2,16 @@
 
 dbt reads these tables (staging views in ``dbt_project/models/staging``); the
 assets write them.  Keys are content hashes, so every write is an idempotent
-upsert rather than an append.
+upsert rather than an append.  Model responses are not a table here: they
+live in the Parquet lake (``storage/lake.py``) and ``raw.responses`` is a view
+over it, so model calls never write (or lock) this file.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from relreason_dagster.storage.lake import RESPONSES_SCHEMA, Lake
 
 RAW_TABLES: dict[str, str] = {
     "samples": """
@@ -38,25 +44,6 @@ RAW_TABLES: dict[str, str] = {
         target_tokens INTEGER,
         target_tolerance INTEGER,
         target_exempt BOOLEAN
-    """,
-    # One row per (prompt, model): the latest outcome.  request_hash is the
-    # cache key (LiteLLM model string + canonical params + exact messages);
-    # any successful row with the same request_hash is a cache hit for any model name.
-    "responses": """
-        prompt_id VARCHAR NOT NULL,
-        model VARCHAR NOT NULL,
-        request_hash VARCHAR NOT NULL,
-        litellm_model VARCHAR,
-        content VARCHAR,
-        finish_reason VARCHAR,
-        prompt_tokens INTEGER,
-        completion_tokens INTEGER,
-        latency_s DOUBLE,
-        attempts INTEGER,
-        error VARCHAR,
-        from_cache BOOLEAN,
-        created_at TIMESTAMP,
-        PRIMARY KEY (prompt_id, model)
     """,
     "parsed_answers": """
         prompt_id VARCHAR NOT NULL,
@@ -188,11 +175,55 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def ensure_schema(con) -> None:  # noqa: ANN001 - a duckdb connection
-    """Create schema ``raw`` and its tables if they are missing; add columns newer code declares."""
+# The view's columns: the lake's, less the folder-only ``benchmark`` (the prompt knows it).
+RESPONSE_VIEW_COLUMNS = [name for name in RESPONSES_SCHEMA.names if name != "benchmark"]
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def responses_view_sql(lake: Lake) -> str:
+    """``raw.responses``: the latest lake row per (prompt, model), as the old table held it."""
+    return (
+        "CREATE OR REPLACE VIEW raw.responses AS SELECT "
+        + ", ".join(RESPONSE_VIEW_COLUMNS)
+        + f" FROM read_parquet({_sql_string(lake.glob('responses'))}, union_by_name = true,"
+        " hive_partitioning = false)"
+        " QUALIFY row_number() OVER (PARTITION BY prompt_id, model"
+        " ORDER BY created_at DESC, error IS NULL DESC, from_cache) = 1"
+    )
+
+
+def _migrate_responses_table(con: Any, lake: Lake) -> None:
+    """An older file kept responses as a table: move its rows into the lake once, then drop it."""
+    kind = con.execute(
+        "SELECT table_type FROM information_schema.tables"
+        " WHERE table_schema = 'raw' AND table_name = 'responses'"
+    ).fetchone()
+    if kind is None or kind[0] != "BASE TABLE":
+        return
+    from relreason_dagster.storage.responses import ResponseStore
+
+    rows = con.execute(
+        "SELECT r.*, coalesce(p.benchmark, 'unknown') AS benchmark FROM raw.responses r "
+        "LEFT JOIN raw.prompts p USING (prompt_id)"
+    ).arrow()
+    if hasattr(rows, "read_all"):
+        rows = rows.read_all()
+    ResponseStore(lake).append(rows)
+    con.execute("DROP TABLE raw.responses")
+
+
+def ensure_schema(con: Any, lake: Lake | None = None) -> None:
+    """Create schema ``raw``, its tables and the lake views; add columns newer code declares."""
+    lake = lake or Lake.default()
+    lake.ensure()
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
     for name, columns in RAW_TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS raw.{name} ({columns})")
     for name, added in ADDED_COLUMNS.items():
         for column, kind in added:
             con.execute(f"ALTER TABLE raw.{name} ADD COLUMN IF NOT EXISTS {column} {kind}")
+    _migrate_responses_table(con, lake)
+    con.execute(responses_view_sql(lake))

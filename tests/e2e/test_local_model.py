@@ -66,7 +66,7 @@ def test_count_tokens():
     assert count_tokens(MESSAGES, DEFAULT_TOKENIZER) > count_tokens(MESSAGES[0]["content"])
 
 
-def test_too_long_prompt_is_stored_as_context_length_exceeded(duck):
+def test_too_long_prompt_is_stored_as_context_length_exceeded(duck, store):
     spec = ModelSpec(
         name="smol-tiny-ctx",
         litellm_model="local/smollm2-135m",
@@ -78,7 +78,7 @@ def test_too_long_prompt_is_stored_as_context_length_exceeded(duck):
         {"prompt_id": "short", "messages": MESSAGES, "max_tokens": 8},
         {"prompt_id": "long", "messages": [{"role": "user", "content": long_text}], "max_tokens": 8},
     ]
-    stats = run_model(duck, spec, prompts)
+    stats = run_model(store, spec, prompts)
     assert stats.called == 2 and stats.errors == 1
     rows = dict(
         duck.execute(

@@ -7,6 +7,10 @@ faults deterministically: the fate of a request depends only on
 ``(seed, prompt key, how many times this prompt was asked before)``, so a
 rerun of a test sees the same faults in the same places.
 
+``meet_models=N`` holds every request until requests for N distinct model
+names have arrived (``met`` is then set): a test of "these ran at the same
+time" that no machine load can fake.
+
 Faults: ``rate_limit_fraction`` → 429 with ``Retry-After``;
 ``server_error_fraction`` → 500; ``hang_fraction`` → no answer at all (the
 connection is held until :meth:`FakeOpenAIServer.stop`), which exercises
@@ -101,6 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         owner = self.server.owner
         key = prompt_key(messages)
+        owner._meet(str(body.get("model", "")))
         status, attempt = owner._decide(key)
         if status is None:
             # Never answer: hold the connection until the server stops.
@@ -167,6 +172,8 @@ class FakeOpenAIServer:
         seed: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
         port: int = 0,
+        meet_models: int = 0,
+        meet_timeout_s: float = 120.0,
     ) -> None:
         if rate_limit_fraction + server_error_fraction + hang_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
@@ -182,6 +189,13 @@ class FakeOpenAIServer:
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        # The meeting point: no request is answered before requests of ``meet_models`` distinct model
+        # names have arrived (or ``meet_timeout_s`` passed), so "two clients ran at the same time" is a
+        # fact the server observes, not a timing.
+        self.meet_models = meet_models
+        self.meet_timeout_s = meet_timeout_s
+        self.models_seen: set[str] = set()
+        self.met = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -247,6 +261,15 @@ class FakeOpenAIServer:
         if u < self.hang_fraction:
             return None
         return 200
+
+    def _meet(self, model: str) -> None:
+        if self.meet_models <= 0:
+            return
+        with self._lock:
+            self.models_seen.add(model)
+            if len(self.models_seen) >= self.meet_models:
+                self.met.set()
+        self.met.wait(self.meet_timeout_s)
 
     def _decide(self, key: str) -> tuple[int | None, int]:
         with self._lock:

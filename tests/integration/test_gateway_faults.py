@@ -57,7 +57,7 @@ def _expected(server: FakeOpenAIServer, key: str, first_attempt: int) -> tuple[b
     return False, MAX_ATTEMPTS
 
 
-def test_faults_retries_and_resume(duck, server, monkeypatch):
+def test_faults_retries_and_resume(duck, store, server, monkeypatch):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     spec = ModelSpec(
         name="fake-gpt",
@@ -76,7 +76,7 @@ def test_faults_retries_and_resume(duck, server, monkeypatch):
     assert 0 < len(expected_errors) < 20, "fault mix should leave a few prompts in error"
 
     start = time.monotonic()
-    stats = run_model(duck, spec, prompts, backoff_base_s=0.05, backoff_cap_s=0.5, seed=3)
+    stats = run_model(store, spec, prompts, backoff_base_s=0.05, backoff_cap_s=0.5, seed=3)
     first_seconds = time.monotonic() - start
     log = server.entries()
 
@@ -123,7 +123,7 @@ def test_faults_retries_and_resume(duck, server, monkeypatch):
 
     # A second run re-asks only the prompts that ended in error.
     server.reset_log()
-    again = run_model(duck, spec, prompts, backoff_base_s=0.05, backoff_cap_s=0.5, seed=4)
+    again = run_model(store, spec, prompts, backoff_base_s=0.05, backoff_cap_s=0.5, seed=4)
     asked = {entry.key for entry in server.entries()}
     assert asked == {key_of[pid] for pid in expected_errors}
     assert again.skipped == N_PROMPTS - len(expected_errors)
@@ -132,7 +132,7 @@ def test_faults_retries_and_resume(duck, server, monkeypatch):
     assert total_rows == N_PROMPTS
 
 
-def test_concurrency_is_bounded_and_used(duck, monkeypatch):
+def test_concurrency_is_bounded_and_used(duck, store, monkeypatch):
     """With a fixed delay, in-flight requests reach but never exceed spec.concurrency."""
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     with FakeOpenAIServer(delay_s=0.2) as srv:
@@ -149,7 +149,7 @@ def test_concurrency_is_bounded_and_used(duck, monkeypatch):
             for i in range(64)
         ]
         start = time.monotonic()
-        stats = run_model(duck, spec, prompts)
+        stats = run_model(store, spec, prompts)
         elapsed = time.monotonic() - start
     assert stats.called == 64 and stats.errors == 0
     # 64 requests / 16 in flight * 0.2 s = 0.8 s ideal; serial would be 12.8 s.

@@ -208,7 +208,7 @@ def test_sql_and_status_commands(home, capsys):
     out = capsys.readouterr().out
     assert "junk" in out and "oracle" in out
     # read-only: a write is refused with one line
-    assert main(["sql", "delete from raw.responses"]) == 2
+    assert main(["sql", "delete from raw.parsed_answers"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "read-only" in err.lower()
     assert main(["status"]) == 0

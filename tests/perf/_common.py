@@ -32,6 +32,8 @@ _ENV_KEYS = (
     "RELREASON_PROFILE",
     "DAGSTER_HOME",
     "RELREASON_BENCH_KEY",
+    "RELREASON_EXECUTOR",
+    "RELREASON_LAKE",
 )
 
 
@@ -48,6 +50,9 @@ def isolated_env(prefix: str, models_yaml: str | None = None) -> Iterator[Path]:
         os.environ["RELREASON_HOME"] = str(root / "home")
         os.environ.pop("DAGSTER_HOME", None)
         os.environ.pop("RELREASON_DUCKDB", None)
+        os.environ.pop("RELREASON_LAKE", None)
+        # Scripted providers and patched profiles live in this process: runs execute here.
+        os.environ.setdefault("RELREASON_EXECUTOR", "in_process")
         if models_yaml is not None:
             models = root / "models.yaml"
             models.write_text(models_yaml)
@@ -62,15 +67,19 @@ def isolated_env(prefix: str, models_yaml: str | None = None) -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def fresh_duckdb(path: Path) -> Any:
-    """A DuckDB connection on a new file with the ``raw`` schema (no cache rows to hit)."""
+def fresh_duckdb(path: Path) -> tuple[Any, Any]:
+    """A DuckDB connection on a new file with the ``raw`` schema and a new lake beside it (no cache
+    rows to hit): ``(connection, response store)``; ``raw.responses`` reads that lake."""
     import duckdb
 
+    from relreason_dagster.storage.lake import Lake
+    from relreason_dagster.storage.responses import ResponseStore
     from relreason_dagster.storage.schema import ensure_schema
 
+    lake = Lake.open(path.with_suffix(".lake"))
     con = duckdb.connect(str(path))
-    ensure_schema(con)
-    return con
+    ensure_schema(con, lake)
+    return con, ResponseStore(lake)
 
 
 class Timer:

@@ -194,12 +194,12 @@ def _level(server: _Server, root: Path, mode: str, c: int, delay_s: float) -> di
         }
         for i in range(n)
     ]
-    con = fresh_duckdb(root / f"{mode}-c{c}.duckdb")
+    con, store = fresh_duckdb(root / f"{mode}-c{c}.duckdb")
     server.reset_log()
     try:
         cpu = time.process_time()
         with Timer() as t:
-            stats = run_model(con, spec, prompts)
+            stats = run_model(store, spec, prompts)
         cpu = time.process_time() - cpu
     finally:
         con.close()
@@ -241,9 +241,9 @@ def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S
                     api_base=server.api_base,
                     api_key_env=KEY_ENV,
                 )
-                con = fresh_duckdb(root / f"warm-{mode}.duckdb")
+                con, store = fresh_duckdb(root / f"warm-{mode}.duckdb")
                 message = [{"role": "user", "content": f"warm {mode}"}]
-                run_model(con, warm, [{"prompt_id": "w", "messages": message, "max_tokens": 8}])
+                run_model(store, warm, [{"prompt_id": "w", "messages": message, "max_tokens": 8}])
                 con.close()
                 out[mode] = [_level(server, root, mode, c, delay_s) for c in levels]
     return out

@@ -61,10 +61,10 @@ def _pipeline(spec: Any, path: Any, tag: str) -> tuple[float, int, list[str], in
         {"prompt_id": f"{tag}-{i}", "messages": _messages(q), "max_tokens": MAX_TOKENS}
         for i, q in enumerate(QUESTIONS)
     ]
-    con = fresh_duckdb(path)
+    con, store = fresh_duckdb(path)
     try:
         with Timer() as t:
-            stats = run_model(con, spec, prompts)
+            stats = run_model(store, spec, prompts)
         rows = con.execute(
             "SELECT prompt_id, content, completion_tokens, error FROM raw.responses ORDER BY prompt_id"
         ).fetchall()
@@ -109,8 +109,8 @@ def bench_local_model(rounds: int = ROUNDS) -> dict[str, Any]:
 
         root = Path(settings.relreason_home())
         warm = [{"prompt_id": "warm", "messages": _messages("Say hello."), "max_tokens": 8}]
-        con = fresh_duckdb(root / "warm.duckdb")
-        run_model(con, spec, warm)  # LiteLLM's provider path and the tokenizer, loaded once
+        con, store = fresh_duckdb(root / "warm.duckdb")
+        run_model(store, spec, warm)  # LiteLLM's provider path and the tokenizer, loaded once
         con.close()
         with lock:
             llama.create_chat_completion(

@@ -274,14 +274,14 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
     prompts = [{"prompt_id": p, "messages": json.loads(m), "max_tokens": mt} for p, m, mt in rows[::step]]
     prompts = prompts[:GATEWAY_SUBSET]
     spec = get_model(settings.models_path(), MODEL)
-    con = fresh_duckdb(root / "gateway.duckdb")
+    con, store = fresh_duckdb(root / "gateway.duckdb")
     try:
         reset_calls()
         with Timer() as t1:
-            stats1 = run_model(con, spec, prompts)
+            stats1 = run_model(store, spec, prompts)
         calls1 = call_count(MODEL)
         with Timer() as t2:
-            stats2 = run_model(con, spec, prompts)
+            stats2 = run_model(store, spec, prompts)
     finally:
         con.close()
     n = len(prompts)

@@ -55,12 +55,12 @@ def rows(con, model: str) -> list[tuple]:
     ).fetchall()
 
 
-def test_first_run_calls_second_run_skips(duck):
+def test_first_run_calls_second_run_skips(duck, store):
     set_responder("echo", lambda messages, params: "A: " + messages[-1]["content"])
     spec = spec_for("m1", "echo")
     prompts = make_prompts()
     seen: list[tuple[int, int]] = []
-    stats = run_model(duck, spec, prompts, progress=lambda done, total, s: seen.append((done, total)))
+    stats = run_model(store, spec, prompts, progress=lambda done, total, s: seen.append((done, total)))
     assert isinstance(stats, RunStats)
     assert (stats.called, stats.cached, stats.skipped, stats.errors) == (N, 0, 0, 0)
     assert call_count("echo") == N
@@ -76,43 +76,43 @@ def test_first_run_calls_second_run_skips(duck):
     assert full[0] == "scripted/echo" and full[1] == "stop" and full[2] == 2 and full[3] >= 2
     assert full[4] >= 0 and full[5] is not None
 
-    again = run_model(duck, spec, prompts)
+    again = run_model(store, spec, prompts)
     assert (again.called, again.cached, again.skipped) == (0, 0, N)
     assert call_count("echo") == N
     assert "m1: 40 prompts — 0 model calls, 40 from cache/already stored, 0 errors" in again.summary()
 
 
-def test_other_name_same_model_is_served_from_cache(duck):
+def test_other_name_same_model_is_served_from_cache(duck, store):
     prompts = make_prompts()
-    run_model(duck, spec_for("first", "shared"), prompts)
+    run_model(store, spec_for("first", "shared"), prompts)
     assert call_count("shared") == N
-    stats = run_model(duck, spec_for("alias", "shared"), prompts)
+    stats = run_model(store, spec_for("alias", "shared"), prompts)
     assert (stats.called, stats.cached, stats.skipped) == (0, N, 0)
     assert call_count("shared") == N
     alias_rows = rows(duck, "alias")
     assert len(alias_rows) == N and all(r[3] is True and r[2] is None for r in alias_rows)
     assert [r[1] for r in alias_rows] == [r[1] for r in rows(duck, "first")]
     # and the alias's own rerun is a skip
-    assert run_model(duck, spec_for("alias", "shared"), prompts).skipped == N
+    assert run_model(store, spec_for("alias", "shared"), prompts).skipped == N
 
 
-def test_changed_params_or_messages_are_new_calls(duck):
+def test_changed_params_or_messages_are_new_calls(duck, store):
     prompts = make_prompts()
-    run_model(duck, spec_for("m", "p"), prompts)
+    run_model(store, spec_for("m", "p"), prompts)
     changed = make_prompts()
     changed[0]["messages"] = json.dumps([{"role": "user", "content": "a new question"}])
-    stats = run_model(duck, spec_for("m", "p"), changed)
+    stats = run_model(store, spec_for("m", "p"), changed)
     assert (stats.called, stats.skipped) == (1, N - 1)
     assert len(rows(duck, "m")) == N  # still one row per prompt
     call_total = call_count("p")
-    stats = run_model(duck, spec_for("m", "p", temperature=0.7), prompts)
+    stats = run_model(store, spec_for("m", "p", temperature=0.7), prompts)
     assert stats.called == N and call_count("p") == call_total + N
     # a different prompt budget changes the effective max_tokens → new requests
-    stats = run_model(duck, spec_for("m", "p", temperature=0.7), make_prompts(max_tokens=32))
+    stats = run_model(store, spec_for("m", "p", temperature=0.7), make_prompts(max_tokens=32))
     assert stats.called == N
     # a cap above the prompt budget changes nothing: min(32, 100) == 32
     capped = spec_for("m", "p", temperature=0.7, max_tokens=100)
-    assert run_model(duck, capped, make_prompts(max_tokens=32)).skipped == N
+    assert run_model(store, capped, make_prompts(max_tokens=32)).skipped == N
 
 
 def test_request_hash_is_canonical():
@@ -133,16 +133,16 @@ def test_request_hash_is_canonical():
     assert base != request_hash(with_base, messages, 256)
 
 
-def test_identical_prompts_share_one_call(duck):
+def test_identical_prompts_share_one_call(duck, store):
     prompts = make_prompts(4)
     prompts.append({**prompts[0], "prompt_id": "dup-of-p000"})
-    stats = run_model(duck, spec_for("m", "dups"), prompts)
+    stats = run_model(store, spec_for("m", "dups"), prompts)
     assert call_count("dups") == 4
     assert stats.called == 5 and stats.total == 5
     assert len(rows(duck, "m")) == 5
 
 
-def test_context_window_exceeded_is_stored_not_raised(duck):
+def test_context_window_exceeded_is_stored_not_raised(duck, store):
     def too_long(messages, params):
         if "long" in messages[-1]["content"]:
             raise litellm.ContextWindowExceededError(
@@ -156,7 +156,7 @@ def test_context_window_exceeded_is_stored_not_raised(duck):
     prompts = make_prompts(3)
     prompts[1]["messages"] = json.dumps([{"role": "user", "content": "a long one"}])
     spec = spec_for("ctx-model", "ctx")
-    stats = run_model(duck, spec, prompts)
+    stats = run_model(store, spec, prompts)
     assert stats.errors == 1 and stats.error_kinds == {"context_length_exceeded": 1}
     assert call_count("ctx") == 3  # not retried
     stored = {r[0]: r for r in rows(duck, "ctx-model")}
@@ -166,25 +166,25 @@ def test_context_window_exceeded_is_stored_not_raised(duck):
     assert stored["p001"][4] == 1
     assert stored["p000"][1] == "fine"
     # the error row is retried on the next run, the answers are skipped
-    again = run_model(duck, spec, prompts)
+    again = run_model(store, spec, prompts)
     assert (again.called, again.skipped, again.errors) == (1, 2, 1)
 
 
-def test_bad_request_not_retried_and_error_not_cached(duck):
+def test_bad_request_not_retried_and_error_not_cached(duck, store):
     def bad(messages, params):
         raise litellm.BadRequestError(message="nope", model="scripted/bad", llm_provider="scripted")
 
     set_responder("bad", bad)
     spec = ModelSpec(name="b", litellm_model="scripted/bad", max_attempts=5)
-    stats = run_model(duck, spec, make_prompts(2))
+    stats = run_model(store, spec, make_prompts(2))
     assert stats.errors == 2 and call_count("bad") == 2
     assert all(r[2].startswith("bad_request: ") for r in rows(duck, "b"))
     # an error row is never a cache source for another name
     set_responder("bad", None)
-    assert run_model(duck, ModelSpec(name="c", litellm_model="scripted/bad"), make_prompts(2)).called == 2
+    assert run_model(store, ModelSpec(name="c", litellm_model="scripted/bad"), make_prompts(2)).called == 2
 
 
-def test_transient_errors_are_retried(duck):
+def test_transient_errors_are_retried(duck, store):
     attempts: dict[str, int] = {}
 
     def flaky(messages, params):
@@ -196,45 +196,45 @@ def test_transient_errors_are_retried(duck):
 
     set_responder("flaky", flaky)
     spec = ModelSpec(name="f", litellm_model="scripted/flaky", max_attempts=3)
-    stats = run_model(duck, spec, make_prompts(5), backoff_base_s=0.001, backoff_cap_s=0.01, seed=1)
+    stats = run_model(store, spec, make_prompts(5), backoff_base_s=0.001, backoff_cap_s=0.01, seed=1)
     assert stats.errors == 0 and stats.attempts == 15
     assert all(r[1] == "ok" and r[4] == 3 for r in rows(duck, "f"))
     spec2 = ModelSpec(name="g", litellm_model="scripted/flaky", max_attempts=2)
-    stats = run_model(duck, spec2, make_prompts(7)[5:], backoff_base_s=0.001, backoff_cap_s=0.01)
+    stats = run_model(store, spec2, make_prompts(7)[5:], backoff_base_s=0.001, backoff_cap_s=0.01)
     assert stats.errors == 2
     assert all(r[2].startswith("server_error: ") and r[4] == 2 for r in rows(duck, "g"))
 
 
-def test_litellm_mock_response(duck):
+def test_litellm_mock_response(duck, store):
     spec = ModelSpec(name="mock", litellm_model="openai/gpt-4o-mini", params={"temperature": 0})
-    stats = run_model(duck, spec, make_prompts(3), extra_kwargs={"mock_response": "mocked!"})
+    stats = run_model(store, spec, make_prompts(3), extra_kwargs={"mock_response": "mocked!"})
     assert stats.called == 3 and stats.errors == 0
     assert {r[1] for r in rows(duck, "mock")} == {"mocked!"}
 
 
-def test_missing_api_key_is_config_error_before_calls(duck, monkeypatch):
+def test_missing_api_key_is_config_error_before_calls(duck, store, monkeypatch):
     from relreason_dagster.errors import ConfigError
 
     monkeypatch.delenv("RELREASON_TEST_KEY", raising=False)
     spec = ModelSpec(name="k", litellm_model="scripted/k", api_key_env="RELREASON_TEST_KEY")
     with pytest.raises(ConfigError, match="RELREASON_TEST_KEY"):
-        run_model(duck, spec, make_prompts(2))
+        run_model(store, spec, make_prompts(2))
     assert call_count("k") == 0
 
 
-def test_run_model_inside_running_event_loop(duck):
+def test_run_model_inside_running_event_loop(duck, store):
     import asyncio
 
     async def main():
-        return run_model(duck, spec_for("loop", "loop"), make_prompts(3))
+        return run_model(store, spec_for("loop", "loop"), make_prompts(3))
 
     assert asyncio.run(main()).called == 3
 
 
-def test_progress_printer_lines(duck):
+def test_progress_printer_lines(duck, store):
     lines: list[str] = []
     printer = ProgressPrinter(log=lines.append, every_fraction=0.25, every_s=3600)
-    run_model(duck, spec_for("prog", "prog"), make_prompts(), progress=printer)
+    run_model(store, spec_for("prog", "prog"), make_prompts(), progress=printer)
     assert 4 <= len(lines) <= 6, lines
     assert lines[-1].startswith("prog: 40/40 (100%)")
     assert "prompts/s" in lines[-1] and "ETA" in lines[-1]

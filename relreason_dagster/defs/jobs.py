@@ -1,0 +1,178 @@
+"""The pipeline's jobs, defined once: the UI launches them, and `relreason run` launches the same ones.
+
+A job is an asset selection with one partitioning.  Which job runs after which
+is not written down anywhere: :func:`job_order` reads it off the asset
+dependencies, so adding an asset to a job is all it takes to place it.
+
+* ``prepare``: samples, prompts (and the checks on them), imported annotations;
+* ``model_work`` (one run per model partition): responses, parsed answers and the per-model follow-ups;
+* ``dlm_work`` (one run per relational task): DLM training and its answers;
+* ``judge``: Self-Contra detection over every model's answers;
+* ``marts``: dbt build and the figures drawn from the marts.
+
+Executors (``RELREASON_EXECUTOR``): ``in_process`` (one process, tests and
+debugging), ``multiprocess`` (default: a process per step), ``celery`` (steps
+on the Celery workers of the broker at ``RELREASON_CELERY_BROKER``; see
+``relreason worker``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+
+import dagster as dg
+
+from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
+from relreason_dagster.defs.dbt import relreason_dbt_models
+from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
+from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
+from relreason_dagster.defs.kor_assets import kor_self_correction
+from relreason_dagster.defs.selfcontra_assets import (
+    selfcontra_annotations,
+    selfcontra_detections,
+    symbolic_checks,
+)
+from relreason_dagster.errors import ConfigError
+
+EXECUTORS = ("in_process", "multiprocess", "celery")
+DEFAULT_EXECUTOR = "multiprocess"
+
+JOB_SELECTIONS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
+    "prepare": (
+        "Generate samples and prompts of the run's families (and their checks); import annotations.",
+        [samples, prompts, selfcontra_annotations],
+    ),
+    "model_work": (
+        "One model's responses (lake), parsed answers and per-model follow-ups; one run per model partition.",
+        [model_responses, parsed_answers, symbolic_checks, kor_self_correction],
+    ),
+    "dlm_work": (
+        "Train the DLM baseline on one relational task and score it; one run per task partition.",
+        [dlm_checkpoints, dlm_answers],
+    ),
+    "judge": ("Self-Contra detection by the judge model over stored answers.", [selfcontra_detections]),
+    "marts": (
+        "dbt build of the staging views and metric marts, then the figures.",
+        [relreason_dbt_models, flenqa_length_plot],
+    ),
+}
+
+
+def executor_name() -> str:
+    """The executor named by ``RELREASON_EXECUTOR`` (default multiprocess); a bad name is one line."""
+    name = os.environ.get("RELREASON_EXECUTOR", DEFAULT_EXECUTOR).strip() or DEFAULT_EXECUTOR
+    if name not in EXECUTORS:
+        raise ConfigError(
+            f"RELREASON_EXECUTOR={name!r} is not an executor; use one of {', '.join(EXECUTORS)}"
+        )
+    return name
+
+
+def max_concurrent_steps() -> int:
+    return int(os.environ.get("RELREASON_MAX_STEPS", "4"))
+
+
+def executor_def(name: str) -> dg.ExecutorDefinition:
+    """The Dagster executor for ``name`` (the celery one needs the dagster-celery package)."""
+    if name == "in_process":
+        return dg.in_process_executor
+    if name == "multiprocess":
+        # forkserver with the definitions preloaded: a step's process is a fork, not a fresh ~9 s import.
+        return dg.multiprocess_executor.configured(
+            {
+                "max_concurrent": max_concurrent_steps(),
+                "start_method": {"forkserver": {"preload_modules": ["relreason_dagster.defs.preload"]}},
+            }
+        )
+    if name == "celery":
+        try:
+            from dagster_celery import celery_executor
+        except ImportError:
+            raise ConfigError(
+                "RELREASON_EXECUTOR=celery needs dagster-celery: pip install -e '.[distributed]'"
+            ) from None
+        broker = os.environ.get("RELREASON_CELERY_BROKER", "")
+        if not broker:
+            raise ConfigError(
+                "RELREASON_EXECUTOR=celery needs RELREASON_CELERY_BROKER, e.g. redis://127.0.0.1:6379/0"
+            )
+        backend = os.environ.get("RELREASON_CELERY_BACKEND") or broker
+        return celery_executor.configured({"broker": broker, "backend": backend})
+    raise ConfigError(f"unknown executor {name!r}; use one of {', '.join(EXECUTORS)}")
+
+
+def build_jobs(executor: str | None = None) -> list[dg.UnresolvedAssetJobDefinition]:
+    """Every job of the pipeline, each with ``executor`` (default: the configured one)."""
+    chosen = executor_def(executor or executor_name())
+    jobs = []
+    for name, (description, assets) in JOB_SELECTIONS.items():
+        partitions = {a.partitions_def for a in assets if a.partitions_def is not None}
+        jobs.append(
+            dg.define_asset_job(
+                name,
+                selection=dg.AssetSelection.assets(*assets),
+                description=description,
+                partitions_def=next(iter(partitions)) if partitions else None,
+                executor_def=chosen,
+            )
+        )
+    return jobs
+
+
+def job_for(name: str, executor: str) -> dg.JobDefinition:
+    """The resolved job ``name`` with ``executor``: what each step's process rebuilds (reconstructable).
+
+    Resources read the environment (RELREASON_HOME), which a test or a long-lived
+    process may change between runs, so the cache is keyed by it too.
+    """
+    from relreason_dagster import settings
+
+    return _job_for(name, executor, str(settings.duckdb_path()), str(settings.models_path()))
+
+
+@functools.cache
+def _job_for(name: str, executor: str, duckdb_path: str, models_path: str) -> dg.JobDefinition:
+    from relreason_dagster.definitions import build_definitions
+
+    return build_definitions(executor).resolve_job_def(name)
+
+
+def reconstructable_job(name: str, executor: str) -> dg.ReconstructableJob:
+    return dg.build_reconstructable_job(__name__, "job_for", reconstructable_args=(name, executor))
+
+
+def job_order(deps: Mapping[str, set[str]] | None = None) -> dict[str, set[str]]:
+    """For each job, the jobs it must wait for: those holding an asset upstream of one of its own.
+
+    Upstream is transitive over the whole asset graph, so a job waits for another
+    even through assets outside both (none today, but nothing breaks if one appears).
+    """
+    from relreason_dagster.definitions import ALL_ASSETS
+
+    owner: dict[dg.AssetKey, str] = {}
+    for job, (_, assets) in JOB_SELECTIONS.items():
+        for asset in assets:
+            for key in asset.keys:
+                owner[key] = job
+    parents: dict[dg.AssetKey, set[dg.AssetKey]] = {}
+    for asset in ALL_ASSETS:
+        for key in asset.keys:
+            parents[key] = {dep.asset_key for dep in asset.specs_by_key[key].deps}
+
+    @functools.cache
+    def upstream(key: dg.AssetKey) -> frozenset[dg.AssetKey]:
+        found: set[dg.AssetKey] = set()
+        for parent in parents.get(key, ()):
+            found.add(parent)
+            found |= upstream(parent)
+        return frozenset(found)
+
+    order: dict[str, set[str]] = {job: set() for job in JOB_SELECTIONS}
+    for key, job in owner.items():
+        for up in upstream(key):
+            other = owner.get(up)
+            if other is not None and other != job:
+                order[job].add(other)
+    return order

@@ -1,0 +1,222 @@
+"""Launch the pipeline's jobs as Dagster runs: in dependency order, partitions side by side.
+
+`relreason run` does not hold a copy of the graph: it asks for jobs and
+partition keys, and this module starts one Dagster run per (job, partition)
+with ``dagster.execute_job`` as soon as every run of the jobs it depends on
+(:func:`relreason_dagster.defs.jobs.job_order`) has finished.  Runs of one
+wave (the model partitions, the DLM task partitions) run at the same time, up
+to ``max_runs``, each in a process of its own (Dagster's run machinery
+reconfigures Python logging per run, which deadlocks when runs share a
+process's threads); each run's steps go to the configured executor.  With the
+in-process executor everything runs in this process, one run after another.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import socket
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import dagster as dg
+
+from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order, reconstructable_job
+from relreason_dagster.defs.partitions import FAMILY_TAG
+
+PID_TAG = "relreason/pid"
+HOST_TAG = "relreason/host"
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One Dagster run to launch: a job, its partition (or None) and the asset keys it materializes."""
+
+    job: str
+    partition: str | None
+    asset_keys: tuple[dg.AssetKey, ...]
+
+
+@dataclass
+class RunOutcome:
+    """What one launched run did (its events are read by the caller's collector)."""
+
+    planned: PlannedRun
+    run_id: str
+    success: bool
+    started: float
+    finished: float
+    events: list[Any] = field(repr=False, default_factory=list)  # the run's DagsterEvents
+    error: str | None = None  # the run could not be started at all
+
+
+def select_assets(job: str, families: Sequence[str]) -> tuple[dg.AssetKey, ...]:
+    """The job's asset keys, less those of families this run does not cover (by their family tag)."""
+    keys: list[dg.AssetKey] = []
+    for asset in JOB_SELECTIONS[job][1]:
+        for key in asset.keys:
+            family = (asset.tags_by_key.get(key) or {}).get(FAMILY_TAG)
+            if family is None or family in families:
+                keys.append(key)
+    return tuple(keys)
+
+
+def plan_runs(
+    jobs: Sequence[str],
+    partitions: Mapping[str, Sequence[str]],
+    families: Sequence[str],
+    *,
+    skip_unfed: bool = True,
+) -> list[PlannedRun]:
+    """The runs of ``jobs``: one per partition key of a partitioned job, one for the others.
+
+    With ``skip_unfed``, a job whose partitioned upstream jobs all have no runs
+    is dropped (a judge has nothing new to read when no model ran), but a job
+    fed by any partitioned run is kept (the marts after a DLM-only run).
+    """
+    order = job_order()
+    runs: list[PlannedRun] = []
+    count: dict[str, int] = {}
+    for job in jobs:
+        keys = select_assets(job, families)
+        if not keys:
+            continue
+        partitioned = job in partitions
+        upstream_partitioned = [j for j in order[job] if j in partitions and j in jobs]
+        if skip_unfed and upstream_partitioned and not any(count.get(j) for j in upstream_partitioned):
+            continue
+        planned = (
+            [PlannedRun(job, key, keys) for key in partitions[job]]
+            if partitioned
+            else [PlannedRun(job, None, keys)]
+        )
+        count[job] = len(planned)
+        runs.extend(planned)
+    return runs
+
+
+def _run_config(run_settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's settings and its DuckDB file in the run config: the UI shows exactly what ran."""
+    from relreason_dagster import settings
+
+    return {
+        **QUIET_LOGS,
+        "resources": {
+            "run_settings": {"config": dict(run_settings)},
+            "duckdb": {"config": {"database": str(settings.duckdb_path())}},
+        },
+    }
+
+
+def _execute(
+    planned: PlannedRun, executor: str, instance: dg.DagsterInstance, run_config: dict, tags: dict[str, str]
+) -> RunOutcome:
+    run_tags = {**tags, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+    if planned.partition is not None:
+        run_tags["dagster/partition"] = planned.partition
+    started = time.time()
+    try:
+        result = dg.execute_job(
+            reconstructable_job(planned.job, executor),
+            instance=instance,
+            run_config=run_config,
+            tags=run_tags,
+            asset_selection=list(planned.asset_keys),
+            raise_on_error=False,
+        )
+    except Exception as exc:  # noqa: BLE001 - one run that cannot start must not stop the others
+        message = " ".join(str(exc).split())[:500] or type(exc).__name__
+        return RunOutcome(planned, "", False, started, time.time(), [], f"{type(exc).__name__}: {message}")
+    return RunOutcome(planned, result.run_id, result.success, started, time.time(), list(result.all_events))
+
+
+def _execute_in_child(
+    planned: PlannedRun, executor: str, run_config: dict, tags: dict[str, str]
+) -> RunOutcome:
+    """One run in a process of the pool; its events travel back through the instance, not the pipe."""
+    with dg.DagsterInstance.get() as instance:
+        outcome = _execute(planned, executor, instance, run_config, tags)
+    outcome.events = []
+    return outcome
+
+
+def _events_of(instance: dg.DagsterInstance, run_id: str) -> list[Any]:
+    return [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
+
+
+def _pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+    """Run processes forked from a forkserver that has the definitions loaded (no ~9 s import per run)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["relreason_dagster.defs.preload"])
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
+def launch(
+    runs: Sequence[PlannedRun],
+    *,
+    instance: dg.DagsterInstance,
+    executor: str,
+    run_settings: Mapping[str, Any],
+    tags: Mapping[str, str],
+    max_runs: int,
+    on_start: Callable[[list[PlannedRun]], None] | None = None,
+    on_done: Callable[[RunOutcome], None] | None = None,
+) -> list[RunOutcome]:
+    """Run ``runs`` respecting job order; at most ``max_runs`` at once (1 with the in-process executor).
+
+    A failed run does not stop the others: later jobs still run on whatever is
+    stored (as `dbt build` after one model's failure), and the caller reports it.
+    """
+    order = job_order()
+    pending = list(runs)
+    remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
+    outcomes: list[RunOutcome] = []
+    run_config = _run_config(run_settings)
+    workers = 1 if executor == "in_process" else max(1, max_runs)
+
+    def ready(run: PlannedRun) -> bool:
+        return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
+
+    def finish(outcome: RunOutcome) -> None:
+        remaining[outcome.planned.job] -= 1
+        outcomes.append(outcome)
+        if on_done is not None:
+            on_done(outcome)
+
+    if workers == 1:  # in this thread: in-process runs keep the caller's registered providers and state
+        while pending:
+            batch = [r for r in pending if ready(r)]
+            if on_start is not None:
+                on_start(batch)
+            for run in batch:
+                pending.remove(run)
+                finish(_execute(run, executor, instance, run_config, dict(tags)))
+        return outcomes
+
+    with _pool(workers) as pool:
+        running: dict[concurrent.futures.Future, PlannedRun] = {}
+        while pending or running:
+            batch = [r for r in pending if ready(r)]
+            if batch and on_start is not None:
+                on_start(batch)
+            for run in batch:
+                pending.remove(run)
+                running[pool.submit(_execute_in_child, run, executor, run_config, dict(tags))] = run
+            if not running:  # nothing ready and nothing running: an order cycle (a bug in jobs.py)
+                raise RuntimeError(f"runs never became ready: {pending}")
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                run = running.pop(future)
+                try:
+                    outcome = future.result()
+                except Exception as exc:  # noqa: BLE001 - e.g. the run's process was killed
+                    now = time.time()
+                    outcome = RunOutcome(run, "", False, now, now, [], f"{type(exc).__name__}: {exc}")
+                if outcome.run_id:
+                    outcome.events = _events_of(instance, outcome.run_id)
+                finish(outcome)
+    return outcomes

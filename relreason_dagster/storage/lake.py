@@ -1,0 +1,268 @@
+"""The append-only Parquet lake that holds model output, outside the DuckDB file.
+
+Why a lake: model calls take minutes to hours, and a DuckDB file admits one
+writing process that also locks out every reader.  Model output therefore
+goes to Parquet files that any number of processes (or machines, given one
+shared URL) append to, while the DuckDB file only reads them through views.
+
+Layout: ``<url>/responses/model=<m>/benchmark=<b>/part-<time>-<pid>-<id>.parquet``
+and ``<url>/prompts/benchmark=<b>/snapshot-<time>-….parquet``
+(hive-style folders, and the same values as columns inside each file, so
+DuckDB reads the files with ``hive_partitioning=false``).  A file is written
+once and never changed: on a local disk it is written under ``_tmp/`` and
+renamed into place, so a killed writer leaves no half file where readers
+look; object stores publish a file only when it is closed.  Compaction
+writes one new file from a writer's own small files and then deletes those.
+Each table also has an empty ``_schema.parquet`` so views work on an empty
+lake.
+
+``url`` is a local path or any URI pyarrow opens (``file://``, ``s3://``,
+``gs://``, ``hdfs://``), or any fsspec protocol when fsspec is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from relreason_dagster.errors import ConfigError
+
+# The lake's tables: their columns and the columns that name a file's folder.
+RESPONSES_SCHEMA = pa.schema(
+    [
+        ("prompt_id", pa.string()),
+        ("model", pa.string()),
+        ("benchmark", pa.string()),
+        ("request_hash", pa.string()),
+        ("litellm_model", pa.string()),
+        ("content", pa.string()),
+        ("finish_reason", pa.string()),
+        ("prompt_tokens", pa.int32()),
+        ("completion_tokens", pa.int32()),
+        ("latency_s", pa.float64()),
+        ("attempts", pa.int32()),
+        ("error", pa.string()),
+        ("from_cache", pa.bool_()),
+        ("created_at", pa.timestamp("us")),
+    ]
+)
+# A copy of each benchmark's current prompts (one snapshot file per ``prompts`` materialization), so a
+# model worker on another machine needs the lake only, not the DuckDB file.
+PROMPTS_SCHEMA = pa.schema(
+    [
+        ("prompt_id", pa.string()),
+        ("benchmark", pa.string()),
+        ("messages", pa.string()),
+        ("max_tokens", pa.int32()),
+    ]
+)
+TABLES: dict[str, pa.Schema] = {"responses": RESPONSES_SCHEMA, "prompts": PROMPTS_SCHEMA}
+PARTITION_COLUMNS: dict[str, tuple[str, ...]] = {
+    "responses": ("model", "benchmark"),
+    "prompts": ("benchmark",),
+}
+SCHEMA_FILE = "_schema.parquet"
+_TMP_DIR = "_tmp"
+# pyarrow's dataset discovery skips these prefixes: the schema file and unfinished writes.
+_IGNORED_PREFIXES = ("_", ".")
+
+
+def _part_value(value: Any) -> str:
+    return quote(str(value if value not in (None, "") else "_"), safe="")
+
+
+@dataclass(frozen=True)
+class Lake:
+    """One lake: its URL as the user gave it, the pyarrow filesystem and the root path on it."""
+
+    url: str
+    fs: pafs.FileSystem
+    root: str
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, url: str | Path) -> Lake:
+        """The lake at ``url``; a URL no filesystem understands is a one-line ConfigError."""
+        text = str(url)
+        if "://" not in text:
+            path = Path(text).expanduser().resolve()
+            path.mkdir(parents=True, exist_ok=True)
+            return cls(str(path), pafs.LocalFileSystem(), str(path))
+        try:
+            fs, root = pafs.FileSystem.from_uri(text)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+            fs, root = _fsspec_filesystem(text, exc)
+        if isinstance(fs, pafs.LocalFileSystem):
+            Path(root).mkdir(parents=True, exist_ok=True)
+        return cls(text, fs, root.rstrip("/"))
+
+    @classmethod
+    def default(cls) -> Lake:
+        from relreason_dagster import settings
+
+        return cls.open(settings.lake_url())
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.fs, pafs.LocalFileSystem)
+
+    def ensure(self) -> None:
+        """Write each table's empty schema file once (views over an empty lake need one file)."""
+        for table, schema in TABLES.items():
+            path = f"{self.root}/{table}/{SCHEMA_FILE}"
+            if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
+                self._write(path, schema.empty_table())
+
+    # ------------------------------------------------------------------ paths
+
+    def table_path(self, table: str) -> str:
+        return f"{self.root}/{table}"
+
+    def partition_path(self, table: str, values: dict[str, Any]) -> str:
+        folders = "/".join(f"{c}={_part_value(values.get(c))}" for c in PARTITION_COLUMNS[table])
+        return f"{self.table_path(table)}/{folders}"
+
+    def glob(self, table: str) -> str:
+        """The pattern DuckDB's read_parquet reads for ``table`` (the schema file included)."""
+        base = self.root if self.is_local else self.url.rstrip("/")
+        return f"{base}/{table}/**/*.parquet"
+
+    # ------------------------------------------------------------------ writing
+
+    def _write(self, path: str, table: pa.Table) -> None:
+        if self.is_local:
+            # Write aside, then rename: a reader never sees a half-written file.
+            tmp = f"{self.root}/{_TMP_DIR}/{uuid.uuid4().hex}.parquet.tmp"
+            self.fs.create_dir(f"{self.root}/{_TMP_DIR}", recursive=True)
+            pq.write_table(table, tmp, filesystem=self.fs)
+            self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+            self.fs.move(tmp, path)
+        else:
+            pq.write_table(table, path, filesystem=self.fs)
+
+    def append(self, table: str, rows: pa.Table, prefix: str = "part") -> list[str]:
+        """Write ``rows`` as new files, one per partition (model, benchmark); returns their paths."""
+        if rows.num_rows == 0:
+            return []
+        rows = rows.select(TABLES[table].names).cast(TABLES[table])
+        columns = PARTITION_COLUMNS[table]
+        keys = [rows.column(c).to_pylist() for c in columns]
+        groups: dict[tuple, list[int]] = {}
+        for i, key in enumerate(zip(*keys, strict=True)):
+            groups.setdefault(key, []).append(i)
+        written = []
+        for key, index in groups.items():
+            part = rows if len(groups) == 1 else rows.take(pa.array(index))
+            folder = self.partition_path(table, dict(zip(columns, key, strict=True)))
+            path = f"{folder}/{_file_name(prefix)}"
+            self._write(path, part)
+            written.append(path)
+        return written
+
+    def compact(self, table: str, paths: Sequence[str]) -> list[str]:
+        """Merge files (of one writer) into one new file per partition, then delete them.
+
+        Only the caller's own files are passed, so two writers never delete each
+        other's; a reader between the write and the delete sees rows twice,
+        which the readers' "latest row per key" rule absorbs.
+        """
+        by_folder: dict[str, list[str]] = {}
+        for path in paths:
+            by_folder.setdefault(path.rsplit("/", 1)[0], []).append(path)
+        result = []
+        for folder, files in by_folder.items():
+            if len(files) < 2:
+                result.extend(files)
+                continue
+            merged = pa.concat_tables(
+                pq.read_table(f, filesystem=self.fs, schema=TABLES[table]) for f in files
+            )
+            path = f"{folder}/{_file_name('compact')}"
+            self._write(path, merged)
+            for f in files:
+                self.fs.delete_file(f)
+            result.append(path)
+        return result
+
+    # ------------------------------------------------------------------ reading
+
+    def files(self, table: str, partition: dict[str, Any] | None = None) -> list[str]:
+        """The data files of ``table``, or of its first partition folder (``{"model": m}`` for responses,
+        ``{"benchmark": b}`` for prompts); the schema file and unfinished writes excluded."""
+        base = self.table_path(table)
+        first = PARTITION_COLUMNS[table][0]
+        if partition and partition.get(first) is not None:
+            base = f"{base}/{first}={_part_value(partition[first])}"
+        selector = pafs.FileSelector(base, recursive=True, allow_not_found=True)
+        out = []
+        for info in self.fs.get_file_info(selector):
+            name = info.base_name
+            if (
+                info.type == pafs.FileType.File
+                and name.endswith(".parquet")
+                and not name.startswith(_IGNORED_PREFIXES)
+            ):
+                out.append(info.path)
+        return sorted(out)
+
+    def read(
+        self,
+        table: str,
+        *,
+        columns: Iterable[str] | None = None,
+        where: pads.Expression | None = None,
+        partition: dict[str, Any] | None = None,
+    ) -> pa.Table:
+        """Rows of ``table`` (every stored version; callers choose the latest they need).
+
+        A file deleted by a concurrent compaction between listing and reading is
+        retried with a fresh listing: the merged file holds its rows.
+        """
+        schema = TABLES[table]
+        cols = list(columns) if columns is not None else schema.names
+        for attempt in range(5):
+            files = self.files(table, partition)
+            if not files:
+                return schema.empty_table().select(cols)
+            try:
+                dataset = pads.dataset(files, schema=schema, filesystem=self.fs, format="parquet")
+                return dataset.to_table(columns=cols, filter=where)
+            except (FileNotFoundError, OSError) as exc:
+                if attempt == 4 or "No such file" not in str(exc) and "not found" not in str(exc).lower():
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+
+def _file_name(prefix: str) -> str:
+    """A new file's name: sorts by creation time (nanoseconds), unique across processes and machines."""
+    return f"{prefix}-{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:12]}.parquet"
+
+
+def _fsspec_filesystem(url: str, cause: Exception) -> tuple[pafs.FileSystem, str]:
+    """A pyarrow filesystem for an fsspec-only protocol (``memory://``, ``sftp://``, …)."""
+    try:
+        import fsspec
+    except ImportError:
+        raise ConfigError(
+            f"lake URL {url!r} is not a filesystem pyarrow knows ({cause}); use a local path, file://, "
+            "s3://, gs:// or hdfs://, or install fsspec for other protocols"
+        ) from None
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+    except (ImportError, ValueError) as exc:
+        raise ConfigError(f"lake URL {url!r}: {exc}; set RELREASON_LAKE to a URL you can write") from None
+    fs.makedirs(root, exist_ok=True)
+    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), root
