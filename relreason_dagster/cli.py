@@ -519,7 +519,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     backend = os.environ.get("RELREASON_CELERY_BACKEND") or broker
     # dagster-celery reads worker settings from a module named dagster_celery_config on the path.  A busy
     # worker must not reserve a second step (it would wait behind the first while another worker idles).
-    conf_dir = settings.relreason_home() / "celery"
+    conf_dir = settings.relreason_home() / "celery"  # dagster-celery imports it from PYTHONPATH
     conf_dir.mkdir(parents=True, exist_ok=True)
     (conf_dir / "dagster_celery_config.py").write_text(
         "# Written by `relreason worker`.\nworker_prefetch_multiplier = 1\ntask_acks_late = True\n"

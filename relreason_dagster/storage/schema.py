@@ -208,9 +208,7 @@ def _migrate_responses_table(con: Any, lake: Lake) -> None:
     rows = con.execute(
         "SELECT r.*, coalesce(p.benchmark, 'unknown') AS benchmark FROM raw.responses r "
         "LEFT JOIN raw.prompts p USING (prompt_id)"
-    ).arrow()
-    if hasattr(rows, "read_all"):
-        rows = rows.read_all()
+    ).to_arrow_table()
     ResponseStore(lake).append(rows)
     con.execute("DROP TABLE raw.responses")
 

@@ -84,7 +84,7 @@ def _materializations(home: Path) -> dict[str, dict]:
     """model_responses metadata per partition, from the run's Dagster instance."""
     import dagster as dg
 
-    instance = dg.DagsterInstance.from_ref(dg.InstanceRef.from_dir(str(home / "dagster")))
+    instance = dg.DagsterInstance.from_config(str(home / "dagster"))
     try:
         records = instance.fetch_materializations(dg.AssetKey("model_responses"), limit=100).records
         out = {}

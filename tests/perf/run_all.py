@@ -41,6 +41,7 @@ from tests.perf import (  # noqa: E402
     bench_flenqa,
     bench_kor,
     bench_local_model,
+    bench_parallel_models,
     bench_pipeline,
     bench_selfcontra,
 )
@@ -57,6 +58,7 @@ BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]
     "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
     "selfcontra": (bench_selfcontra.bench_selfcontra, bench_selfcontra.render),
     "kor": (bench_kor.bench_kor, bench_kor.render),
+    "parallel_models": (bench_parallel_models.bench_parallel_models, bench_parallel_models.render),
 }
 
 

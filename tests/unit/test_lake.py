@@ -1,0 +1,107 @@
+"""The Parquet lake: append-only files, partitions, compaction, the raw.responses view, migration."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import pyarrow as pa
+
+from relreason_dagster.storage.lake import Lake
+from relreason_dagster.storage.prompt_snapshots import current_prompts, write_snapshot
+from relreason_dagster.storage.responses import COLUMNS, ResponseStore, clean_str
+from relreason_dagster.storage.schema import ensure_schema
+
+
+def row(pid: str, model: str, content: str | None, error: str | None = None, minute: int = 0) -> tuple:
+    when = dt.datetime(2026, 1, 1, 0, minute)
+    return (
+        pid,
+        model,
+        "relational",
+        f"h-{pid}",
+        "openai/x",
+        content,
+        "stop",
+        1,
+        1,
+        0.1,
+        1,
+        error,
+        False,
+        when,
+    )
+
+
+def test_rows_land_in_model_and_benchmark_folders_and_files_are_never_rewritten(tmp_path):
+    store = ResponseStore(Lake.open(tmp_path / "lake"))
+    first = store.append([row("p1", "a", "x"), row("p2", "b", "y")])
+    assert len(first) == 2 and all("/responses/model=" in f and "/benchmark=relational/" in f for f in first)
+    import os
+
+    before = {f: os.stat(f).st_mtime_ns for f in first}
+    second = store.append([row("p1", "a", "x2", minute=1)])
+    assert set(first).isdisjoint(second)
+    assert {f: os.stat(f).st_mtime_ns for f in first} == before  # still there, untouched
+    assert store.latest("a")["p1"]["content"] == "x2"
+    assert store.stored_ok("b") == {("p2", "h-p2")}
+
+
+def test_compaction_merges_own_files_and_keeps_every_row(tmp_path):
+    store = ResponseStore(Lake.open(tmp_path / "lake"))
+    files = [f for i in range(5) for f in store.append([row(f"p{i}", "a", str(i))])]
+    merged = store.compact(files)
+    assert len(merged) == 1 and store.lake.files("responses") == merged
+    assert store.count("a") == 5
+
+
+def test_view_shows_the_latest_row_per_prompt_and_works_on_an_empty_lake(tmp_path):
+    lake = Lake.open(tmp_path / "lake")
+    con = duckdb.connect(str(tmp_path / "x.duckdb"))
+    ensure_schema(con, lake)
+    assert con.execute("SELECT count(*) FROM raw.responses").fetchone() == (0,)
+    store = ResponseStore(lake)
+    store.append([row("p1", "a", None, error="server_error: boom", minute=0)])
+    store.append([row("p1", "a", "fixed", minute=5), row("p2", "a", "ok")])
+    got = con.execute("SELECT prompt_id, content, error FROM raw.responses ORDER BY prompt_id").fetchall()
+    assert got == [("p1", "fixed", None), ("p2", "ok", None)]
+
+
+def test_lone_surrogates_are_stored_not_fatal(tmp_path):
+    assert clean_str("ok \ud800 end") == "ok \ufffd end"
+    store = ResponseStore(Lake.open(tmp_path / "lake"))
+    store.append([row("p1", "a", "bad \udc00 text")])
+    assert store.latest("a")["p1"]["content"] == "bad \ufffd text"
+
+
+def test_an_old_responses_table_moves_into_the_lake_once(tmp_path):
+    con = duckdb.connect(str(tmp_path / "old.duckdb"))
+    con.execute("CREATE SCHEMA raw")
+    names = ", ".join(c for c in COLUMNS if c != "benchmark")
+    con.execute(
+        "CREATE TABLE raw.responses (prompt_id VARCHAR, model VARCHAR, request_hash VARCHAR,"
+        " litellm_model VARCHAR, content VARCHAR, finish_reason VARCHAR, prompt_tokens INTEGER,"
+        " completion_tokens INTEGER,"
+        " latency_s DOUBLE, attempts INTEGER, error VARCHAR, from_cache BOOLEAN, created_at TIMESTAMP)"
+    )
+    con.execute(
+        f"INSERT INTO raw.responses ({names}) VALUES ('p1','a','h','m','old',NULL,1,1,0.1,1,NULL,false,now())"
+    )
+    lake = Lake.open(tmp_path / "lake")
+    ensure_schema(con, lake)
+    assert con.execute("SELECT content FROM raw.responses").fetchall() == [("old",)]
+    kind = "SELECT table_type FROM information_schema.tables WHERE table_name = 'responses'"
+    assert con.execute(kind).fetchone() == ("VIEW",)
+    ensure_schema(con, lake)  # idempotent: nothing moves twice
+    assert ResponseStore(lake).count() == 1
+
+
+def test_prompt_snapshots_newest_wins(tmp_path):
+    lake = Lake.open(tmp_path / "lake")
+    write_snapshot(lake, "kor", [{"prompt_id": "old", "messages": "[]", "max_tokens": 8}])
+    write_snapshot(
+        lake, "kor", [{"prompt_id": "new", "messages": [{"role": "user", "content": "q"}], "max_tokens": 8}]
+    )
+    write_snapshot(lake, "flenqa", [])
+    assert [p["prompt_id"] for p in current_prompts(lake, ["kor", "flenqa"])] == ["new"]
+    assert pa.Table.from_pylist(current_prompts(lake, ["kor"])).num_rows == 1
