@@ -205,7 +205,7 @@ def _migrate_responses_table(con: Any, lake: Lake) -> None:
         return
     from relreason_dagster.storage.responses import ResponseStore
 
-    rows = con.execute(
+    rows = con.sql(
         "SELECT r.*, coalesce(p.benchmark, 'unknown') AS benchmark FROM raw.responses r "
         "LEFT JOIN raw.prompts p USING (prompt_id)"
     ).to_arrow_table()

@@ -24,25 +24,16 @@ from tests.perf._common import REPO_ROOT
 
 DELAY_S = 0.2
 CONCURRENCY = 4
-# 9 tasks x (6 IID x 3 settings + 4 OOD x nl) = 198 prompts per model.
-PROFILE = {
-    "bench-parallel": {
-        "relational": {
-            "n_fewshot": 1,
-            "n_fewshot_cot": 1,
-            "n_iid": 6,
-            "n_ood": 4,
-            "n_train_nodes": 10,
-            "n_ood_nodes": 20,
-            "settings": ["nl", "nl_cot", "tv"],
-            "split_settings": {"iid": ["nl", "nl_cot", "tv"], "ood": ["nl"]},
-            "max_tokens": 64,
-            "family_tree_variant": "study",
-            "dlm_tasks": ["HasFather"],
-            "dlm_seeds": [0],
-        }
+# The smoke profile's relational section, with 9 tasks x (6 IID x 3 settings + 4 OOD x nl) = 198 prompts.
+PROFILE_OVERRIDES = {"n_iid": 6, "n_ood": 4}
+
+
+def _profiles() -> dict[str, Any]:
+    from relreason_dagster import settings
+
+    return {
+        "bench-parallel": {"relational": {**settings.PROFILES["smoke"]["relational"], **PROFILE_OVERRIDES}}
     }
-}
 
 
 def _models_yaml(api_base: str) -> str:
@@ -75,7 +66,7 @@ def bench_parallel_models() -> dict[str, Any]:
     ):
         root = Path(tmp)
         (root / "models.yaml").write_text(_models_yaml(server.api_base))
-        (root / "profiles.yaml").write_text(json.dumps(PROFILE))
+        (root / "profiles.yaml").write_text(json.dumps(_profiles()))
         env = {
             k: v
             for k, v in os.environ.items()
