@@ -200,8 +200,8 @@ def _migrate_responses_table(con: Any, lake: Lake) -> None:
     kind = con.execute(
         "SELECT table_type FROM information_schema.tables"
         " WHERE table_schema = 'raw' AND table_name = 'responses'"
-    ).fetchone()
-    if kind is None or kind[0] != "BASE TABLE":
+    ).fetchall()
+    if not kind or kind[0][0] != "BASE TABLE":
         return
     from relreason_dagster.storage.responses import ResponseStore
 
