@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,9 +22,6 @@ from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.settings import max_concurrent_runs
-
-PID_TAG = "relreason/pid"
-HOST_TAG = "relreason/host"
 
 
 @dataclass
@@ -77,41 +73,6 @@ def _stdout_to(path: Any) -> Iterator[None]:
             sys.stdout.flush()
             os.dup2(saved, 1)
             os.close(saved)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # an unreaped child killed by a signal is a zombie: gone for our purpose
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
-def release_dead_runs(instance: Any) -> list[str]:
-    """Fail runs whose relreason process died (SIGKILL, OOM) and free the pool slots they held.
-
-    A killed in-process run stays STARTED and keeps its ``duckdb`` pool slot, so
-    the next run would wait for it forever; runs carry their pid to detect this.
-    """
-    import dagster as dg
-
-    active = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
-    released = []
-    for run in instance.get_runs(
-        filters=dg.RunsFilter(statuses=active, tags={HOST_TAG: socket.gethostname()})
-    ):
-        pid = int(run.tags.get(PID_TAG, "0") or 0)
-        if pid and pid != os.getpid() and not _alive(pid):
-            instance.report_run_failed(run, message=f"relreason process {pid} is gone; pool slots released")
-            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-            released.append(run.run_id)
-    return released
 
 
 def _collect(events: list[Any], report: PipelineReport) -> None:
@@ -168,7 +129,7 @@ def _launch(
     import dagster as dg
 
     from relreason_dagster.defs.jobs import executor_name
-    from relreason_dagster.defs.launcher import launch, plan_runs
+    from relreason_dagster.defs.launcher import launch, plan_runs, release_dead_runs
 
     executor = executor_name()
     instance = dg.DagsterInstance.get()

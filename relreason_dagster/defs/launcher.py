@@ -54,6 +54,39 @@ class RunOutcome:
     error: str | None = None  # the run could not be started at all
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # an unreaped child killed by a signal is a zombie: gone for our purpose
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def release_dead_runs(instance: Any) -> list[str]:
+    """Fail runs whose relreason process died (SIGKILL, OOM) and free the pool slots they held.
+
+    A killed in-process run stays STARTED and keeps its ``duckdb`` pool slot, so
+    the next run would wait for it forever; runs carry their pid to detect this.
+    """
+    active = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
+    released = []
+    for run in instance.get_runs(
+        filters=dg.RunsFilter(statuses=active, tags={HOST_TAG: socket.gethostname()})
+    ):
+        pid = int(run.tags.get(PID_TAG, "0") or 0)
+        if pid and pid != os.getpid() and not _alive(pid):
+            instance.report_run_failed(run, message=f"relreason process {pid} is gone; pool slots released")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            released.append(run.run_id)
+    return released
+
+
 def select_assets(job: str, families: Sequence[str]) -> tuple[dg.AssetKey, ...]:
     """The job's asset keys, less those of families this run does not cover (by their family tag)."""
     keys: list[dg.AssetKey] = []
