@@ -61,10 +61,19 @@ def duckdb_session(path: str | Path, *, read_only: bool = False) -> Iterator[Any
 
 
 def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the DuckDB file (creating the raw schema when writable)."""
+    """Open the DuckDB file (creating the raw schema when writable).
+
+    A failure after the open closes the connection: a handle left open would hold
+    the file's lock for the rest of this process (dbt, in a child, then fails with
+    "Could not set lock on file" naming our own pid).
+    """
     con = open_duckdb(path, read_only=read_only)
-    if not read_only:
-        ensure_schema(con)
+    try:
+        if not read_only:
+            ensure_schema(con)
+    except BaseException:
+        con.close()
+        raise
     return con
 
 

@@ -55,6 +55,9 @@ RESPONSES_SCHEMA = pa.schema(
         ("error", pa.string()),
         ("from_cache", pa.bool_()),
         ("created_at", pa.timestamp("us")),
+        # True when the model's text held code points UTF-8 cannot carry (lone surrogates) and they
+        # were replaced by U+FFFD; added after the lake first shipped, so older files lack it (null).
+        ("sanitized", pa.bool_()),
     ]
 )
 # A copy of each benchmark's current prompts (one snapshot file per ``prompts`` materialization), so a
@@ -119,11 +122,25 @@ class Lake:
         return isinstance(self.fs, pafs.LocalFileSystem)
 
     def ensure(self) -> None:
-        """Write each table's empty schema file once (views over an empty lake need one file)."""
+        """Write each table's empty schema file (views over an empty lake need one file).
+
+        A schema file of an older release (fewer columns) is replaced, so the
+        DuckDB view finds every current column even when no data file has it yet;
+        data files are never rewritten (readers fill their missing columns with null).
+        """
         for table, schema in TABLES.items():
             path = f"{self.root}/{table}/{SCHEMA_FILE}"
-            if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
+            if self.fs.get_file_info(path).type == pafs.FileType.NotFound or not self._schema_current(
+                path, schema
+            ):
                 self._write(path, schema.empty_table())
+
+    def _schema_current(self, path: str, schema: pa.Schema) -> bool:
+        try:
+            found = pq.read_schema(path, filesystem=self.fs)
+        except (OSError, pa.ArrowInvalid):  # unreadable (or deleted meanwhile): write a fresh one
+            return False
+        return found.remove_metadata().equals(schema)
 
     # ------------------------------------------------------------------ paths
 
@@ -156,7 +173,7 @@ class Lake:
         """Write ``rows`` as new files, one per partition (model, benchmark); returns their paths."""
         if rows.num_rows == 0:
             return []
-        rows = rows.select(TABLES[table].names).cast(TABLES[table])
+        rows = conform(rows, TABLES[table])
         columns = PARTITION_COLUMNS[table]
         keys = [rows.column(c).to_pylist() for c in columns]
         groups: dict[tuple, list[int]] = {}
@@ -244,6 +261,18 @@ class Lake:
                     raise
                 time.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
+
+
+def conform(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``rows`` with exactly ``schema``'s columns, in order and type; a missing column is all null.
+
+    Rows built by an older caller (or migrated from an older file) lack columns added later.
+    """
+    columns = [
+        rows.column(f.name).cast(f.type) if f.name in rows.column_names else pa.nulls(rows.num_rows, f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _file_name(prefix: str) -> str:

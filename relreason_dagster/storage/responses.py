@@ -4,6 +4,12 @@ Every outcome of a call is a new row; a prompt asked again (after an error,
 or with changed params) simply has a newer row.  "The response" of a prompt
 for a model is therefore its latest row (``created_at``), the rule the DuckDB
 view ``raw.responses`` applies too (``storage/schema.py``).
+
+Model text is stored exactly (NUL bytes and megabytes included) wherever
+UTF-8 can hold it.  The one thing it cannot hold is a lone UTF-16 surrogate
+(valid JSON, ``"\ud800"``, and real providers emit it): such code points
+become U+FFFD and the row's ``sanitized`` flag says so, so a write never
+fails on text and the answer is kept.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from relreason_dagster.storage.lake import RESPONSES_SCHEMA, Lake
 
 TABLE = "responses"
 COLUMNS: tuple[str, ...] = tuple(RESPONSES_SCHEMA.names)
-_TEXT_COLUMNS = {"content", "error", "finish_reason"}
+# A row tuple may end before ``sanitized`` (the flag is then computed here alone).
+_FLAG = COLUMNS.index("sanitized")
+_TEXT_COLUMNS = ("content", "error", "finish_reason")
 
 
 class ResponseStore:
@@ -87,36 +95,66 @@ class ResponseStore:
     # ------------------------------------------------------------------ writes
 
     def append(self, rows: Sequence[tuple] | pa.Table) -> list[str]:
-        """Store rows (tuples in :data:`COLUMNS` order, or an Arrow table); returns the new files."""
+        """Store rows; returns the new files.
+
+        Tuples are in :data:`COLUMNS` order; the last value, ``sanitized``, may be
+        left out.  Their text is made storable (:func:`clean_text`) and ``sanitized``
+        is set when that changed anything.  An Arrow table holds valid UTF-8
+        already; a missing ``sanitized`` column there means false.
+        """
         if not isinstance(rows, pa.Table):
             if not rows:
                 return []
-            columns = list(zip(*rows, strict=True))
-            rows = pa.table(
-                {
-                    name: pa.array(
-                        [clean_str(v) for v in col] if name in _TEXT_COLUMNS else col,
-                        type=RESPONSES_SCHEMA.field(name).type,
-                    )
-                    for name, col in zip(COLUMNS, columns, strict=True)
-                }
-            )
+            rows = _table_of(rows)
+        elif "sanitized" not in rows.column_names:
+            rows = rows.append_column("sanitized", pa.array([False] * rows.num_rows, pa.bool_()))
         return self.lake.append(TABLE, rows)
 
     def compact(self, paths: Sequence[str]) -> list[str]:
         return self.lake.compact(TABLE, paths)
 
 
-def clean_str(value: str | None) -> str | None:
-    """``value`` with lone UTF-16 surrogates replaced by U+FFFD.
+def _table_of(rows: Sequence[tuple]) -> pa.Table:
+    """Row tuples as an Arrow table of the lake's schema, their text made storable."""
+    width = len(COLUMNS)
+    data: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+    text_index = [(name, COLUMNS.index(name)) for name in _TEXT_COLUMNS]
+    for row in rows:
+        if len(row) not in (width, width - 1):
+            raise ValueError(f"a responses row has {len(row)} values, expected {width - 1} or {width}")
+        values = list(row) if len(row) == width else [*row, False]
+        changed = False
+        for _name, i in text_index:
+            values[i], fixed = clean_text(values[i])
+            changed = changed or fixed
+        values[_FLAG] = bool(values[_FLAG]) or changed
+        for name, value in zip(COLUMNS, values, strict=True):
+            data[name].append(value)
+    return pa.table(
+        {name: pa.array(col, type=RESPONSES_SCHEMA.field(name).type) for name, col in data.items()}
+    )
 
-    Such escapes are valid JSON and real providers emit them, but Parquet (and
-    DuckDB) store UTF-8 only; replacing one code point keeps the answer.
+
+def clean_text(value: Any) -> tuple[str | None, bool]:
+    """``(text UTF-8 can store, whether anything had to change)``.
+
+    Lone UTF-16 surrogates become U+FFFD (one per code point); everything else,
+    NUL bytes included, is kept as it is.  A value that is not text at all (a
+    provider's odd ``content``) is stored as its ``str()`` and counts as a change.
     """
     if value is None:
-        return None
+        return None, False
+    if not isinstance(value, str):
+        return clean_text(str(value))[0], True
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return value
+        # Through UTF-16: a surrogate pair given as two code points becomes its character, a lone
+        # surrogate exactly one U+FFFD.
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), True
+    return value, False
+
+
+def clean_str(value: str | None) -> str | None:
+    """``value`` with lone UTF-16 surrogates replaced by U+FFFD (see :func:`clean_text`)."""
+    return clean_text(value)[0]

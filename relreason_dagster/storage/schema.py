@@ -187,7 +187,11 @@ def responses_view_sql(lake: Lake) -> str:
     """``raw.responses``: the latest lake row per (prompt, model), as the old table held it."""
     return (
         "CREATE OR REPLACE VIEW raw.responses AS SELECT "
-        + ", ".join(RESPONSE_VIEW_COLUMNS)
+        # Lake files written before the flag existed read it as null: nothing was replaced in them.
+        + ", ".join(
+            "coalesce(sanitized, false) AS sanitized" if c == "sanitized" else c
+            for c in RESPONSE_VIEW_COLUMNS
+        )
         + f" FROM read_parquet({_sql_string(lake.glob('responses'))}, union_by_name = true,"
         " hive_partitioning = false)"
         " QUALIFY row_number() OVER (PARTITION BY prompt_id, model"
