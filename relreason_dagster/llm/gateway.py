@@ -19,11 +19,18 @@ Design choices, and why:
   exponential with full jitter (spreads a burst of 429s) and never shorter
   than the server's ``Retry-After``.  Provider errors never escape
   :func:`run_model`; after the last attempt the error is stored as a row.
+* **Retries go first.**  ``concurrency`` workers take work from one queue: a
+  request whose wait (Retry-After or backoff) has ended is sent before any
+  request not yet tried.  A waiting request holds no worker (it is a timer),
+  so the others keep the model busy meanwhile; with one semaphore per call
+  instead, a retry queued behind every untried prompt and waited ~40 s for
+  a 1 s Retry-After.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import email.utils
 import hashlib
@@ -338,6 +345,15 @@ class _Work:
 
 
 @dataclass
+class _Job:
+    """A request on its way: the attempts made so far and when the last one ended (for the stats)."""
+
+    work: _Work
+    kwargs: dict[str, Any]
+    attempts: int = 0
+
+
+@dataclass
 class _Outcome:
     content: str | None
     finish_reason: str | None
@@ -507,6 +523,7 @@ class _Runner:
                     None,
                     True,
                     created,
+                    bool(hit.get("sanitized")),  # the copy was changed exactly as its source was
                 )
             )
         self.writer.files.extend(self.store.append(rows))
@@ -549,31 +566,86 @@ class _Runner:
             kwargs["api_key"] = self.api_key
         return kwargs
 
-    async def _call(self, work: _Work, sem: asyncio.Semaphore) -> _Outcome:
-        kwargs = self._call_kwargs(work)
-        attempt = 0
-        while True:
-            attempt += 1
-            self.stats.attempts += 1
-            async with sem:
-                start = time.monotonic()
-                try:
-                    response = await asyncio.wait_for(litellm.acompletion(**kwargs), self.hard_timeout)
-                except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
-                    latency = time.monotonic() - start
-                    kind, retryable = classify_error(exc)
-                    if not retryable or attempt >= self.spec.max_attempts:
-                        return _Outcome(
-                            None, None, None, None, latency, attempt, _error_text(kind, exc), kind
-                        )
-                    error = exc
-                else:
-                    return self._success(response, time.monotonic() - start, attempt)
-            delay = backoff_delay(attempt, self.backoff_base_s, self.backoff_cap_s, self.rng)
-            wait = retry_after_seconds(error)
+    async def _attempt(self, job: _Job) -> float | None:
+        """Send ``job`` once.  None: its outcome is stored; else the seconds to wait before the next try."""
+        job.attempts += 1
+        self.stats.attempts += 1
+        start = time.monotonic()
+        try:
+            response = await asyncio.wait_for(litellm.acompletion(**job.kwargs), self.hard_timeout)
+        except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
+            latency = time.monotonic() - start
+            kind, retryable = classify_error(exc)
+            if not retryable or job.attempts >= self.spec.max_attempts:
+                error = _error_text(kind, exc)
+                self._finish(job.work, _Outcome(None, None, None, None, latency, job.attempts, error, kind))
+                return None
+            delay = backoff_delay(job.attempts, self.backoff_base_s, self.backoff_cap_s, self.rng)
+            wait = retry_after_seconds(exc)
             if wait is not None:
                 delay = max(delay, min(wait, RETRY_AFTER_CAP_S))
-            await asyncio.sleep(delay)
+            return delay
+        self._finish(job.work, self._success(response, time.monotonic() - start, job.attempts))
+        return None
+
+    async def _drive(self, to_call: list[_Work]) -> None:
+        """Send every request, at most ``concurrency`` at a time, a retry whose wait ended first.
+
+        Workers take a ready retry before fresh work; a request that must wait
+        is a timer that puts it back on the ready queue, so no worker sleeps
+        while there is something to send.  A worker leaves when nothing is
+        fresh, ready or waiting; whoever scheduled a wait stays until it is done.
+        """
+        loop = asyncio.get_running_loop()
+        fresh = iter(to_call)
+        ready: collections.deque[_Job] = collections.deque()
+        timers: list[asyncio.TimerHandle] = []
+        wake = asyncio.Event()
+        waiting = 0
+
+        def wait_over(job: _Job) -> None:
+            nonlocal waiting
+            waiting -= 1
+            ready.append(job)
+            wake.set()  # every change of ``waiting`` wakes idle workers, so none is left behind
+
+        async def worker() -> None:
+            nonlocal waiting
+            while True:
+                if ready:
+                    job = ready.popleft()
+                else:
+                    work = next(fresh, None)
+                    if work is None:
+                        if not waiting:
+                            return
+                        wake.clear()
+                        await wake.wait()
+                        continue
+                    job = _Job(work, self._call_kwargs(work))
+                delay = await self._attempt(job)
+                if delay is None:
+                    continue
+                waiting += 1
+                if delay <= 0:
+                    wait_over(job)
+                else:
+                    timers.append(loop.call_later(delay, wait_over, job))
+
+        n_workers = max(1, min(self.spec.concurrency, len(to_call)))
+        tasks = [asyncio.create_task(worker()) for _ in range(n_workers)]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                failure = task.exception()
+                if failure is not None:  # a store that failed: stop rather than lose answers
+                    raise failure
+        finally:
+            for handle in timers:
+                handle.cancel()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     @staticmethod
     def _success(response: Any, latency: float, attempts: int) -> _Outcome:
@@ -591,8 +663,7 @@ class _Runner:
             error=None,
         )
 
-    async def _one(self, work: _Work, sem: asyncio.Semaphore) -> None:
-        outcome = await self._call(work, sem)
+    def _finish(self, work: _Work, outcome: _Outcome) -> None:
         self._store(work, outcome)
         self.stats.called += len(work.prompt_ids)
         self.stats.work_done += _size(work)
@@ -628,9 +699,8 @@ class _Runner:
         if to_call:
             to_call.sort(key=lambda w: _sort_key(w.messages))
             self.stats.work_total = sum(_size(w) for w in to_call)
-            sem = asyncio.Semaphore(self.spec.concurrency)
             try:
-                await asyncio.gather(*(self._one(work, sem) for work in to_call))
+                await self._drive(to_call)
             finally:
                 self.writer.flush()  # whatever finished is kept, even on cancellation
         self.writer.compact()

@@ -12,10 +12,25 @@ names have arrived (``met`` is then set): a test of "these ran at the same
 time" that no machine load can fake.
 
 Faults: ``rate_limit_fraction`` → 429 with ``Retry-After``;
-``server_error_fraction`` → 500; ``hang_fraction`` → no answer at all (the
-connection is held until :meth:`FakeOpenAIServer.stop`), which exercises
-client timeouts.  Every request is logged as a :class:`LogEntry` (prompt key,
-monotonic arrival time, status; ``None`` for a hang) for assertions.
+``server_error_fraction`` → 500; ``drop_fraction`` → the connection is closed
+without an answer (:data:`DROP`; the client sees a connection error at once);
+``hang_fraction`` → no answer at all (the connection is held until
+:meth:`FakeOpenAIServer.stop`), which exercises client timeouts.  ``faults``
+replaces the random draw with a function of (prompt key, attempt), so a test
+scripts exactly which request fails how.  Every fault is the server's
+decision, never a client timeout racing a slow machine: a test that wants
+exact attempt counts uses drops, not hangs, and a generous client timeout.
+Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
+time, status; ``None`` for a hang) for assertions, in arrival order.
+
+``hold_until_in_flight=N`` holds the first requests until N are in flight at
+once (``max_in_flight`` records the most ever seen): "the client used its
+concurrency" becomes a fact the server observes, not a timing.
+
+:func:`hostile_answer` builds answers no parser should choke on (lone
+surrogates, NUL bytes, a megabyte, deep nesting, LaTeX bombs, ``__import__``,
+power towers, a 10^6-cell matrix); ``python -m tests.fakes.openai_server``
+serves them (or plain answers) from a process of its own.
 
 Usage::
 
@@ -43,9 +58,15 @@ def prompt_key(messages: list[dict[str, Any]]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+# The status logged for a request whose connection the server closed without answering.
+DROP = 0
+
+FaultFn = Callable[[str, int], "int | None"]
+
+
 @dataclass(frozen=True)
 class LogEntry:
-    """One request as the server saw it; ``status`` None means it was never answered."""
+    """One request as the server saw it; ``status`` None: never answered, :data:`DROP`: connection closed."""
 
     key: str
     t: float
@@ -107,6 +128,22 @@ class _Handler(BaseHTTPRequestHandler):
         key = prompt_key(messages)
         owner._meet(str(body.get("model", "")))
         status, attempt = owner._decide(key)
+        owner._enter()
+        try:
+            self._answer(owner, body, messages, key, status, attempt)
+        finally:
+            owner._leave()
+
+    def _answer(
+        self,
+        owner: FakeOpenAIServer,
+        body: dict[str, Any],
+        messages: list[dict[str, Any]],
+        key: str,
+        status: int | None,
+        attempt: int,
+    ) -> None:
+        owner._hold()
         if status is None:
             # Never answer: hold the connection until the server stops.
             owner._stopping.wait()
@@ -114,6 +151,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if owner.delay_s > 0:
             time.sleep(owner.delay_s)
+        if status == DROP:
+            self.close_connection = True  # no status line at all: the client's read fails now
+            return
         if status == 429:
             self._send_json(
                 429,
@@ -168,19 +208,29 @@ class FakeOpenAIServer:
         rate_limit_fraction: float = 0.0,
         server_error_fraction: float = 0.0,
         hang_fraction: float = 0.0,
+        drop_fraction: float = 0.0,
         retry_after_s: float = 1,
         seed: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
+        faults: FaultFn | None = None,
         port: int = 0,
         meet_models: int = 0,
         meet_timeout_s: float = 120.0,
+        hold_until_in_flight: int = 0,
     ) -> None:
-        if rate_limit_fraction + server_error_fraction + hang_fraction > 1:
+        if rate_limit_fraction + server_error_fraction + hang_fraction + drop_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
         self.delay_s = delay_s
         self.rate_limit_fraction = rate_limit_fraction
         self.server_error_fraction = server_error_fraction
         self.hang_fraction = hang_fraction
+        self.drop_fraction = drop_fraction
+        self.faults = faults
+        self.in_flight = 0
+        self.max_in_flight = 0
+        # Until this many requests are in flight at once, each waits (``meet_timeout_s`` at most).
+        self.hold_until_in_flight = hold_until_in_flight
+        self.held = threading.Event()
         self.retry_after_s = retry_after_s
         self.seed = seed
         self.responder = responder or default_answer
@@ -250,6 +300,8 @@ class FakeOpenAIServer:
 
     def fault_for(self, key: str, attempt: int) -> int | None:
         """The status the ``attempt``-th request (1-based) of prompt ``key`` gets; None = hang."""
+        if self.faults is not None:
+            return self.faults(key, attempt)
         digest = hashlib.sha256(f"{self.seed}:{key}:{attempt}".encode()).digest()
         u = int.from_bytes(digest[:8], "big") / 2**64
         if u < self.rate_limit_fraction:
@@ -260,6 +312,9 @@ class FakeOpenAIServer:
         u -= self.server_error_fraction
         if u < self.hang_fraction:
             return None
+        u -= self.hang_fraction
+        if u < self.drop_fraction:
+            return DROP
         return 200
 
     def _meet(self, model: str) -> None:
@@ -270,6 +325,21 @@ class FakeOpenAIServer:
             if len(self.models_seen) >= self.meet_models:
                 self.met.set()
         self.met.wait(self.meet_timeout_s)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.hold_until_in_flight and self.in_flight >= self.hold_until_in_flight:
+                self.held.set()
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _hold(self) -> None:
+        if self.hold_until_in_flight > 0:
+            self.held.wait(self.meet_timeout_s)
 
     def _decide(self, key: str) -> tuple[int | None, int]:
         with self._lock:
@@ -291,3 +361,130 @@ class FakeOpenAIServer:
     def status_counts(self) -> Counter[int | None]:
         with self._lock:
             return Counter(entry.status for entry in self.log)
+
+
+# ---------------------------------------------------------------------------
+# Hostile answers
+# ---------------------------------------------------------------------------
+
+HOSTILE_KINDS: tuple[str, ...] = (
+    "surrogates",
+    "nul",
+    "megabyte",
+    "deep_nesting",
+    "latex_bomb",
+    "dunder_import",
+    "power_tower",
+    "matrix",
+)
+# The kinds whose text UTF-8 cannot carry: stored with U+FFFD and ``sanitized`` set.
+UNSTORABLE_KINDS = frozenset({"surrogates"})
+MEGABYTE = 1 << 20
+
+
+def _megabyte() -> str:
+    line = "P1 has father. P0 is P2's sister. The answer is [[1]] True. Answer: the chief. "
+    return (line * (MEGABYTE // len(line) + 1))[:MEGABYTE]
+
+
+def _matrix(n: int = 1000) -> str:
+    row = "[" + ",".join("1" if i % 3 else "0" for i in range(n)) + "]"
+    return "[[" + ",".join([row] * n) + "]]"
+
+
+def hostile_answer(kind: str, marker: str = "/tmp/relreason-hostile-marker") -> str:
+    """An answer of one hostile ``kind`` (:data:`HOSTILE_KINDS`).
+
+    Each looks enough like an answer (``[[...]]`` brackets, ``True``, ``P1 has
+    father``) to reach the parsers' deeper paths.  ``dunder_import`` would create
+    the file ``marker`` if anything evaluated model text as code.
+    """
+    if kind == "surrogates":  # sent as raw "\ud800" JSON escapes: valid JSON, not valid UTF-8
+        return (
+            "P1 has father. \ud800 The answer is [[\udc00 1]] True \ud83d Answer: \udfff the chief "
+            "\udc00\ud800"
+        )
+    if kind == "nul":
+        return "P1 has father.\x00 The answer is [[1\x00]]\x00 True\x00 Answer: the\x00 chief\x00"
+    if kind == "megabyte":
+        return _megabyte()
+    if kind == "deep_nesting":
+        depth = 100_000
+        return "[[" + "[" * depth + "1" + "]" * depth + "]] " + "(" * 20_000 + "{" * 20_000 + " True"
+    if kind == "latex_bomb":
+        depth = 5_000
+        return (
+            "[[$" + "\\frac{1}{" * depth + "2" + "}" * depth + "$]] "
+            "\\def\\x{\\x\\x}\\x \\newcommand{\\y}{\\y\\y}\\y "
+            + "[[\\sqrt{" * 200
+            + "2"
+            + "}]]" * 200
+            + " [[\\begin{pmatrix}"
+            + "1&" * 20_000
+            + "1\\end{pmatrix}]] True"
+        )
+    if kind == "dunder_import":
+        return (
+            f"[[__import__('pathlib').Path({marker!r}).write_text('evaluated')]] "
+            f"[[__import__('os').system('touch {marker}')]] "
+            "[[().__class__.__base__.__subclasses__()]] [[eval('1+1')]] True P1 has father."
+        )
+    if kind == "power_tower":
+        return (
+            "[[9^9^9^9^9^9]] [[10**10**10**10]] [[2^{2^{2^{2^{2^{2^{2}}}}}}]] [[(9**9)**(9**9)]] "
+            "[[9!!!!!!]] [[factorial(factorial(100))]] [[1e999999999]] True P1 has father."
+        )
+    if kind == "matrix":
+        return _matrix()
+    raise ValueError(f"unknown hostile kind {kind!r}; known: {', '.join(HOSTILE_KINDS)}")
+
+
+def hostile_kind_for(messages: list[dict[str, Any]]) -> str:
+    """A fixed kind per prompt (by its key), so every rerun sends the same answer to the same prompt."""
+    return HOSTILE_KINDS[int(prompt_key(messages), 16) % len(HOSTILE_KINDS)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve until interrupted: ``python -m tests.fakes.openai_server --answers surrogates --port 8765``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--answers",
+        choices=["plain", "surrogates", "hostile"],
+        default="plain",
+        help="plain: 'answer to <key>'; surrogates: every other answer holds lone surrogates; "
+        "hostile: one hostile kind per prompt",
+    )
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--rate-limit-fraction", type=float, default=0.0)
+    parser.add_argument("--retry-after", type=float, default=1.0)
+    args = parser.parse_args(argv)
+
+    def responder(messages: list[dict[str, Any]]) -> str:
+        if args.answers == "hostile":
+            return hostile_answer(hostile_kind_for(messages))
+        if args.answers == "surrogates" and int(prompt_key(messages), 16) % 2 == 0:
+            return hostile_answer("surrogates")
+        return default_answer(messages)
+
+    server = FakeOpenAIServer(
+        port=args.port,
+        responder=responder,
+        delay_s=args.delay,
+        rate_limit_fraction=args.rate_limit_fraction,
+        retry_after_s=args.retry_after,
+    ).start()
+    print(f"serving on {server.api_base}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
