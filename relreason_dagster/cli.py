@@ -1,4 +1,4 @@
-"""The `relreason` command: demo, run, models, selfcontra, kor, sql, status, ui, worker.
+"""The `relreason` command: demo, run, models, selfcontra, kor, sql, samples, export, status, ui, worker.
 
 Bad input ends in one line on stderr and exit status 2, never a traceback.
 """
@@ -70,18 +70,30 @@ DEMO_TABLES = [
 
 
 def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int = 60) -> str:
-    """A plain aligned text table (no extra dependency, readable in CI logs)."""
+    """A plain aligned text table (no extra dependency, readable in CI logs).
 
-    def cell(v: Any) -> str:
+    Cells longer than ``max_width`` are cut with "…"; ``max_width`` 0 cuts nothing and keeps a
+    cell's line breaks (a multi-line cell takes several lines, still aligned).
+    """
+
+    def cell(v: Any) -> list[str]:
         s = "NULL" if v is None else str(v)
+        if max_width <= 0:
+            return s.split("\n")
         s = s.replace("\n", " ")
-        return s if len(s) <= max_width else s[: max_width - 1] + "…"
+        return [s if len(s) <= max_width else s[: max_width - 1] + "…"]
 
     body = [[cell(v) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in body]) for i, c in enumerate(columns)]
+    widths = [
+        max([len(c)] + [len(line) for r in body for line in r[i]]) for i, c in enumerate(columns)
+    ]
     line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
     sep = "  ".join("-" * w for w in widths)
-    out = [line, sep] + ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in body]
+    out = [line, sep]
+    for r in body:
+        for k in range(max((len(c) for c in r), default=1)):
+            parts = [(c[k] if k < len(c) else "").ljust(w) for c, w in zip(r, widths, strict=True)]
+            out.append("  ".join(parts).rstrip())
     out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out)
 
@@ -91,29 +103,12 @@ def _query(sql: str) -> tuple[list[str], list[tuple]]:
 
 
 def _query_params(sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
-    import duckdb
+    """``sql`` on the results file opened read-only and locked (see ``results/readonly.py``)."""
+    from relreason_dagster.results.readonly import open_results, run_query
 
-    path = settings.duckdb_path()
-    if not path.exists():
-        raise ConfigError(
-            f"no results yet at {path}; run `relreason demo` or `relreason run --model M` first"
-        )
-    from relreason_dagster.storage.duckdb_io import open_duckdb
-
-    try:  # waits while a run's short write (or dbt build) holds the file
-        con = open_duckdb(path, read_only=True)
-    except duckdb.IOException as exc:
-        raise ConfigError(
-            f"cannot open {path} read-only ({str(exc).splitlines()[0]}); "
-            "set RELREASON_LOCK_WAIT_S to wait longer"
-        ) from None
+    con = open_results()
     try:
-        cur = con.execute(sql, params)
-        if cur.description is None:
-            return [], []
-        return [d[0] for d in cur.description], cur.fetchall()
-    except duckdb.Error as exc:
-        raise ConfigError(f"SQL error: {str(exc).splitlines()[0]}") from None
+        return run_query(con, sql, params)
     finally:
         con.close()
 
@@ -422,9 +417,94 @@ def _coerce(value: str) -> Any:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
+def _json_value(value: Any) -> Any:
+    """A DuckDB value as JSON: dates and decimals as text, the rest as they are."""
+    if value is None or isinstance(value, bool | int | float | str | list | dict):
+        return value
+    return str(value)
+
+
 def cmd_sql(args: argparse.Namespace) -> int:
+    """`relreason sql`: a table (``--max-width 0``: whole cells), or every value as JSON or CSV."""
+    import json
+
     cols, rows = _query(args.query)
-    print(format_table(cols, rows) if cols else "(no result set)")
+    if args.json:
+        records = [{c: _json_value(v) for c, v in zip(cols, row, strict=True)} for row in rows]
+        print(json.dumps(records, indent=2, ensure_ascii=False, default=str))
+    elif args.csv:
+        import csv
+
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        if cols:
+            writer.writerow(cols)
+        writer.writerows(rows)
+    else:
+        print(format_table(cols, rows, max_width=args.max_width) if cols else "(no result set)")
+    return 0
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    """`relreason samples`: whole prompts, responses, gold, parsed answer and score, one sample at a time."""
+    import json
+
+    import duckdb
+
+    from relreason_dagster.results.readonly import open_results
+    from relreason_dagster.results.samples import format_sample, sample_rows
+
+    outcome = "wrong" if args.wrong else "na" if args.na else None
+    con = open_results()
+    try:
+        found = sample_rows(
+            con,
+            model=args.model,
+            benchmark=args.benchmark,
+            task=args.task,
+            setting=args.setting,
+            outcome=outcome,
+            limit=args.limit,
+        )
+    except duckdb.CatalogException:
+        raise ConfigError(
+            "no per-sample results (marts.sample_results) yet; run `relreason run --model M` first"
+        ) from None
+    except duckdb.Error as exc:
+        raise ConfigError(f"cannot read the samples: {str(exc).strip().splitlines()[0]}") from None
+    finally:
+        con.close()
+    if args.json:
+        print(json.dumps(found, indent=2, ensure_ascii=False, default=str))
+        return 0
+    if not found:
+        print("no samples match; `relreason sql \"SELECT model, benchmark, task, setting, outcome, count(*) "
+              "FROM marts.sample_results GROUP BY ALL\"` shows what is stored")
+        return 0
+    print("\n\n".join(format_sample(row) for row in found))
+    print(f"\n({len(found)} sample{'s' if len(found) != 1 else ''})")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """`relreason export`: every mart and the per-sample join, one file each."""
+    from pathlib import Path
+
+    from relreason_dagster.results.export import export_results
+    from relreason_dagster.results.readonly import open_results
+
+    out = Path(args.out).expanduser() if args.out else settings.relreason_home() / "export"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder (one file per table goes in it)")
+    con = open_results()
+    try:
+        written, skipped = export_results(con, out, args.format)
+    except OSError as exc:
+        raise ConfigError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    finally:
+        con.close()
+    print(format_table(["table", "rows", "file"], [(e.relation, e.rows, str(e.path)) for e in written], 0))
+    for relation, reason in skipped:
+        print(f"skipped {relation}: {reason}", file=sys.stderr)
     return 0
 
 
@@ -664,6 +744,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     sql = sub.add_parser("sql", help="run a read-only SQL query against the results")
     sql.add_argument("query")
+    sql.add_argument(
+        "--max-width", type=int, default=60, help="cut table cells at N characters; 0: never (default 60)"
+    )
+    sql_format = sql.add_mutually_exclusive_group()
+    sql_format.add_argument("--json", action="store_true", help="print the rows as a JSON list, uncut")
+    sql_format.add_argument("--csv", action="store_true", help="print the rows as CSV, uncut")
+    samples = sub.add_parser(
+        "samples", help="show whole prompts and responses with gold, parsed answer and score, per sample"
+    )
+    samples.add_argument("--model", default=None)
+    samples.add_argument("--benchmark", default=None)
+    samples.add_argument("--task", default=None)
+    samples.add_argument("--setting", default=None)
+    outcome = samples.add_mutually_exclusive_group()
+    outcome.add_argument("--wrong", action="store_true", help="only readable answers that are not right")
+    outcome.add_argument("--na", action="store_true", help="only unreadable answers (and refusals)")
+    samples.add_argument("--limit", type=_positive_int, default=None, help="at most N samples")
+    samples.add_argument("--json", action="store_true", help="print the samples as a JSON list")
+    export = sub.add_parser("export", help="write every mart and the per-sample results to files")
+    export.add_argument("--format", choices=["csv", "parquet", "jsonl"], default="parquet")
+    export.add_argument("--out", default=None, help="folder (default: $RELREASON_HOME/export)")
     status = sub.add_parser("status", help="what is materialized, check results, row counts")
     common(status)
     worker = sub.add_parser(
@@ -694,6 +795,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_models(args)
         if args.cmd == "sql":
             return cmd_sql(args)
+        if args.cmd == "samples":
+            return cmd_samples(args)
+        if args.cmd == "export":
+            return cmd_export(args)
         if args.cmd == "selfcontra":
             return cmd_selfcontra(args)
         if args.cmd == "kor":

@@ -1,0 +1,37 @@
+{{ config(materialized='view') }}
+-- One row per answer to a test prompt, per model (and per DLM answer on a current sample): the prompt's
+-- messages, the full response, the gold answer, the parsed answer with its status and the score.
+-- The one place this four-table join is written: `relreason samples`, `relreason report` and
+-- `relreason export` read it.  A view, so a build copies nothing and a new response shows at once.
+-- Scores come from answer_scores (one F1 formula); a provider error has no score (f1 and correct NULL).
+-- outcome: correct | wrong (readable, not exactly right) | na (unreadable or refused) | error (no answer).
+select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_id,
+       p.messages,
+       r.content as response,
+       r.error as response_error,
+       r.finish_reason,
+       pr.input_tokens,
+       r.completion_tokens,
+       s.gold,
+       a.parsed,
+       a.parse_status,
+       sc.correct,
+       coalesce(sc.tp, a.tp) as tp,
+       coalesce(sc.fp, a.fp) as fp,
+       coalesce(sc.fn, a.fn) as fn,
+       sc.f1,
+       case
+           when a.parse_status = 'error' then 'error'
+           when a.parse_status <> 'ok' then 'na'
+           when sc.correct then 'correct'
+           else 'wrong'
+       end as outcome,
+       a.detail
+from {{ ref('stg_parsed_answers') }} a
+join {{ ref('stg_samples') }} s using (sample_id)
+-- Benchmark prompts only (not the judge's or the self-correction follow-ups); the DLM has no prompt.
+left join {{ ref('stg_prompts') }} pr on pr.prompt_id = a.prompt_id
+left join {{ source('raw', 'prompts') }} p on p.prompt_id = a.prompt_id
+left join {{ ref('stg_responses') }} r on r.prompt_id = a.prompt_id and r.model = a.model
+left join {{ ref('answer_scores') }} sc on sc.prompt_id = a.prompt_id and sc.model = a.model
+where pr.prompt_id is not null or a.model = 'dlm'
