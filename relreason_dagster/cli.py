@@ -211,38 +211,38 @@ def cmd_selfcontra(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
+    from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 
     if args.selfcontra_cmd == "import-annotations":
-        results = []
-        for name in args.files:
-            path = Path(name)
-            if not path.is_file():
-                raise ConfigError(f"no such annotation file: {path}")
-            results.append(
-                read_annotation_csv(
-                    path, limit=args.limit, dataset=args.dataset, model=args.model, setting=args.setting
-                )
-            )
+        # An unreadable file is skipped with its reason; the others still import (and are stored).
+        batch = read_annotation_files(
+            args.files, limit=args.limit, dataset=args.dataset, model=args.model, setting=args.setting
+        )
+        results = batch.results
         stored = 0
-        if not args.no_store:
-            from relreason_dagster.storage.annotations import store_import
+        if results and not args.no_store:
+            from relreason_dagster.storage.annotations import store_batch
 
             con = _writable_db()
             try:
-                stored = sum(store_import(con, r) for r in results)
+                stored = store_batch(con, batch)
             finally:
                 con.close()
-        summaries = [{"file": Path(r.path).name, **r.summary()} for r in results]
+        summaries = [
+            {"file": Path(r.path).name, **r.summary(), "header": r.header, "columns": r.columns}
+            for r in results
+        ]
         if args.json:
-            print(json.dumps(summaries, indent=2, default=str))
-        else:
+            print(json.dumps({**batch.as_dict(), "files": summaries}, indent=2, default=str))
+        elif results:
             rows = [
                 [round(v, 4) if isinstance(v := s_.get(c), float) else v for c in SUMMARY_COLUMNS]
                 for s_ in summaries
             ]
             print(format_table(SUMMARY_COLUMNS, rows))
             for r in results:
+                if r.inference:
+                    print(f"{Path(r.path).name}: column roles from content: {'; '.join(r.inference)}")
                 reasons: dict[str, int] = {}
                 for skipped in r.skipped:
                     reasons[skipped.reason] = reasons.get(skipped.reason, 0) + 1
@@ -253,6 +253,10 @@ def cmd_selfcontra(args: argparse.Namespace) -> int:
                     f"stored {stored} annotated responses in raw.annotations ({settings.duckdb_path()}); "
                     "`relreason selfcontra detect` judges them and rebuilds the marts"
                 )
+        if not results:
+            raise ConfigError(batch.summary_line())
+        if not args.json:
+            print(batch.summary_line())
         return 0
     if args.selfcontra_cmd == "export-annotations":
         from relreason_dagster.benchmarks.selfcontra.annotations import export_for_annotation

@@ -22,7 +22,7 @@ import dagster as dg
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Sample, stable_hash
 from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
-from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
+from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
 from relreason_dagster.benchmarks.selfcontra.symbolic import check_reasoning
 from relreason_dagster.defs.assets import parsed_answers
@@ -32,7 +32,7 @@ from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.gateway import ProgressPrinter, run_model
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
-from relreason_dagster.storage.annotations import store_import
+from relreason_dagster.storage.annotations import store_batch
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
@@ -65,20 +65,27 @@ def annotation_paths(patterns: list[str]) -> list[Path]:
 def selfcontra_annotations(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     profile = run_settings.profile_for(BENCHMARK)
     paths = annotation_paths(list(profile.get("annotation_files", [])))
-    summaries = []
+    # The CLI's reader: a file it cannot read is skipped with its reason, the others are stored.
+    batch = read_annotation_files(paths, limit=profile.get("annotation_limit"))
+    if paths and not batch.results:
+        raise ConfigError(batch.summary_line())
+    for name, reason in batch.skipped:
+        context.log.warning(f"annotation file skipped: {name}: {reason}")
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        for path in paths:
-            result = read_annotation_csv(path, limit=profile.get("annotation_limit"))
-            store_import(con, result)
-            summary = result.summary()
-            summaries.append(
-                {"file": path.name, **{k: summary[k] for k in ("n", "accuracy", "scr", "skipped")}}
-            )
+        store_batch(con, batch)
+    summaries = []
+    for result in batch.results:
+        summary = result.summary()
+        summaries.append(
+            {"file": Path(result.path).name, **{k: summary[k] for k in ("n", "accuracy", "scr", "skipped")}}
+        )
     return dg.MaterializeResult(
         metadata={
-            "files": len(paths),
-            "rows": sum(s["n"] for s in summaries),
+            "files": len(batch.results),
+            "rows": batch.rows,
+            "skipped_files": len(batch.skipped),
+            "summary": batch.summary_line(),
             "per_file": dg.MetadataValue.md(markdown_table(summaries, limit=60)),
         }
     )

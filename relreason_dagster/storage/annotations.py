@@ -1,8 +1,9 @@
 """Storing imported Self-Contra annotations in ``raw.annotations``.
 
 The CLI (`relreason selfcontra import-annotations`) and the ``selfcontra_annotations``
-asset both go through :func:`store_import`, so a file imported either way gives
-the same rows.  A file is one unit: re-importing it replaces its rows (a later
+asset both read with :func:`read_annotation_files` and store with :func:`store_batch`, so a
+file imported either way gives the same rows, and a file skipped either way is skipped for
+the same reason.  A file is one unit: re-importing it replaces its rows (a later
 ``--limit`` or a corrected CSV never leaves stale labels behind).
 """
 
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from pathlib import Path
 from typing import Any
 
 from relreason_dagster.benchmarks.base import stable_hash
-from relreason_dagster.benchmarks.selfcontra.annotations import ImportResult
+from relreason_dagster.benchmarks.selfcontra.annotations import AnnotationBatch, ImportResult
 from relreason_dagster.storage.duckdb_io import replace_rows
 
 
@@ -49,9 +51,14 @@ def annotation_rows(result: ImportResult) -> list[dict[str, Any]]:
 
 
 def store_import(con: Any, result: ImportResult) -> int:
-    """Replace the stored rows of ``result``'s file with its rows; returns how many were stored."""
-    rows = annotation_rows(result)
-    source = result.rows[0].source if result.rows else None
-    if source is None:
-        return 0
-    return replace_rows(con, "annotations", rows, "source = ?", [source])
+    """Replace the stored rows of ``result``'s file with its rows; returns how many were stored.
+
+    A file that now has no annotated row still replaces its old rows, so emptying a file (or a re-import
+    with a stricter reader) never leaves stale labels behind.
+    """
+    return replace_rows(con, "annotations", annotation_rows(result), "source = ?", [Path(result.path).name])
+
+
+def store_batch(con: Any, batch: AnnotationBatch) -> int:
+    """Store every imported file of ``batch`` (skipped files are left as they were); returns the row count."""
+    return sum(store_import(con, result) for result in batch.results)

@@ -144,7 +144,9 @@ def test_import_and_export_commands(home, capsys, tmp_path):
     from relreason_dagster.cli import main
 
     assert main(["selfcontra", "import-annotations", str(home["source"]), "--limit", "50", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"] == "imported 1 files (50 rows), skipped 0"
+    summary = report["files"]
     assert [(s["model"], s["setting"], s["n"], s["accuracy"], s["scr"]) for s in summary] == [
         ("gpt3.5", "few_answer", 50, 0.72, 0.32)
     ]

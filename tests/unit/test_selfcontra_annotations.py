@@ -122,11 +122,14 @@ def test_headerless_files_are_detected(released: dict[str, ImportResult]) -> Non
         assert result.header == ("none (inferred)" if name in HEADERLESS else "named"), name
     for name in HEADERLESS:
         result = released[name]
-        roles = {"question": 0, "response": 1, "accuracy": 2, "self_contra": 3, "type": 4, "finer": 5}
-        assert result.columns == roles
+        roles = {"question": 0, "response": 1, "accuracy": 2, "self_contra": 3, "finer": 5}
+        # Column 4 holds types only in zero_answer_claude; in the other two it is empty, so it has no role.
+        assert result.columns == roles | ({"type": 4} if "zero_answer" in name else {})
         first = result.rows[0]  # the first line is a record, not a header
         assert first.row_number == 1 and first.question.startswith("Question:The janitor reprimanded")
-        assert first.raw["accuracy"] == "1" and set(first.raw) >= set(EXPORT_COLUMNS)
+        assert first.raw["accuracy"] == "1" and set(first.raw) >= set(EXPORT_COLUMNS) - {"type"}
+        # Every inferred role says how it was decided; accuracy vs self-contra from content, not order.
+        assert any(note.startswith("accuracy=2, self_contra=3: ") for note in result.inference)
     assert "col6" in released["winobias_few_reason_claude.csv"].rows[0].raw  # unnamed junk columns
     assert released["winobias_zero_answer_claude.csv"].rows[0].response.startswith("Answer: The accountant")
 
