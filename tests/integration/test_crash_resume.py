@@ -1,8 +1,11 @@
 """SIGKILL a process mid-way through a model partition; the rerun asks only what was not stored.
 
 The child process runs the real pipeline (samples, prompts, model_responses,
-parsed_answers) with a scripted model that answers slowly and logs every call
-it receives to a file, so the parent knows when to kill and what was re-asked.
+parsed_answers) with a scripted model that logs every call it receives to a
+file, so the parent knows what was re-asked.  In the run to be killed, the
+model stops answering (blocks) at its ``block_at``-th call: the parent kills
+a child that is certainly mid-way, however slow or fast the machine is, so
+no assertion depends on when the kill lands.
 """
 
 from __future__ import annotations
@@ -27,13 +30,18 @@ CHILD = textwrap.dedent(
     import hashlib, sys, time
     from tests.fakes.scripted_provider import register_scripted_provider, set_responder
 
-    log_path = sys.argv[1]
+    log_path, block_at = sys.argv[1], int(sys.argv[2])
+    calls = 0
 
     def slow_answer(messages, params):
+        global calls
+        calls += 1
         text = messages[-1]["content"]
         with open(log_path, "a") as fh:
             fh.write(hashlib.sha256(text.encode()).hexdigest() + "\\n")
-        time.sleep(0.15)
+        while calls == block_at:  # the run to be killed hangs here until SIGKILL
+            time.sleep(1)
+        time.sleep(0.02)
         return "P" + str(int(hashlib.sha256(text.encode()).hexdigest(), 16) % 10) + " has father."
 
     register_scripted_provider()
@@ -73,9 +81,9 @@ def _responses(home: Path) -> list[tuple]:
         con.close()
 
 
-def _run_child(home: Path, models: Path, log: Path) -> subprocess.Popen:
+def _run_child(home: Path, models: Path, log: Path, block_at: int = 0) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(log)],
+        [sys.executable, "-c", CHILD, str(log), str(block_at)],
         cwd=REPO,
         env=_env(home, models),
         stdout=subprocess.PIPE,
@@ -97,21 +105,24 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path):
     n_prompts = len(reference)
     assert n_prompts > 20 and len(_calls(ref_log)) == n_prompts
 
-    # Interrupted run: SIGKILL once a third of the calls have been made.
+    # Interrupted run: the model blocks at a third of the calls; SIGKILL it there.
     home, log = tmp_path / "crash", tmp_path / "crash.log"
-    child = _run_child(home, models, log)
-    deadline = time.monotonic() + 300
-    while len(_calls(log)) < n_prompts // 3:
+    block_at = n_prompts // 3
+    child = _run_child(home, models, log, block_at=block_at)
+    deadline = time.monotonic() + 600  # only a stalled machine takes this long; then the test fails
+    while len(_calls(log)) < block_at:
         assert child.poll() is None, child.stdout.read()
         assert time.monotonic() < deadline, "child made no progress"
-        time.sleep(0.05)
+        time.sleep(0.1)
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=60)
     assert child.returncode == -signal.SIGKILL
 
     stored = {row[0] for row in _responses(home)}
     asked_before = len(_calls(log))
-    assert 0 < len(stored) < n_prompts
+    assert asked_before == block_at  # the blocked call was the last one made
+    # The first answer is written at once (later ones within 0.1 s); the blocked call never is.
+    assert 0 < len(stored) < block_at
 
     # Resume: only prompts without a stored response are asked again.
     child = _run_child(home, models, log)

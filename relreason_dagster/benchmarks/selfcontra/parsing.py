@@ -40,6 +40,10 @@ from dataclasses import dataclass
 
 from relreason_dagster.benchmarks.selfcontra.items import MASK, WinoItem
 
+# The most characters of one response the readers look at (its start and its end); a Wino
+# answer with its reasoning is a few hundred.
+MAX_CHARS = 16_000
+
 _SPECIAL_TOKENS_RE = re.compile(
     r"</?s>|\[/?INST\]|<\|[^|>]{0,40}\|>|<end_of_turn>|<start_of_turn>|<eos>|<bos>"
 )
@@ -93,8 +97,19 @@ class WinoAnswer:
 
 
 def clean_text(text: str) -> str:
-    """Model text without chat/special tokens (``</s>``, ``[/INST]``...) and with straight quotes."""
-    text = _SPECIAL_TOKENS_RE.sub("", text or "")
+    """Model text without chat/special tokens (``</s>``, ``[/INST]``...) and with straight quotes.
+
+    Text longer than ``MAX_CHARS`` keeps its first and last ``MAX_CHARS // 2``
+    characters (an answer-first response answers at the start, a reason-first
+    one at the end).  Every reader here starts from this function, so none
+    ever sees more than that: the sentence-by-sentence mapping would
+    otherwise take minutes on a megabyte of text.
+    """
+    text = text or ""
+    if len(text) > MAX_CHARS:
+        half = MAX_CHARS // 2
+        text = text[:half] + "\n...\n" + text[-half:]
+    text = _SPECIAL_TOKENS_RE.sub("", text)
     return (
         text.replace("\u2018", "'")
         .replace("\u2019", "'")
