@@ -7,6 +7,8 @@ header names (``known``) always win over content.
 
 from __future__ import annotations
 
+import random
+
 from relreason_dagster.benchmarks.selfcontra.annotations import infer_column_roles, profile_column
 
 # Eight annotated responses: (question, response, accuracy, self-contra, type, finer-grained category).
@@ -142,3 +144,17 @@ def test_nothing_recognisable_gives_no_roles_and_no_crash() -> None:
     inferred = infer_column_roles([["a", "c"], ["b", "d"]])
     assert inferred.columns == {} and inferred.problem is None
     assert infer_column_roles([["", ""], ["", ""]]).columns == {}
+
+
+def test_random_tables_never_raise_and_roles_are_distinct_columns() -> None:
+    """Fuzz: whatever the cells, the classifier answers (roles on distinct columns, or a problem)."""
+    rng = random.Random(16)
+    vocabulary = ["", "", "0", "1", "2", "4", "6", "1.0", "#REF!", "rr", "WR", "Bq", "sc", "ir & em", "??"]
+    vocabulary += [row[0] for row in ROWS[:3]] + [row[1] for row in ROWS[:3]] + ["Reasoning: x", "7", "0"]
+    for _ in range(300):
+        width, height = rng.randint(0, 9), rng.randint(0, 12)
+        columns = [[rng.choice(vocabulary) for _ in range(rng.randint(0, height))] for _ in range(width)]
+        inferred = infer_column_roles(columns)
+        assert len(set(inferred.columns.values())) == len(inferred.columns)
+        assert all(0 <= index < width for index in inferred.columns.values())
+        assert inferred.problem is None or "\n" not in inferred.problem

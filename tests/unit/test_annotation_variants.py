@@ -25,6 +25,7 @@ from relreason_dagster.benchmarks.selfcontra.annotations import (
     read_annotation_files,
 )
 from relreason_dagster.cli import main
+from relreason_dagster.errors import ConfigError
 
 ANNOTATION_DIR = settings.reference_dir() / "wino" / "selfcontra_annotations"
 RELEASED = sorted(
@@ -220,3 +221,59 @@ def test_cli_imports_a_mixed_batch_and_ends_with_the_summary_line(
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
     assert captured.err.startswith(f"relreason: imported 0 files (0 rows), skipped 2: {bad}: ")
     assert captured.err.rstrip().endswith(f"{tmp_path / 'none.csv'}: no such file")
+
+
+def test_random_bytes_are_a_skipped_file_never_an_exception(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    paths = []
+    for i in range(40):
+        path = tmp_path / f"junk{i}.csv"
+        path.write_bytes(bytes(rng.randrange(256) for _ in range(rng.randint(0, 400))))
+        paths.append(path)
+    batch = read_annotation_files(paths)
+    assert batch.results == [] and len(batch.skipped) == 40
+    assert all(reason and "\n" not in reason for _, reason in batch.skipped)
+
+
+def test_pipeline_asset_uses_the_same_tolerant_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``selfcontra_annotations`` asset stores the readable files and reports the skipped one."""
+    import dagster as dg
+
+    from relreason_dagster.defs.resources import DuckDBFile, RunSettings
+    from relreason_dagster.defs.selfcontra_assets import selfcontra_annotations
+
+    good = _write(
+        tmp_path / "winogender_zero_answer_a.csv", _variant("pandas_unnamed", SYNTH_HEADER, SYNTH_BODY, "a")
+    )
+    bad = _write(tmp_path / "bad.csv", [["foo", "bar"], ["1", "2"]])
+    profile = {"selfcontra": {"annotation_files": [str(good), str(bad)]}}
+    monkeypatch.setitem(settings.PROFILES, "it-annotation-variants", profile)
+    database = str(tmp_path / "asset.duckdb")
+    result = selfcontra_annotations(
+        dg.build_asset_context(),
+        duckdb=DuckDBFile(database=database),
+        run_settings=RunSettings(profile="it-annotation-variants"),
+    )
+    assert (result.metadata["files"], result.metadata["rows"], result.metadata["skipped_files"]) == (1, 10, 1)
+    assert str(result.metadata["summary"]).startswith(
+        f"imported 1 files (10 rows), skipped 1: {bad}: missing"
+    )
+    con = duckdb.connect(database, read_only=True)
+    try:
+        assert con.execute("SELECT source, count(*) FROM raw.annotations GROUP BY 1").fetchall() == [
+            (good.name, 10)
+        ]
+    finally:
+        con.close()
+    # Only unreadable files: the asset fails with the same one line.
+    monkeypatch.setitem(
+        settings.PROFILES, "it-annotation-variants", {"selfcontra": {"annotation_files": [str(bad)]}}
+    )
+    with pytest.raises(ConfigError, match=r"imported 0 files \(0 rows\), skipped 1: "):
+        selfcontra_annotations(
+            dg.build_asset_context(),
+            duckdb=DuckDBFile(database=database),
+            run_settings=RunSettings(profile="it-annotation-variants"),
+        )

@@ -571,6 +571,8 @@ def infer_column_roles(
         then the column with the most category cells (at least half).  Both are optional.
     """
     known = dict(known or {})
+    height = max((len(column) for column in columns), default=0)
+    columns = [list(column) + [""] * (height - len(column)) for column in columns]  # ragged -> padded
     profiles = [profile_column(index, values) for index, values in enumerate(columns)]
     roles = dict(known)
     notes: list[str] = []
