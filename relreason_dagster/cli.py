@@ -637,6 +637,29 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """`relreason report`: report.html and its PNGs from what is stored (read-only; a run may go on)."""
+    from pathlib import Path
+
+    from relreason_dagster.results.readonly import open_results
+    from relreason_dagster.results.report import build_report
+
+    out = Path(args.out).expanduser() if args.out else settings.relreason_home() / "report"
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder (report.html and the PNGs go in it)")
+    con = open_results()
+    try:
+        summary = build_report(con, out, max_samples=args.max_samples, source=str(settings.duckdb_path()))
+    except OSError as exc:
+        raise ConfigError(f"cannot write the report to {out}: {exc.strerror}") from None
+    finally:
+        con.close()
+    print(f"report: {summary.path}")
+    print(f"figures: {len(summary.figures)} PNGs in {out}")
+    print(f"samples: {summary.samples_shown} of {summary.samples_total} answers embedded")
+    return 0
+
+
 def _positive_int(value: str) -> int:
     try:
         number = int(value)
@@ -785,6 +808,15 @@ def build_parser() -> argparse.ArgumentParser:
     ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
     common(ui)
     ui.add_argument("--port", type=int, default=3000)
+    report = sub.add_parser(
+        "report", help="write one self-contained HTML report (tables, a figure per study, samples)"
+    )
+    report.add_argument(
+        "--out", default=None, help="folder for report.html and its PNGs (default: $RELREASON_HOME/report)"
+    )
+    report.add_argument(
+        "--max-samples", type=_positive_int, default=500, help="answers embedded in the sample table"
+    )
     return parser
 
 
@@ -813,6 +845,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_ui(args)
         if args.cmd == "worker":
             return cmd_worker(args)
+        if args.cmd == "report":
+            return cmd_report(args)
     except ConfigError as exc:
         print(f"relreason: {exc}", file=sys.stderr)
         return 2

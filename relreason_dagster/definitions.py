@@ -8,7 +8,7 @@ from relreason_dagster.defs.assets import model_responses, parsed_answers, promp
 from relreason_dagster.defs.checks import ALL_CHECKS
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
-from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
+from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.kor_assets import KOR_CHECKS, kor_self_correction
 from relreason_dagster.defs.resources import build_resources
 from relreason_dagster.defs.selfcontra_assets import (
@@ -26,7 +26,7 @@ ALL_ASSETS = [
     parsed_answers,
     dlm_answers,
     relreason_dbt_models,
-    flenqa_length_plot,
+    *FIGURE_ASSETS,
     selfcontra_annotations,
     selfcontra_detections,
     symbolic_checks,

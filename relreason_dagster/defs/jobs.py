@@ -8,7 +8,7 @@ dependencies, so adding an asset to a job is all it takes to place it.
 * ``model_work`` (one run per model partition): responses, parsed answers and the per-model follow-ups;
 * ``dlm_work`` (one run per relational task): DLM training and its answers;
 * ``judge``: Self-Contra detection over every model's answers;
-* ``marts``: dbt build and the figures drawn from the marts.
+* ``marts``: dbt build and the figures drawn from the marts (``defs/figure_assets.py``).
 
 Executors (``RELREASON_EXECUTOR``): ``in_process`` (one process, tests and
 debugging), ``multiprocess`` (default: a process per step), ``celery`` (steps
@@ -27,7 +27,7 @@ import dagster as dg
 from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
-from relreason_dagster.defs.flenqa_assets import flenqa_length_plot
+from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.kor_assets import kor_self_correction
 from relreason_dagster.defs.selfcontra_assets import (
     selfcontra_annotations,
@@ -55,7 +55,7 @@ JOB_SELECTIONS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
     "judge": ("Self-Contra detection by the judge model over stored answers.", [selfcontra_detections]),
     "marts": (
         "dbt build of the staging views and metric marts, then the figures.",
-        [relreason_dbt_models, flenqa_length_plot],
+        [relreason_dbt_models, *FIGURE_ASSETS],
     ),
 }
 

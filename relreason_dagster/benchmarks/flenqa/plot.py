@@ -1,60 +1,108 @@
-"""Drawing FLenQA's accuracy-vs-length figure with matplotlib (no display needed)."""
+"""Drawing FLenQA's panels with matplotlib: accuracy vs input length (the study's Figure 1) and label bias.
+
+The panels are drawn onto axes the caller owns, so the report's FLenQA figure
+(``results/figures.py``) lays them out with the rest; colours are per model and the
+line style says the prompt (solid: direct, dashed: chain of thought).
+"""
 
 from __future__ import annotations
 
-import io
 from collections import defaultdict
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
+LINE_STYLES = {"direct": "-", "cot": "--"}
 
-def plot_accuracy_vs_length(rows: list[dict[str, Any]], path: Path) -> bytes:
-    """One panel per task, one line per model x prompt with 95% CI bands; writes ``path``, returns the PNG.
 
-    ``rows`` are ``marts.flenqa_accuracy_by_length`` rows; length 0 (the minimal text) is drawn
-    at the position of the shortest text, labelled "min".
+def _length_ticks(lengths: list[int]) -> list[str]:
+    return ["min" if n == 0 else str(n) for n in lengths]
+
+
+def draw_accuracy_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], colors: dict[str, Any]) -> None:
+    """One panel per task (sorted, one axis each), one line per model x prompt with 95% CI bands.
+
+    ``rows`` are ``marts.flenqa_accuracy_by_length`` rows; length 0 (the minimal text) is drawn at
+    the first position and labelled "min", and lengths are evenly spaced (the study's axis).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    tasks = sorted({r["task"] for r in rows}) or ["(no FLenQA answers yet)"]
+    tasks = sorted({r["task"] for r in rows})
     lengths = sorted({int(r["length"]) for r in rows})
     xpos = {length: i for i, length in enumerate(lengths)}
-    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), sharey=True, squeeze=False)
     series: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         series[(r["task"], r["model"], r["setting"])].append(r)
-    for ax, task in zip(axes[0], tasks, strict=True):
+    for ax, task in zip(axes, tasks, strict=True):
         for (t, model, setting), points in sorted(series.items()):
             if t != task:
                 continue
             points.sort(key=lambda r: int(r["length"]))
             x = [xpos[int(r["length"])] for r in points]
-            line = ax.plot(x, [r["accuracy"] for r in points], marker="o", label=f"{model} / {setting}")[0]
-            ax.fill_between(
+            color = colors.get(model)
+            ax.plot(
                 x,
-                [r["ci_low"] for r in points],
-                [r["ci_high"] for r in points],
-                color=line.get_color(),
-                alpha=0.15,
+                [r["accuracy"] for r in points],
+                marker="o",
+                markersize=4,
+                color=color,
+                linestyle=LINE_STYLES.get(setting, ":"),
+                label=f"{model} · {setting}",
             )
-        ax.set_title(task)
-        ax.set_xticks(range(len(lengths)), ["min" if n == 0 else str(n) for n in lengths])
-        ax.set_xlabel("input tokens (target)")
+            ax.fill_between(
+                x, [r["ci_low"] for r in points], [r["ci_high"] for r in points], color=color, alpha=0.12
+            )
+        ax.set_title(task, fontsize=10)
+        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
+        ax.set_xlabel("input tokens (target)", fontsize=8)
+        ax.set_ylabel("accuracy", fontsize=8)
         ax.set_ylim(-0.02, 1.02)
         ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("accuracy")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.12 if handles else 0, 1, 1))
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    png = buffer.getvalue()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png)
-    return png
+
+
+def draw_label_bias(ax: Any, rows: list[dict[str, Any]], colors: dict[str, Any]) -> None:
+    """Share of "False" among answered questions vs length (truth: 50%), refusal rate dashed-grey.
+
+    ``rows`` are ``marts.flenqa_label_bias`` rows (per model x prompt x length).
+    """
+    lengths = sorted({int(r["length"]) for r in rows})
+    xpos = {length: i for i, length in enumerate(lengths)}
+    series: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        series[(r["model"], r["setting"])].append(r)
+    for (model, setting), points in sorted(series.items()):
+        points.sort(key=lambda r: int(r["length"]))
+        answered = [r for r in points if r.get("false_share") is not None]
+        x = [xpos[int(r["length"])] for r in answered]
+        color = colors.get(model)
+        ax.plot(
+            x,
+            [r["false_share"] for r in answered],
+            marker="s",
+            markersize=4,
+            color=color,
+            linestyle=LINE_STYLES.get(setting, ":"),
+            label=f"{model} · {setting}",
+        )
+        ax.fill_between(
+            x,
+            [r["false_ci_low"] for r in answered],
+            [r["false_ci_high"] for r in answered],
+            color=color,
+            alpha=0.12,
+        )
+        ax.plot(
+            [xpos[int(r["length"])] for r in points],
+            [r["refusal_rate"] for r in points],
+            marker="x",
+            markersize=4,
+            color=color,
+            linestyle=(0, (1, 2)),
+            linewidth=1,
+            alpha=0.8,
+        )
+    ax.set_title('label bias: share of "False" answers (x: refusals)', fontsize=10)
+    ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
+    ax.set_xlabel("input tokens (target)", fontsize=8)
+    ax.set_ylabel("share", fontsize=8)
+    ax.set_ylim(-0.02, 1.02)
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    ax.grid(alpha=0.3)
