@@ -43,7 +43,8 @@ RAW_TABLES: dict[str, str] = {
         tokenizer VARCHAR,
         target_tokens INTEGER,
         target_tolerance INTEGER,
-        target_exempt BOOLEAN
+        target_exempt BOOLEAN,
+        kind VARCHAR NOT NULL DEFAULT 'test'
     """,
     "parsed_answers": """
         prompt_id VARCHAR NOT NULL,
@@ -148,9 +149,9 @@ RAW_TABLES: dict[str, str] = {
         PRIMARY KEY (prompt_id, model)
     """,
     # KOR-Bench self-correction (§6.2): one row per model x question x round.  Round 0 is the
-    # zero-shot answer (its prompt is a raw.prompts row of benchmark kor); round k >= 1 answers the
-    # conversation so far plus the official follow-up, a model-specific raw.prompts row of benchmark
-    # kor_selfcorrect whose parent_prompt_id is round k-1's prompt.
+    # zero-shot answer (a test prompt of benchmark kor); round k >= 1 answers the conversation so far
+    # plus the official follow-up, a model-specific raw.prompts row of benchmark kor and kind
+    # 'self_correction' whose parent_prompt_id is round k-1's prompt.
     "kor_rounds": """
         model VARCHAR NOT NULL,
         sample_id VARCHAR NOT NULL,
@@ -168,6 +169,19 @@ RAW_TABLES: dict[str, str] = {
     """,
 }
 
+
+# What a prompt is for (raw.prompts.kind).  Only ``test`` prompts are a family's questions: they are
+# parsed into raw.parsed_answers and counted by the marts.  The others are follow-ups of a test answer,
+# stored like every prompt (cached, answered once) but read only by the asset that asked them.
+TEST_KIND = "test"
+SELF_CORRECTION_KIND = "self_correction"  # KOR-Bench: a wrong answer re-asked with the official follow-up
+JUDGE_KIND = "judge"  # Self-Contra: a judge model's question about a response
+
+# Before the kind column, follow-up prompts had a benchmark name of their own: (old name, family, kind).
+_LEGACY_FOLLOW_UPS = (
+    ("kor_selfcorrect", "kor", SELF_CORRECTION_KIND),
+    ("selfcontra_judge", "selfcontra", JUDGE_KIND),
+)
 
 # Columns added after a table first shipped: an older DuckDB file gains them in place.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -217,6 +231,40 @@ def _migrate_responses_table(con: Any, lake: Lake) -> None:
     con.execute("DROP TABLE raw.responses")
 
 
+def _has_column(con: Any, table: str, column: str) -> bool:
+    return bool(
+        con.execute(
+            "SELECT 1 FROM information_schema.columns"
+            " WHERE table_schema = 'raw' AND table_name = ? AND column_name = ?",
+            [table, column],
+        ).fetchall()
+    )
+
+
+def _migrate_prompt_kind(con: Any) -> None:
+    """A file from before ``raw.prompts.kind``: test prompts get ``test``, follow-ups their kind.
+
+    Follow-ups are recognised by their old benchmark names and moved to their family; parsed rows of
+    them (an older ``parsed_answers`` read them as extra settings, e.g. KOR's ``round1``..``round5``)
+    are deleted, since they were never answers to a test question.  Runs once: the column is the marker.
+    """
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(f"ALTER TABLE raw.prompts ADD COLUMN kind VARCHAR DEFAULT '{TEST_KIND}'")
+        for old, family, kind in _LEGACY_FOLLOW_UPS:
+            con.execute(
+                "UPDATE raw.prompts SET kind = ?, benchmark = ? WHERE benchmark = ?", [kind, family, old]
+            )
+        con.execute(
+            "DELETE FROM raw.parsed_answers WHERE prompt_id IN"
+            f" (SELECT prompt_id FROM raw.prompts WHERE kind <> '{TEST_KIND}')"
+        )
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+
+
 def ensure_schema(con: Any, lake: Lake | None = None) -> None:
     """Create schema ``raw``, its tables and the lake views; add columns newer code declares."""
     lake = lake or Lake.default()
@@ -224,6 +272,8 @@ def ensure_schema(con: Any, lake: Lake | None = None) -> None:
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
     for name, columns in RAW_TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS raw.{name} ({columns})")
+    if not _has_column(con, "prompts", "kind"):
+        _migrate_prompt_kind(con)
     for name, added in ADDED_COLUMNS.items():
         for column, kind in added:
             con.execute(f"ALTER TABLE raw.{name} ADD COLUMN IF NOT EXISTS {column} {kind}")

@@ -50,7 +50,7 @@ def test_local_judge_fills_the_detection_f1_mart(tmp_path, monkeypatch):
     judged = con.execute("SELECT method, n FROM marts.selfcontra_judged ORDER BY method").fetchall()
     replies = con.execute(
         "SELECT count(*) FROM raw.responses r JOIN raw.prompts p USING (prompt_id) "
-        "WHERE p.benchmark = 'selfcontra_judge' AND r.model = 'smollm2-135m' AND r.content IS NOT NULL"
+        "WHERE p.kind = 'judge' AND r.model = 'smollm2-135m' AND r.content IS NOT NULL"
     ).fetchone()[0]
     con.close()
     assert [r[0] for r in f1] == ["binary", "fge", "iro"]

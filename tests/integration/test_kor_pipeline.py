@@ -110,8 +110,14 @@ def test_self_correction_rounds_real_life_and_mixed(home):
     assert mixed == [("learner", "Multi-Q", 1.0, 1.0), ("stubborn", "Multi-Q", 0.0, 0.0)]
     by_rule = rows("SELECT count(*), list(DISTINCT answer_format) FROM marts.kor_accuracy_by_rule")
     assert by_rule[0][0] == 2 * n and set(by_rule[0][1]) <= {"NR", "ME", "TR", "MC", "SD"}
-    # Self-correction prompts are model-specific and stay out of the benchmark prompt views.
-    assert rows("SELECT count(*) FROM staging.stg_prompts WHERE benchmark = 'kor_selfcorrect'") == [(0,)]
+    # Self-correction prompts are model-specific follow-ups (kind self_correction): stored with the KOR
+    # prompts, but out of the benchmark prompt views, and never parsed as answers of a setting.
+    kinds = rows("SELECT kind, count(*) FROM raw.prompts GROUP BY kind ORDER BY kind")
+    assert kinds == [("self_correction", n + ROUNDS * n), ("test", home["n_prompts"])]
+    assert rows(
+        "SELECT count(*) FROM staging.stg_prompts JOIN raw.prompts p USING (prompt_id) WHERE p.kind <> 'test'"
+    ) == [(0,)]
+    assert rows("SELECT DISTINCT setting FROM raw.parsed_answers WHERE setting LIKE 'round%'") == []
     checks = {name: passed for name, passed, _ in report.checks}
     assert checks["kor_gold_self_check"] is True
     assert checks["kor_item_counts_check"] is True
