@@ -211,9 +211,14 @@ def profile_families(name: str) -> list[str]:
 _WRITABLE_HOMES: set[Path] = set()
 
 
+def relreason_home_path() -> Path:
+    """Where ``RELREASON_HOME`` is, without creating it (``relreason status`` only looks)."""
+    return Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()
+
+
 def relreason_home() -> Path:
     """``RELREASON_HOME``, created if needed; an unwritable one is a ConfigError."""
-    home = Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()
+    home = relreason_home_path()
     if home in _WRITABLE_HOMES:
         return home
     try:

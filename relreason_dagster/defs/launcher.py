@@ -79,12 +79,24 @@ def release_dead_runs(instance: Any) -> list[str]:
     for run in instance.get_runs(
         filters=dg.RunsFilter(statuses=active, tags={HOST_TAG: socket.gethostname()})
     ):
-        pid = int(run.tags.get(PID_TAG, "0") or 0)
-        if pid and pid != os.getpid() and not _alive(pid):
+        if process_gone(run):
+            pid = run.tags.get(PID_TAG)
             instance.report_run_failed(run, message=f"relreason process {pid} is gone; pool slots released")
             instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
             released.append(run.run_id)
     return released
+
+
+def process_gone(run: Any) -> bool:
+    """Whether the relreason process of ``run`` (started on this host) no longer exists.
+
+    ``relreason status`` uses it to tell a run that is going on from one that was killed and is
+    still marked STARTED until the next ``relreason run`` releases it.
+    """
+    if run.tags.get(HOST_TAG) != socket.gethostname():
+        return False
+    pid = int(run.tags.get(PID_TAG, "0") or 0)
+    return bool(pid) and pid != os.getpid() and not _alive(pid)
 
 
 def select_assets(job: str, families: Sequence[str]) -> tuple[dg.AssetKey, ...]:
