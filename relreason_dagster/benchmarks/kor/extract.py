@@ -20,6 +20,12 @@ import re
 
 NULL = "NULL"
 LEVELS = ("basic", "clean", "logic", "math")
+MAX_RESPONSE_CHARS = 2**21
+"""The longest response the scorers read at all (2,097,152 characters; the reference responses
+are under 14,000).  A longer one is not searched: both scorers call it wrong (robust reason
+``too_long``) and :func:`extract_final` finds no answer.  With every scan below linear (or
+``n log n`` for the official scorer's sorts) in its input, this cap is what bounds the work of one
+verdict, whatever a hostile server sends; 2 MiB still holds a written-out 10^6-cell matrix."""
 
 _LATEX_DELIM_RE = re.compile(r"\\[()\[\]]")
 _LEFT_RIGHT_RE = re.compile(r"\\(left|right|displaystyle)")
@@ -36,6 +42,11 @@ def as_text(value: object) -> str:
     if isinstance(value, bytes | bytearray):
         return bytes(value).decode("utf-8", errors="replace")
     return ""
+
+
+def too_long(text: str) -> bool:
+    """True when ``text`` is beyond :data:`MAX_RESPONSE_CHARS` and must not be scanned."""
+    return len(text) > MAX_RESPONSE_CHARS
 
 
 def _first_span(text: str, open_: str, close: str) -> str | None:
@@ -300,6 +311,8 @@ def final_answer_spans(text: object) -> tuple[str, str, int] | None:
     """``(tag, answer, n_spans)``: :func:`final_answer` plus how many ``[[…]]``/``\\boxed{}`` spans
     the text had (several → the last one was chosen), found in the same pass."""
     try:
+        if too_long(as_text(text)):
+            return None
         candidates = _candidates(text)
         if candidates:
             _, tag, content = candidates[-1]

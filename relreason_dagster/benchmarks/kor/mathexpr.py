@@ -342,7 +342,15 @@ _MATH_TOKEN_RE = re.compile(
 
 
 def math_tokens(text: str) -> list[tuple[str, str]]:
-    """(kind, text) tokens; words are split into known function names and single-letter symbols."""
+    """(kind, text) tokens; words are split into known function names and single-letter symbols.
+
+    Strict where model text could otherwise turn into an accidental value: a run of two or more
+    letters must be function names with at most single letters between them (``sinx``, ``xsinx``),
+    never a product of letters (``fc``, ``da`` in ``e98b80fc5da0`` are not ``f*c``, ``d*a``).
+    Longer text than :data:`MAX_EXPR_CHARS` is refused before it is scanned.
+    """
+    if len(text) > MAX_EXPR_CHARS:
+        raise MathParseError("expression too long")
     for old, new in _UNICODE.items():
         text = text.replace(old, new)
     for spacing in _SPACING:
@@ -380,7 +388,11 @@ def math_tokens(text: str) -> list[tuple[str, str]]:
 
 
 def _split_word(word: str) -> list[tuple[str, str]]:
-    """``sinx`` → ``sin``, ``x``; ``xy`` → ``x``, ``y`` (implicit product of single-letter symbols)."""
+    """``sinx`` → ``sin``, ``x``; ``xsinx`` → ``x``, ``sin``, ``x``.
+
+    Two single letters next to each other (``xy``, ``fc``) are refused: reading them as a product
+    is what let random letters equal a number (``a0`` as ``a*0``), and no gold answer writes one.
+    """
     out: list[tuple[str, str]] = []
     pos = 0
     while pos < len(word):
@@ -390,9 +402,34 @@ def _split_word(word: str) -> list[tuple[str, str]]:
                 pos += len(name)
                 break
         else:
+            if out and out[-1][0] == "sym":
+                raise MathParseError(f"letters {word!r} are not a function name or one symbol")
             out.append(("sym", word[pos]))
             pos += 1
     return out
+
+
+CONSTANT_NAMES = frozenset({"e", "i", "pi"})
+
+
+def math_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(symbols, functions)`` written in ``text``: single-letter symbols with the constants
+    ``e``, ``i``, ``pi`` among them, and function names (``sin``, ``sqrt``, ``ln``...).
+
+    Read from the tokens, before SymPy simplifies anything away (``e - e`` names ``e`` although it
+    is 0): the robust scorer accepts an equivalent expression only when its names are the gold's.
+    :class:`MathParseError` where :func:`math_tokens` refuses the text.
+    """
+    symbols: set[str] = set()
+    functions: set[str] = set()
+    for kind, value in math_tokens(text):
+        if kind == "sym":
+            symbols.add(value)
+        elif kind == "cmd" and value in CONSTANT_NAMES:
+            symbols.add(value)
+        elif kind == "cmd" and value not in ("frac", "dfrac", "tfrac"):
+            functions.add(value)
+    return frozenset(symbols), frozenset(functions)
 
 
 def _checked(value: sympy.Expr) -> sympy.Expr:
@@ -426,6 +463,14 @@ def _checked_pow(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
             if base == 0 and exponent.is_negative:
                 raise MathParseError("division by zero")
     return _checked(Pow(base, exponent))
+
+
+def _product(left: sympy.Expr, right: sympy.Expr) -> sympy.Expr:
+    """``left * right``, refusing a zero factor: ``0x``, ``0 \\cdot e`` or ``\\frac{0}{y}`` equal
+    0 whatever the letters are, so no answer that means something is written that way."""
+    if left == 0 or right == 0:
+        raise MathParseError("a product with a zero factor")
+    return _checked(Mul(left, right))
 
 
 class _MathParser:
@@ -509,9 +554,13 @@ class _MathParser:
                     if right == 0:
                         raise MathParseError("division by zero")
                     right = _checked_pow(right, Integer(-1))
-                value = _checked(Mul(value, right))
+                value = _product(value, right)
             elif self._starts_atom(token):
-                value = _checked(Mul(value, self.power()))
+                if token is not None and token[0] == "num":
+                    # ``x2``, ``e98``, ``(x+1)2``: a number after a factor is not a product anyone
+                    # writes, but it is how random letters and digits would multiply out.
+                    raise MathParseError("a number right after a factor needs an operator")
+                value = _product(value, self.power())
             else:
                 return value
 
@@ -589,7 +638,7 @@ class _MathParser:
             denominator = self.argument()
             if denominator == 0:
                 raise MathParseError("division by zero")
-            return _checked(Mul(numerator, _checked_pow(denominator, Integer(-1))))
+            return _product(numerator, _checked_pow(denominator, Integer(-1)))
         if name == "sqrt":
             index = Integer(2)
             if self.peek() == ("op", "["):

@@ -55,6 +55,7 @@ from relreason_dagster.benchmarks.kor.extract import (
     inner,
     is_enclosed_in_brackets,
     official_match,
+    too_long,
 )
 from relreason_dagster.errors import ConfigError
 
@@ -94,6 +95,7 @@ REASON_CODES: dict[str, str] = {
     "partial_word": "rejected: puzzle rule 4, only a substring of a gold word (official accepts it)",
     "mismatch": "the answer differs from the gold answer",
     "no_answer": "no final answer could be found",
+    "too_long": "the response is longer than extract.MAX_RESPONSE_CHARS and was not read",
     "error": "the scorer failed on this record (reported, never raised)",
 }
 _REJECTIONS = frozenset({"unevaluated", "approximation", "partial_word"})
@@ -227,7 +229,10 @@ def score_official(response: object, item: KorItem, gold: str | None = None) -> 
     """
     try:
         wanted = item.answer if gold is None else gold
-        return _official(as_text(response), as_text(wanted), item.category, item.rule_id, item.idx)
+        text = as_text(response)
+        if too_long(text):
+            return False
+        return _official(text, as_text(wanted), item.category, item.rule_id, item.idx)
     except Exception:  # noqa: BLE001 - a scorer reports, it does not crash a run over one record
         return False
 
@@ -283,6 +288,21 @@ def _unevaluated(text: str) -> bool:
     return False
 
 
+def _same_names(pred: str, gold: str) -> bool:
+    """Whether ``pred`` may be compared with ``gold`` as an expression at all: every symbol or
+    constant it writes (``x``, ``e``, ``i``, ``pi``) is one the gold writes, and it applies a
+    function only where the gold applies one.
+
+    Equivalence alone is not enough for model text: letters that the gold lacks can only be noise
+    that happens to cancel or vanish (``e98b80fc5da0`` read as a product with a 0, ``e - e``,
+    ``\\sin 0``, ``x/x``), never a differently written right answer.  A numeric gold names
+    nothing, so it accepts only arithmetic.  :class:`~.mathexpr.MathParseError` propagates.
+    """
+    pred_symbols, pred_functions = mathexpr.math_names(pred)
+    gold_symbols, gold_functions = mathexpr.math_names(gold)
+    return pred_symbols <= gold_symbols and (not pred_functions or bool(gold_functions))
+
+
 def _value_compare(pred: str, gold: str) -> str | None:
     """How ``pred`` equals ``gold`` as a value: text, exact number, or expression.
 
@@ -300,6 +320,8 @@ def _value_compare(pred: str, gold: str) -> str | None:
         return None
     budget = min(mathexpr.DEFAULT_BUDGET_S, left_s)
     try:
+        if not _same_names(pred, gold):
+            return None
         left = mathexpr.parse_math(pred, budget)
         right = mathexpr.parse_math(gold, budget)
     except mathexpr.MathParseError:
@@ -403,6 +425,27 @@ def _set_elements(text: str) -> list[str]:
 
 
 _SIGNED_NUM_RE = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?")
+_LATEX_WORD_RE = re.compile(r"\\(?:begin|end)\{[A-Za-z*]{1,20}\}|\\[A-Za-z]+")
+_CONNECTIVE_RE = re.compile(r"\b(?:or|and|mid)\b")
+_LETTERS_RE = re.compile(r"[A-Za-z]")
+
+
+def _written_letters(text: str) -> set[str]:
+    """The letters of ``text`` outside LaTeX commands (``\\begin{pmatrix}``, ``\\leq``) and the
+    words ``or``/``and``/``mid``, case folded: the variables an answer names."""
+    return {c.casefold() for c in _LETTERS_RE.findall(_CONNECTIVE_RE.sub(" ", _LATEX_WORD_RE.sub(" ", text)))}
+
+
+def _numbers_equal(pred: str, gold: str) -> bool:
+    """Rules 23-25 (matrices): the same numbers in the same order, whatever separates them, in an
+    answer that writes no letters of its own (``1a2b9c64`` holds the numbers of
+    ``((1,2),(9,64))`` but is not that matrix).  Counted before any number is converted."""
+    if _written_letters(pred):
+        return False
+    found, wanted = _SIGNED_NUM_RE.findall(pred), _SIGNED_NUM_RE.findall(gold)
+    if not wanted or len(found) != len(wanted):
+        return False
+    return [mathexpr.parse_number(n) for n in found] == [mathexpr.parse_number(n) for n in wanted]
 
 
 def _robust_operation(pred: str, gold: str, item: KorItem) -> str | None:
@@ -412,16 +455,16 @@ def _robust_operation(pred: str, gold: str, item: KorItem) -> str | None:
         return code
     if "≥" in gold or "≤" in gold:
         wanted = _relations(gold)
-        return "inequality" if wanted and _relations(pred) == wanted else None
+        if not wanted or not _written_letters(pred) <= _written_letters(gold):
+            return None
+        return "inequality" if _relations(pred) == wanted else None
     if item.rule_id == "18":
         found, expected = _set_elements(pred), _set_elements(gold)
         if found == expected:
             return "whitespace"
         return "unordered" if sorted(found) == sorted(expected) else None
     if item.rule_id in ("23", "24", "25"):
-        found_nums = [mathexpr.parse_number(n) for n in _SIGNED_NUM_RE.findall(pred)]
-        wanted_nums = [mathexpr.parse_number(n) for n in _SIGNED_NUM_RE.findall(gold)]
-        return "numbers_equal" if wanted_nums and found_nums == wanted_nums else None
+        return "numbers_equal" if _numbers_equal(pred, gold) else None
     if "or" in gold and number not in (178, 179):
         return _set_compare(_alternatives(pred), _alternatives(gold))
     reduced = drop_restated_lhs(pred)
@@ -492,11 +535,26 @@ def _robust_cipher(pred: str, gold: str, item: KorItem) -> str | None:
     return None
 
 
+def _rule_key_empty(rule: str, text: str) -> bool:
+    """Whether the official puzzle rule's normalisation leaves nothing of ``text`` (rules 1-4 keep
+    letters, 18 drops commas and spaces, the default drops non-word characters).  Two empty keys
+    are equal, so an answer of symbols would match a gold of other symbols."""
+    if rule in ("1", "2", "3", "4"):
+        return not _NON_LETTER_RE.sub("", text)
+    if rule in ("5", "9", "10"):
+        return False
+    if rule == "18":
+        return not _COMMA_SPACE_RE.sub("", text)
+    return not _NON_WORDS_RE.sub("", text)
+
+
 def _robust_puzzle(pred: str, gold: str, item: KorItem) -> str | None:
     code = _text_compare(pred, gold)
     if code:
         return code
     rule = item.rule_id
+    if _rule_key_empty(rule, pred) or _rule_key_empty(rule, gold):
+        return None
     if rule == "4":
         word = _NON_LETTER_RE.sub("", pred).lower()
         options = {_NON_LETTER_RE.sub("", w).lower() for w in re.split(r"[\s,]+", gold)}
@@ -551,6 +609,8 @@ def score_robust(response: object, item: KorItem, gold: str | None = None) -> tu
     token = _DEADLINE.set(time.monotonic() + ROBUST_BUDGET_S)
     try:
         text = as_text(response)
+        if too_long(text):
+            return False, "too_long"
         wanted = _gold_inner(as_text(item.answer if gold is None else gold))
         found = final_answer_spans(text)
         if found is None:
