@@ -17,57 +17,6 @@ from typing import Any
 from relreason_dagster import settings
 from relreason_dagster.errors import ConfigError
 
-DEMO_TABLES = [
-    (
-        "marts.relational_f1",
-        "SELECT model, task, split, setting, n, n_na, n_error, f1, ci_low, ci_high "
-        "FROM marts.relational_f1 ORDER BY model, task, split, setting",
-    ),
-    (
-        "marts.dlm_vs_llm (Table 1: nl prompting vs DLM)",
-        "SELECT task, model, f1_n10, ci_low_n10, ci_high_n10, f1_n20, ci_low_n20, ci_high_n20, n_seeds, "
-        "study_dlm_n10, study_dlm_n20 FROM marts.dlm_vs_llm",
-    ),
-    (
-        "marts.flenqa_accuracy_by_length (FLenQA, Figure 1; length 0 = key paragraphs only)",
-        "SELECT model, task, setting, length, n, mean_input_tokens, accuracy, ci_low, ci_high "
-        "FROM marts.flenqa_accuracy_by_length ORDER BY model, task, setting, length",
-    ),
-    (
-        "marts.flenqa_label_bias (FLenQA: share of False answers vs the true 50%, refusals)",
-        "SELECT model, setting, length, n, n_true, n_false, n_refused, false_share, refusal_rate "
-        "FROM marts.flenqa_label_bias ORDER BY model, setting, length",
-    ),
-    (
-        "marts.selfcontra_judged (Self-Contra: accuracy and SCR as labelled by the judge)",
-        "SELECT model, dataset, setting, method, judge, n, accuracy, n_judged, judged_scr, scr_ci_low, "
-        "scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
-        "ORDER BY model, dataset, setting",
-    ),
-    (
-        "marts.relational_symbolic_scr (relational CoT: stated facts checked against the knowledge base)",
-        "SELECT model, task, split, n, n_checked, symbolic_scr, n_type1, n_type2, n_type3, n_rr, n_ww, "
-        "n_unchecked, n_claims, n_false_claims FROM marts.relational_symbolic_scr "
-        "ORDER BY model, task, split",
-    ),
-    (
-        "marts.kor_accuracy (KOR-Bench: accuracy by category; official_accuracy = the official scorer)",
-        "SELECT model, source, setting, category, n, n_correct, n_na, accuracy, ci_low, ci_high, "
-        "official_accuracy FROM marts.kor_accuracy ORDER BY model, source, setting, category",
-    ),
-    (
-        "marts.kor_self_correction (KOR-Bench: accuracy after each self-correction round, overall)",
-        "SELECT model, source, round, n, n_correct, accuracy, n_corrected, correction_rate "
-        "FROM marts.kor_self_correction WHERE category = 'overall' ORDER BY model, source, round",
-    ),
-    (
-        "marts.kor_mixed (KOR-Bench: Multi-Q / Multi-R / Multi-RQ)",
-        "SELECT model, source, setting, n, accuracy, n_questions, pass_rate FROM marts.kor_mixed "
-        "ORDER BY model, source, setting",
-    ),
-    ("marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"),
-]
-
 
 def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int = 60) -> str:
     """A plain aligned text table (no extra dependency, readable in CI logs).
@@ -113,7 +62,14 @@ def _query_params(sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
         con.close()
 
 
+def say(line: str) -> None:
+    """A progress line on stderr, at once (stdout is the results; during a run it holds dbt's log)."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def _print_report(report: Any, seconds: float) -> None:
+    from relreason_dagster.defs.checks import check_state
+
     for model, c in sorted(report.calls.items()):
         print(
             f"{model}: {c['prompts']} prompts — {c['model_calls']} model calls, "
@@ -131,9 +87,10 @@ def _print_report(report: Any, seconds: float) -> None:
 
     gx_checks = {spec.name for c in ALL_ASSET_CHECKS for spec in c.check_specs}
     dbt_tests = [(name, passed) for name, passed, _ in report.checks if name not in gx_checks]
+    check_rows = getattr(report, "check_rows", {})
     for name, passed, desc in report.checks:
         if name in gx_checks:
-            state = "passed" if passed else "warning" if name in report.warn_checks else "FAILED"
+            state = check_state(passed, check_rows.get(name), name in report.warn_checks)
             print(f"check {name}: {state} — {desc}")
     if dbt_tests:
         failed = [name for name, passed in dbt_tests if not passed]
@@ -144,6 +101,30 @@ def _print_report(report: Any, seconds: float) -> None:
         )
     for failure in report.failures:
         print(f"step failed: {failure}", file=sys.stderr)
+
+
+def _print_headlines(models: list[str] | None, families: list[str] | None, example: str) -> None:
+    """The headline tables of what the run covered, then where to look next."""
+    from relreason_dagster.results.headline import headline_tables
+    from relreason_dagster.results.readonly import open_results
+
+    con = open_results()
+    try:
+        tables = headline_tables(con, models=models, families=families)
+    finally:
+        con.close()
+    for table in tables:
+        print(f"\n== {table.title} ==")
+        print(format_table(table.columns, table.rows))
+    home = settings.relreason_home()
+    plots = home / "plots"
+    print()
+    if plots.is_dir() and any(plots.glob("*.png")):
+        print(f"plots: {plots} (one PNG per study; the Dagster UI shows them too: relreason ui)")
+    print(f"next: relreason report  (then open {home / 'report' / 'report.html'})")
+    print(f"      relreason samples --model {example} --limit 3  (whole prompts and answers; --wrong, --na)")
+    print('      relreason sql "SELECT * FROM marts.parse_rate"  (any table; --max-width 0, --json, --csv)')
+    print("      relreason export --format parquet  (every mart and the per-sample results as files)")
 
 
 def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
@@ -159,6 +140,12 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
     train_size = getattr(args, "train_size", None)
     if train_size is not None and DLM_MODEL not in models:
         raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
+    families = benchmarks or settings.profile_families(args.profile)
+    say(
+        f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
+        f"(profile {args.profile}, results in {settings.relreason_home()})"
+    )
+    say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ...")
     start = time.perf_counter()
     report = run_pipeline(
         models,
@@ -168,12 +155,10 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
         dlm_train_size=train_size,
         judge=getattr(args, "judge", None),
     )
+    say(f"relreason: finished in {time.perf_counter() - start:.0f} s; results:")
     _print_report(report, time.perf_counter() - start)
-    if demo:
-        for title, sql in DEMO_TABLES:
-            cols, rows = _query(sql)
-            print(f"\n== {title} ==")
-            print(format_table(cols, rows))
+    if settings.duckdb_path().exists():
+        _print_headlines(None if demo else models, None if demo else families, models[0])
     return 1 if report.failures else 0
 
 
@@ -513,27 +498,46 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """`relreason status`: answers stored, recent runs and failed checks first, then the detail.
-
-    It never raises: each section that cannot be read prints one "(unavailable: reason)" line
-    (``defs/status.py``); only a bad ``--profile`` is an error, as for every command.
-    """
-    home = settings.relreason_home_path()
-    if not home.is_dir():
-        print(
-            f"no results yet: RELREASON_HOME={home} does not exist; "
-            "run `relreason demo` or `relreason run --model M` first"
-        )
-        return 0
-    settings.get_profile(args.profile, "relational")  # bad input: one line, exit 2
-    from relreason_dagster.defs.status import StatusReport, reason
     from relreason_dagster.pipeline import prepare_environment
 
-    try:
-        prepare_environment(args.profile)
-    except Exception as exc:  # noqa: BLE001 - the sections below say what this leaves unavailable
-        print(f"(setting up the Dagster home failed: {reason(exc)})")
-    StatusReport(settings.duckdb_path, print, format_table).print_all()
+    prepare_environment(args.profile)
+    import dagster as dg
+
+    instance = dg.DagsterInstance.get()
+    from relreason_dagster.definitions import defs
+
+    rows = []
+    for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
+        record = instance.get_latest_materialization_event(key)
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.timestamp)) if record else "never"
+        rows.append((key.to_user_string(), when))
+    print("== assets ==")
+    print(format_table(["asset", "last materialized"], rows))
+
+    print("\n== checks ==")
+    check_rows = []
+    for check_key in sorted(defs.resolve_asset_graph().asset_check_keys, key=str):
+        summary = instance.event_log_storage.get_latest_asset_check_execution_by_key([check_key]).get(
+            check_key
+        )
+        state = "never run"
+        if summary is not None:
+            # A planned or interrupted check has an evaluation without a verdict yet: show its status.
+            passed = getattr(summary.evaluation, "passed", None)
+            state = summary.status.value if passed is None else ("passed" if passed else "FAILED")
+        check_rows.append((check_key.asset_key.to_user_string(), check_key.name, state))
+    print(format_table(["asset", "check", "state"], check_rows))
+
+    if settings.duckdb_path().exists():
+        cols, counts = _query(
+            "SELECT 'samples' AS tbl, count(*) AS n FROM raw.samples UNION ALL "
+            "SELECT 'prompts', count(*) FROM raw.prompts UNION ALL "
+            "SELECT 'responses', count(*) FROM raw.responses UNION ALL "
+            "SELECT 'responses with error', count(*) FROM raw.responses WHERE error IS NOT NULL UNION ALL "
+            "SELECT 'parsed_answers', count(*) FROM raw.parsed_answers"
+        )
+        print("\n== rows ==")
+        print(format_table(cols, counts))
     return 0
 
 

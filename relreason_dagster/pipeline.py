@@ -34,6 +34,7 @@ class PipelineReport:
     dbt_log: str = ""
     dlm: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> trained / reused checkpoints
     warn_checks: set[str] = field(default_factory=set)  # checks of severity WARN: a failure is a warning
+    check_rows: dict[str, int] = field(default_factory=dict)  # rows each check examined (0: skipped)
     runs: list[dict[str, Any]] = field(default_factory=list)  # job, partition, run id, success, seconds
     concurrent: list[list[str]] = field(default_factory=list)  # run labels launched together
 
@@ -105,6 +106,9 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
             ev = event.event_specific_data
             report.checks.append((ev.check_name, ev.passed, ev.description or ""))
+            rows_checked = ev.metadata.get("rows_checked")
+            if rows_checked is not None:
+                report.check_rows[ev.check_name] = int(rows_checked.value)
             if str(getattr(ev.severity, "value", ev.severity)) == "WARN":
                 report.warn_checks.add(ev.check_name)
         if event.is_step_failure:
@@ -175,6 +179,7 @@ def _launch(
         max_runs=max_concurrent_runs(),
         on_start=on_start,
         on_done=on_done,
+        say=say,
     )
     return report
 

@@ -9,21 +9,44 @@ from data_quality import suites
 from relreason_dagster.defs.assets import parsed_answers, prompts, samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile
+from relreason_dagster.results.numbers import rounded_dicts
 from relreason_dagster.storage.duckdb_io import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
+# A check that had nothing to look at proved nothing: it says so instead of "passed".
+SKIPPED_NO_ROWS = "skipped (no rows)"
+
+
+def check_state(passed: bool, rows_checked: int | None, warn: bool = False) -> str:
+    """How a check's outcome reads: passed, skipped (no rows), warning (a WARN check failed) or FAILED.
+
+    ``rows_checked`` None (a check that does not count rows) never reads as skipped.
+    """
+    if passed:
+        return SKIPPED_NO_ROWS if rows_checked == 0 else "passed"
+    return "warning" if warn else "FAILED"
+
 
 def check_result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.AssetCheckResult:
-    """A suite's result as a Dagster check result: summary, failing rows and the full table in metadata."""
+    """A suite's result as a Dagster check result: summary, failing rows and the full table in metadata.
+
+    Dagster has no "skipped" verdict for a check that ran, so an empty one passes with its state
+    (``skipped (no rows)``) in the description and metadata, where the UI and the CLI show it.
+    """
+    state = check_state(res.success, res.checked)
+    description = res.summary()
+    if state == SKIPPED_NO_ROWS:
+        description = f"{res.name}: {SKIPPED_NO_ROWS}, nothing to check"
     return dg.AssetCheckResult(
         passed=res.success,
         severity=severity,
-        description=res.summary(),
+        description=description,
         metadata={
+            "state": state,
             "rows_checked": res.checked,
             "failures": len(res.failures),
-            "failing_rows": dg.MetadataValue.md(markdown_table(res.failures, limit=20)),
-            "table": dg.MetadataValue.md(markdown_table(res.table, limit=40)),
+            "failing_rows": dg.MetadataValue.md(markdown_table(rounded_dicts(res.failures), limit=20)),
+            "table": dg.MetadataValue.md(markdown_table(rounded_dicts(res.table), limit=40)),
         },
     )
 

@@ -17,27 +17,14 @@ import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
 
 from relreason_dagster import settings
+from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile
+from relreason_dagster.results.numbers import round_sig
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
-MART_NAMES = {
-    "relational_f1",
-    "dlm_vs_llm",
-    "accuracy",
-    "label_bias",
-    "parse_rate",
-    "answer_scores",
-    "selfcontra_scr",
-    "selfcontra_judged",
-    "selfcontra_detection_f1",
-    "relational_symbolic_scr",
-    "kor_accuracy",
-    "kor_self_correction",
-    "kor_mixed",
-    "kor_counterfactual",
-}
+PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samples` shows whole texts
 
 
 def _dbt_executable() -> str:
@@ -82,11 +69,33 @@ ensure_manifest()
 
 
 class RelreasonDbtTranslator(DagsterDbtTranslator):
-    """Staging views in group ``staging``, marts in group ``metrics``."""
+    """Staging views in group ``staging``, marts in the group of their study (``defs/groups.py``)."""
 
     def get_group_name(self, dbt_resource_props: dict[str, Any]) -> str | None:
-        fqn = dbt_resource_props.get("fqn", [])
-        return "metrics" if "marts" in fqn else "staging"
+        return dbt_group(list(dbt_resource_props.get("fqn", [])))
+
+
+def _preview_cell(value: Any) -> Any:
+    """A cell fit for a one-line Markdown table: numbers to 3 significant digits, long text cut."""
+    value = round_sig(value)
+    if isinstance(value, str):
+        value = " ".join(value.split()).replace("|", "\\|")
+        if len(value) > PREVIEW_CELL_CHARS:
+            value = value[: PREVIEW_CELL_CHARS - 1] + "…"
+    return value
+
+
+def mart_preview(con: Any, relation: str, limit: int = MART_PREVIEW_LIMIT) -> tuple[int, str]:
+    """``relation``'s row count and a Markdown preview of its first ``limit`` rows.
+
+    The count comes from ``count(*)``, not from the rows fetched, so "N more rows" is the real number.
+    """
+    count = con.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
+    rows = fetch_dicts(con, f"SELECT * FROM {relation} LIMIT {int(limit)}")
+    table = markdown_table([{k: _preview_cell(v) for k, v in r.items()} for r in rows], limit)
+    if count > len(rows):
+        table += f"\n\n_{count - len(rows)} more rows ({count} in all): `relreason sql` shows them_"
+    return count, table
 
 
 @dbt_assets(
@@ -104,19 +113,18 @@ def relreason_dbt_models(
     # dbt has exited, so the file is free to read: attach previews of the marts.
     with duckdb.get_connection() as con:
         for event in events:
-            name = (
-                context.asset_key_for_output(event.output_name).path[-1]
-                if isinstance(event, dg.Output)
-                else ""
-            )
-            if name in MART_NAMES:
-                rows = fetch_dicts(con, f"SELECT * FROM marts.{name} LIMIT {MART_PREVIEW_LIMIT + 1}")
-                count = con.execute(f"SELECT count(*) FROM marts.{name}").fetchone()[0]
+            is_output = isinstance(event, dg.Output)
+            path = context.asset_key_for_output(event.output_name).path if is_output else []
+            if len(path) == 2 and path[0] == "marts":  # every mart, in whatever folder (FLenQA's too)
+                try:
+                    count, preview = mart_preview(con, f'marts."{path[1]}"')
+                except Exception as exc:  # noqa: BLE001 - a preview must never fail the build
+                    count, preview = None, f"_(no preview: {str(exc).strip().splitlines()[0]})_"
                 event = event.with_metadata(
                     {
                         **event.metadata,
-                        "rows": count,
-                        "preview": dg.MetadataValue.md(markdown_table(rows, MART_PREVIEW_LIMIT)),
+                        **({"rows": count} if count is not None else {}),
+                        "preview": dg.MetadataValue.md(preview),
                     }
                 )
             yield event

@@ -63,7 +63,7 @@ def _reusable(con: Any, run: Any) -> dict[str, Any] | None:
 
 
 @dg.asset(
-    group_name="dlm",
+    group_name="model_output",
     deps=[samples],
     partitions_def=relational_tasks_partitions,
     tags=family_tag(BENCHMARK),
@@ -128,7 +128,7 @@ def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_s
 
 
 @dg.asset(
-    group_name="answers",
+    group_name="model_output",
     pool=DUCKDB_POOL,
     deps=[dlm_checkpoints],
     partitions_def=relational_tasks_partitions,

@@ -17,7 +17,9 @@ import concurrent.futures
 import multiprocessing
 import os
 import socket
+import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +31,7 @@ from relreason_dagster.defs.partitions import FAMILY_TAG
 
 PID_TAG = "relreason/pid"
 HOST_TAG = "relreason/host"
+LAUNCH_TAG = "relreason/launch"  # one id per `relreason run`: the step watcher finds its runs by it
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -200,6 +203,98 @@ def _pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
 
+# What a step does, in words, for the lines `relreason run` prints as steps start (others: the step key).
+STEP_WORDS = {
+    "samples": "generating the samples",
+    "prompts": "building the prompts and counting their tokens",
+    "model_responses": "calling the model (progress lines follow; a local model loads first)",
+    "parsed_answers": "parsing and scoring the answers",
+    "dlm_checkpoints": "training the DLM (or reusing its checkpoints)",
+    "dlm_answers": "scoring the DLM",
+    "relreason_dbt_models": "dbt build: staging views, metric marts and their tests",
+}
+_WATCHED = {
+    dg.DagsterEventType.STEP_START,
+    dg.DagsterEventType.STEP_SUCCESS,
+    dg.DagsterEventType.STEP_FAILURE,
+    dg.DagsterEventType.ASSET_MATERIALIZATION,
+}
+
+
+def _run_label(run: Any) -> str:
+    partition = run.tags.get("dagster/partition")
+    return f"{run.job_name}[{partition}]" if partition else run.job_name
+
+
+class StepWatcher:
+    """Prints a line as each step of this launch starts and ends, whatever process runs it.
+
+    Steps run in child processes (the run pool, the multiprocess executor, Celery workers) whose
+    console logs are quiet, so without this the first minutes of a run print nothing.  It reads the
+    runs' events back from the Dagster instance, which every process writes, once a second.
+    """
+
+    def __init__(self, instance: dg.DagsterInstance, launch_id: str, say: Callable[[str], None]) -> None:
+        self.instance = instance
+        self.launch_id = launch_id
+        self.say = say
+        self._cursors: dict[str, str | None] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="relreason-step-watcher", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.poll()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(1.0):
+            self.poll()
+
+    def poll(self) -> None:
+        """Print the new step events of this launch's runs (never raises: output only)."""
+        with self._lock:
+            try:
+                runs = self.instance.get_runs(filters=dg.RunsFilter(tags={LAUNCH_TAG: self.launch_id}))
+                for run in sorted(runs, key=lambda r: r.run_id):
+                    conn = self.instance.get_records_for_run(
+                        run.run_id, cursor=self._cursors.get(run.run_id), of_type=_WATCHED
+                    )
+                    self._cursors[run.run_id] = conn.cursor
+                    for record in conn.records:
+                        line = self.describe(_run_label(run), record.event_log_entry.dagster_event)
+                        if line:
+                            self.say(line)
+            except Exception:  # noqa: BLE001 - a busy event log costs a line of output, never the run
+                pass
+
+    @staticmethod
+    def describe(label: str, event: Any) -> str | None:
+        """The line for one event, or None for events not worth a line."""
+        if event is None:
+            return None
+        kind = event.event_type_value
+        if kind in ("STEP_START", "STEP_SUCCESS") and (event.step_key or "").endswith("_check"):
+            return None  # checks are quick; their verdicts are printed at the end
+        if kind == "STEP_START":
+            return f"relreason: {label}: {STEP_WORDS.get(event.step_key, event.step_key)} ..."
+        if kind == "STEP_SUCCESS":
+            seconds = getattr(event.event_specific_data, "duration_ms", 0) / 1000
+            return f"relreason: {label}: {event.step_key} done in {seconds:.0f} s"
+        if kind == "STEP_FAILURE":
+            return f"relreason: {label}: {event.step_key} FAILED (the reason follows at the end)"
+        if kind == "ASSET_MATERIALIZATION":
+            mat = event.event_specific_data.materialization
+            rows = mat.metadata.get("rows")
+            if rows is not None and len(mat.asset_key.path) == 1:  # not each dbt mart: dbt has its own line
+                return f"relreason: {label}: {mat.asset_key.to_user_string()} holds {rows.value} rows"
+        return None
+
+
 def launch(
     runs: Sequence[PlannedRun],
     *,
@@ -210,12 +305,37 @@ def launch(
     max_runs: int,
     on_start: Callable[[list[PlannedRun]], None] | None = None,
     on_done: Callable[[RunOutcome], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> list[RunOutcome]:
     """Run ``runs`` respecting job order; at most ``max_runs`` at once (1 with the in-process executor).
 
     A failed run does not stop the others: later jobs still run on whatever is
     stored (as `dbt build` after one model's failure), and the caller reports it.
+    With ``say``, a line goes to it as each step starts and ends (:class:`StepWatcher`).
     """
+    launch_id = uuid.uuid4().hex
+    tags = {**tags, LAUNCH_TAG: launch_id}
+    watcher = StepWatcher(instance, launch_id, say) if say is not None else None
+    if watcher is not None:
+        watcher.start()
+    try:
+        return _launch_all(runs, instance, executor, run_settings, tags, max_runs, on_start, on_done, watcher)
+    finally:
+        if watcher is not None:
+            watcher.stop()
+
+
+def _launch_all(
+    runs: Sequence[PlannedRun],
+    instance: dg.DagsterInstance,
+    executor: str,
+    run_settings: Mapping[str, Any],
+    tags: Mapping[str, str],
+    max_runs: int,
+    on_start: Callable[[list[PlannedRun]], None] | None,
+    on_done: Callable[[RunOutcome], None] | None,
+    watcher: StepWatcher | None,
+) -> list[RunOutcome]:
     order = job_order()
     pending = list(runs)
     remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
@@ -227,6 +347,8 @@ def launch(
         return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
 
     def finish(outcome: RunOutcome) -> None:
+        if watcher is not None:  # the run's last step lines before its "done" line
+            watcher.poll()
         remaining[outcome.planned.job] -= 1
         outcomes.append(outcome)
         if on_done is not None:
@@ -242,6 +364,8 @@ def launch(
                 finish(_execute(run, executor, instance, run_config, dict(tags)))
         return outcomes
 
+    if watcher is not None:
+        watcher.say(f"relreason: starting {workers} run processes (each loads the pipeline once, ~10 s)")
     with _pool(workers) as pool:
         running: dict[concurrent.futures.Future, PlannedRun] = {}
         while pending or running:

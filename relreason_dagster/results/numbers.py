@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 SIGNIFICANT_DIGITS = 3
 
 
 def round_sig(value: Any, digits: int = SIGNIFICANT_DIGITS) -> Any:
-    """``value`` rounded to ``digits`` significant digits when it is a finite float; else unchanged."""
+    """``value`` rounded to ``digits`` significant digits when it is a finite float (or decimal)."""
+    if isinstance(value, Decimal):
+        value = float(value)
     if not isinstance(value, float) or not math.isfinite(value) or value == 0.0:
         return value
     return round(value, digits - 1 - math.floor(math.log10(abs(value))))

@@ -1,0 +1,45 @@
+"""A check that examined zero rows says `skipped (no rows)`, not `passed` (it proved nothing)."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pandas as pd
+
+from data_quality import suites
+from relreason_dagster.cli import _print_report
+from relreason_dagster.defs.checks import SKIPPED_NO_ROWS, check_result, check_state
+from relreason_dagster.pipeline import PipelineReport
+
+
+def test_check_state_reads_zero_rows_as_skipped():
+    assert check_state(True, 0) == SKIPPED_NO_ROWS == "skipped (no rows)"
+    assert check_state(True, 12) == "passed"
+    assert check_state(True, None) == "passed"  # a check that does not count rows
+    assert check_state(False, 0) == "FAILED"  # a failure with nothing checked is still a failure
+    assert check_state(False, 5, warn=True) == "warning"
+
+
+def test_a_real_suite_on_no_rows_is_reported_skipped():
+    res = suites.parse_rate(pd.DataFrame(columns=["benchmark", "model", "parse_status"]))
+    assert (res.success, res.checked) == (True, 0)
+    result = check_result(res, dg.AssetCheckSeverity.WARN)
+    assert result.metadata["state"].value == SKIPPED_NO_ROWS
+    assert SKIPPED_NO_ROWS in (result.description or "")
+    rows = pd.DataFrame({"benchmark": ["relational"] * 3, "model": ["m"] * 3, "parse_status": ["ok"] * 3})
+    checked = check_result(suites.parse_rate(rows), dg.AssetCheckSeverity.WARN)
+    assert checked.metadata["state"].value == "passed"
+    assert checked.metadata["rows_checked"].value > 0
+
+
+def test_run_output_says_skipped_for_an_empty_check(capsys):
+    report = PipelineReport(
+        checks=[
+            ("padding_entities_check", True, "padding_entities: skipped (no rows), nothing to check"),
+            ("token_length_check", True, "token_lengths: passed (40 rows checked)"),
+        ],
+        check_rows={"padding_entities_check": 0, "token_length_check": 40},
+    )
+    _print_report(report, 1.0)
+    out = capsys.readouterr().out
+    assert "check padding_entities_check: skipped (no rows)" in out
+    assert "check token_length_check: passed" in out
