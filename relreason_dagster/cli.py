@@ -498,46 +498,27 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """`relreason status`: answers stored, recent runs and failed checks first, then the detail.
+
+    It never raises: each section that cannot be read prints one "(unavailable: reason)" line
+    (``defs/status.py``); only a bad ``--profile`` is an error, as for every command.
+    """
+    home = settings.relreason_home_path()
+    if not home.is_dir():
+        print(
+            f"no results yet: RELREASON_HOME={home} does not exist; "
+            "run `relreason demo` or `relreason run --model M` first"
+        )
+        return 0
+    settings.get_profile(args.profile, "relational")  # bad input: one line, exit 2
+    from relreason_dagster.defs.status import StatusReport, reason
     from relreason_dagster.pipeline import prepare_environment
 
-    prepare_environment(args.profile)
-    import dagster as dg
-
-    instance = dg.DagsterInstance.get()
-    from relreason_dagster.definitions import defs
-
-    rows = []
-    for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
-        record = instance.get_latest_materialization_event(key)
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.timestamp)) if record else "never"
-        rows.append((key.to_user_string(), when))
-    print("== assets ==")
-    print(format_table(["asset", "last materialized"], rows))
-
-    print("\n== checks ==")
-    check_rows = []
-    for check_key in sorted(defs.resolve_asset_graph().asset_check_keys, key=str):
-        summary = instance.event_log_storage.get_latest_asset_check_execution_by_key([check_key]).get(
-            check_key
-        )
-        state = "never run"
-        if summary is not None:
-            # A planned or interrupted check has an evaluation without a verdict yet: show its status.
-            passed = getattr(summary.evaluation, "passed", None)
-            state = summary.status.value if passed is None else ("passed" if passed else "FAILED")
-        check_rows.append((check_key.asset_key.to_user_string(), check_key.name, state))
-    print(format_table(["asset", "check", "state"], check_rows))
-
-    if settings.duckdb_path().exists():
-        cols, counts = _query(
-            "SELECT 'samples' AS tbl, count(*) AS n FROM raw.samples UNION ALL "
-            "SELECT 'prompts', count(*) FROM raw.prompts UNION ALL "
-            "SELECT 'responses', count(*) FROM raw.responses UNION ALL "
-            "SELECT 'responses with error', count(*) FROM raw.responses WHERE error IS NOT NULL UNION ALL "
-            "SELECT 'parsed_answers', count(*) FROM raw.parsed_answers"
-        )
-        print("\n== rows ==")
-        print(format_table(cols, counts))
+    try:
+        prepare_environment(args.profile)
+    except Exception as exc:  # noqa: BLE001 - the sections below say what this leaves unavailable
+        print(f"(setting up the Dagster home failed: {reason(exc)})")
+    StatusReport(settings.duckdb_path, print, format_table).print_all()
     return 0
 
 

@@ -27,7 +27,7 @@ from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, rep
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import current_prompts, write_snapshot
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.schema import ensure_schema
+from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
 
 
 def _in_list(values: list[str]) -> str:
@@ -92,8 +92,12 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
                 tokens = known.get(p.prompt_id)
                 row["input_tokens"] = tokens if tokens is not None else count_tokens(p.messages)
                 row["tokenizer"] = DEFAULT_TOKENIZER
+                row["kind"] = TEST_KIND
                 rows.append(row)
-        replace_rows(con, "prompts", rows, f"benchmark IN ({_in_list(families)})", families)
+        # Only test prompts are rebuilt here; follow-ups (self-correction, judge) belong to their assets.
+        replace_rows(
+            con, "prompts", rows, f"kind = '{TEST_KIND}' AND benchmark IN ({_in_list(families)})", families
+        )
     lake = Lake.default()
     for name in families:  # model workers read these, so model calls never need the DuckDB file
         write_snapshot(lake, name, [r for r in rows if r["benchmark"] == name])
@@ -155,7 +159,8 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     pool=DUCKDB_POOL,
     deps=[model_responses],
     partitions_def=models_partitions,
-    description="Parsed and scored answers of one model (raw.parsed_answers); never calls a model.",
+    description="Parsed and scored answers of one model to the test prompts (raw.parsed_answers); "
+    "never calls a model.",
 )
 def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
     model = context.partition_key
@@ -168,9 +173,9 @@ def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
             FROM raw.responses r
             JOIN raw.prompts p USING (prompt_id)
             JOIN raw.samples s ON s.sample_id = p.sample_id
-            WHERE r.model = ?
+            WHERE r.model = ? AND p.kind = ?
             """,
-            [model],
+            [model, TEST_KIND],
         )
         rows = [parse_response_row(model, r) for r in joined]
         replace_rows(con, "parsed_answers", rows, "model = ?", [model])

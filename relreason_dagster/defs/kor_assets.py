@@ -2,10 +2,11 @@
 
 * ``kor_self_correction[model]``: every zero-shot KOR question the model got wrong is sent back with
   the official follow-up ("Your answer is incorrect, ...") for up to ``self_correction_rounds``
-  rounds, stopping at the first correct answer.  Each round is a stored prompt (benchmark
-  ``kor_selfcorrect``, model-specific because it contains the model's own earlier answers) and a
-  ``raw.kor_rounds`` row linked to the round before.  When the conversation would exceed
-  ``context_tokens`` only the original question, the last answer and the follow-up are re-sent —
+  rounds, stopping at the first correct answer.  Each round is a stored prompt (benchmark ``kor``,
+  kind ``self_correction``: model-specific because it contains the model's own earlier answers, and
+  never parsed as a test answer) and a ``raw.kor_rounds`` row linked to the round before.  When the
+  conversation would exceed ``context_tokens`` only the original question, the last answer and the
+  follow-up are re-sent —
   the study's "extraction of the previous round's response for re-input".
 * Checks on ``samples``: every generated gold passes our scorer against itself; rules × questions
   per category are what the profile asks for; the answer-format distribution (reported, warn only).
@@ -41,9 +42,11 @@ from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.storage.duckdb_io import fetch_dicts, replace_rows, upsert_rows
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.schema import ensure_schema
+from relreason_dagster.storage.schema import SELF_CORRECTION_KIND, ensure_schema
 
-SELF_CORRECT_BENCHMARK = "kor_selfcorrect"
+# Hashed into every round's prompt id (the benchmark name these prompts had before the kind column),
+# so the ids, and with them the stored answers, stay what they were.
+_ROUND_ID_TAG = "kor_selfcorrect"
 
 
 def _round_row(model: str, sample: Sample, k: int, prompt_id: str, parent: str | None) -> dict[str, Any]:
@@ -145,13 +148,14 @@ def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBFile, r
         for state in open_:
             messages, history = _next_messages(state["messages"], state["answer"], limit)
             sample = state["sample"]
-            pid = stable_hash(SELF_CORRECT_BENCHMARK, model, sample.sample_id, k, messages)
+            pid = stable_hash(_ROUND_ID_TAG, model, sample.sample_id, k, messages)
             state |= {"next": messages, "next_id": pid, "history": history}
             prompt_rows.append(
                 {
                     "prompt_id": pid,
                     "sample_id": sample.sample_id,
-                    "benchmark": SELF_CORRECT_BENCHMARK,
+                    "benchmark": BENCHMARK,
+                    "kind": SELF_CORRECTION_KIND,
                     "task": sample.task,
                     "split": sample.split,
                     "setting": f"round{k}",
@@ -165,7 +169,7 @@ def kor_self_correction(context: dg.AssetExecutionContext, duckdb: DuckDBFile, r
             todo.append(
                 {
                     "prompt_id": pid,
-                    "benchmark": SELF_CORRECT_BENCHMARK,
+                    "benchmark": BENCHMARK,
                     "messages": messages,
                     "max_tokens": state["max_tokens"],
                 }

@@ -4,7 +4,7 @@
 * ``selfcontra_detections``: a judge model (any models.yaml entry; ``--judge`` or the profile's
   ``judge``) labels annotated responses and our own selfcontra responses with each detection method;
   the judge's prompts and replies are ordinary ``raw.prompts``/``raw.responses`` rows (benchmark
-  ``selfcontra_judge``), cached like every other call.
+  ``selfcontra``, kind ``judge``: never parsed as test answers), cached like every other call.
 * ``symbolic_checks``: every relational chain-of-thought response of one model, checked step by step
   against its sample's knowledge base (no judge, no labels).
 """
@@ -35,9 +35,11 @@ from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.storage.annotations import store_batch
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.schema import ensure_schema
+from relreason_dagster.storage.schema import JUDGE_KIND, ensure_schema
 
-JUDGE_BENCHMARK = "selfcontra_judge"
+# Hashed into every judge prompt's id (the benchmark name these prompts had before the kind column),
+# so the ids, and with them the stored verdicts, stay what they were.
+_JUDGE_ID_TAG = "selfcontra_judge"
 
 
 def annotation_paths(patterns: list[str]) -> list[Path]:
@@ -182,8 +184,8 @@ def selfcontra_detections(context: dg.AssetExecutionContext, duckdb: DuckDBFile,
         targets += _response_targets(con)
         known = dict(
             con.execute(
-                "SELECT prompt_id, input_tokens FROM raw.prompts WHERE benchmark = ? AND tokenizer = ?",
-                [JUDGE_BENCHMARK, DEFAULT_TOKENIZER],
+                "SELECT prompt_id, input_tokens FROM raw.prompts WHERE kind = ? AND tokenizer = ?",
+                [JUDGE_KIND, DEFAULT_TOKENIZER],
             ).fetchall()
         )
     # One prompt row per distinct judge prompt; identical texts share one call.
@@ -193,12 +195,13 @@ def selfcontra_detections(context: dg.AssetExecutionContext, duckdb: DuckDBFile,
         for method in methods:
             probe_ids: dict[str, str] = {}
             for probe, messages in detection.judge_prompts(method, target).items():
-                pid = stable_hash(JUDGE_BENCHMARK, probe, messages, detection.TEMPLATE_VERSION)
+                pid = stable_hash(_JUDGE_ID_TAG, probe, messages, detection.TEMPLATE_VERSION)
                 probe_ids[probe] = pid
                 prompt_rows[pid] = {
                     "prompt_id": pid,
                     "sample_id": target.target_id,
-                    "benchmark": JUDGE_BENCHMARK,
+                    "benchmark": BENCHMARK,
+                    "kind": JUDGE_KIND,
                     "task": method,
                     "split": meta["target_kind"],
                     "setting": probe,
