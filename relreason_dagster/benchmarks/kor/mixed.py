@@ -133,7 +133,7 @@ def _last_json_object(text: str) -> dict[str, Any] | None:
                     for candidate in (block, re.sub(r",\s*}", "}", block)):
                         try:
                             value = json.loads(candidate)
-                        except ValueError:
+                        except (ValueError, RecursionError):  # deeper than Python's stack: not an answer
                             continue
                         if isinstance(value, dict):
                             return value
