@@ -139,6 +139,8 @@ def _hbars(
             error_kw={"elinewidth": 0.8, "capsize": 1.5},
             label=(labels or {}).get(name, name),
         )
+        # A tick at each bar's end: a score of 0 is a result, not a missing bar.
+        ax.scatter([r.get(value) or 0.0 for r in points], y, marker="|", s=40, color=colors.get(name))
     ax.set_yticks(range(len(groups)), groups)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
@@ -213,7 +215,9 @@ def draw_relational(rows_by_mart: dict[str, Rows]) -> Any:
         ax.tick_params(labelsize=8)
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
-    for ax in axes[-1]:
+    for col in range(ncols):  # the lowest panel of each column carries the x axis
+        ax = [a for a in axes[:, col] if a.get_visible()][-1]
+        ax.xaxis.set_tick_params(labelbottom=True)
         ax.set_xlabel("mean per-sample F1")
     bottom = _legend_below(fig, axes.flat)
     fig.tight_layout(rect=(0, bottom, 1, 1))
@@ -511,7 +515,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         title="FLenQA: accuracy vs input length, and label bias",
         caption='Accuracy per task vs the padded input length ("min" = key paragraphs only) with 95% '
         'Wilson bands, one line per model and prompt; the last panel is the share of "False" answers '
-        "(the truth is 50%, dotted) with refusals dashed.",
+        "(the truth is 50%, dotted line), refusals as x on a dotted line.",
         marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias"),
         draw=draw_flenqa,
         hint="relreason run --model M --benchmark flenqa",

@@ -59,7 +59,7 @@ def draw_accuracy_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], col
 
 
 def draw_label_bias(ax: Any, rows: list[dict[str, Any]], colors: dict[str, Any]) -> None:
-    """Share of "False" among answered questions vs length (truth: 50%), refusal rate dashed-grey.
+    """Share of "False" among answered questions vs length (truth: 50%); refusal rate as dotted x.
 
     ``rows`` are ``marts.flenqa_label_bias`` rows (per model x prompt x length).
     """
