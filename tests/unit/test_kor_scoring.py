@@ -7,7 +7,8 @@ under a made-up model name prove the scorer does not key on the three real names
 runs on the same files and prints its disagreements with the published verdicts grouped by reason
 code (``pytest -s`` shows the report).  The adversarial tests feed LaTeX bombs, Python payloads, a
 megabyte of brackets, NUL bytes and invalid unicode to both scorers with ``eval``/``exec`` replaced
-by tripwires, and bound the time of every call.
+by tripwires.  Their bounds are structural (size caps and a counted work budget, see
+``test_kor_hostile.py``), so no assertion here depends on how fast the machine is.
 """
 
 from __future__ import annotations
@@ -138,7 +139,6 @@ def test_robust_mode_report() -> None:
     the published numbers missed every equivalent-but-differently-written expression)."""
     groups: dict[str, list[str]] = defaultdict(list)
     table: list[str] = []
-    started = time.perf_counter()
     for model, category in FILES:
         result = rescore_file(_file(model, category), DATA_DIR, "robust")
         assert result.n == 250
@@ -153,12 +153,10 @@ def test_robust_mode_report() -> None:
         )
         if category == "operation":
             assert result.accuracy > result.file_accuracy
-    elapsed = time.perf_counter() - started
     print("\n| model | category | published | robust | disagreements |\n|---|---|---|---|---|")
     print("\n".join(table))
     for reason, rows in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         print(f"{reason}: {len(rows)}  e.g. {'; '.join(rows[:2])}")
-    assert elapsed < 20
 
 
 # --------------------------------------------------------------------------- adversarial
@@ -303,10 +301,7 @@ def test_adversarial_outputs_are_bounded_and_never_executed(tmp_path: Path) -> N
                     except Exception as exc:  # noqa: BLE001 - recorded, asserted below
                         problems.append(f"{label}: raised {exc!r}")
                         continue
-                    elapsed = time.perf_counter() - started
-                    slowest = max(slowest, (elapsed, label))
-                    if elapsed >= 2.0:
-                        problems.append(f"{label}: {elapsed:.2f} s")
+                    slowest = max(slowest, (time.perf_counter() - started, label))  # printed only
                     if scorer is score_robust:
                         if (
                             not (isinstance(verdict, tuple) and isinstance(verdict[0], bool))
@@ -355,6 +350,25 @@ def test_math_parser_bounds() -> None:
             mathexpr.parse_math(text)
     assert mathexpr.eval_python_arithmetic("9**9**9**9") is None
     assert mathexpr.eval_python_arithmetic("(" * 500 + "1" + ")" * 500) is None
+
+
+def test_equivalence_work_is_counted_not_timed() -> None:
+    """``expand`` runs only under a term bound that also caps exponents (``(x+1)^{999}`` has 1000
+    terms but takes seconds); float evaluation and expansion draw on one budget per verdict, and
+    the same inputs with the same budget give the same answer on any machine."""
+    square, expanded = mathexpr.parse_math("(x+1)^2"), mathexpr.parse_math("x^2+2x+1")
+    assert mathexpr._expansion_bound(square - expanded) <= mathexpr.MAX_EXPAND_TERMS
+    for text in ("(x+1)^{999}", "\\sin((x+1)^{999})", "(x+y+z+w+1)^{8}"):
+        assert mathexpr._expansion_bound(mathexpr.parse_math(text)) > mathexpr.MAX_EXPAND_TERMS, text
+    assert mathexpr.equivalent(square, expanded) == "symbolic"
+    work = mathexpr.WorkBudget(expand_terms=0)
+    assert mathexpr.equivalent(square, expanded, work) == "numeric"
+    assert work.expand_terms == 0 and 0 < work.eval_nodes < mathexpr.VERDICT_EVAL_NODES
+    assert mathexpr.equivalent(square, expanded, mathexpr.WorkBudget(expand_terms=0, eval_nodes=0)) is None
+    # A twelve-part answer shares one budget: the verdict is the same on every call.
+    gold = _item("operation", "2", "[[" + "or".join(str(k) for k in range(1, 13)) + "]]", idx="17")
+    answer = "[[" + " or ".join(f"\\frac{{{2 * k}}}{{2}}" for k in range(12, 0, -1)) + "]]"
+    assert {score_robust(answer, gold) for _ in range(3)} == {(True, "alternatives")}
 
 
 # --------------------------------------------------------------------------- extraction

@@ -11,9 +11,14 @@ bounded:
 * a numeric power is built only when its size is bounded (:func:`_checked_pow`), so
   ``10^{10^{10}}`` is a parse error instead of a hang;
 * equivalence (:func:`equivalent`) is structural equality, then a bounded ``expand`` (only when an
-  upper bound on the number of expanded terms is small), then evaluation of the difference at a few
-  random points with plain ``cmath`` floats (not mpmath, whose arbitrary exponents make power towers
-  unbounded), all under a wall-clock budget checked between steps.
+  upper bound on the number of expanded terms is small and no power in it is high), then evaluation
+  of the difference at a few random points with plain ``cmath`` floats (not mpmath, whose arbitrary
+  exponents make power towers unbounded), with a node count per evaluation;
+* the work of several comparisons (one robust verdict) is drawn from one :class:`WorkBudget` of
+  expanded terms and evaluated nodes.
+
+Every bound counts work, none reads a clock: the same text gets the same verdict on an idle and on
+a busy machine, so re-parsing stored answers never changes a result.
 
 Two evaluators live here: :func:`eval_python_arithmetic` mirrors what the official scorer's
 ``eval`` computes for puzzle rules 9/10 (Python int/float semantics, so ``8/(3-8/3)`` is
@@ -27,7 +32,6 @@ import cmath
 import math
 import random
 import re
-import time
 from fractions import Fraction
 
 import sympy
@@ -50,8 +54,23 @@ MAX_INT_DIGITS = 60
 MAX_RESULT_BITS = 4096
 MAX_ROOT_BASE_BITS = 256
 MAX_EXPONENT = 1000
-MAX_EXPAND_TERMS = 2000
-DEFAULT_BUDGET_S = 1.0
+MAX_EXPAND_TERMS = 300
+MAX_EXPAND_EXPONENT = 24
+MAX_EVAL_NODES = 5000
+VERDICT_EXPAND_TERMS = 2 * MAX_EXPAND_TERMS
+VERDICT_EVAL_NODES = 40 * MAX_EVAL_NODES
+
+
+class WorkBudget:
+    """What the comparisons of one verdict may spend: expanded terms (an upper bound, charged
+    before ``expand`` runs) and float-evaluated nodes.  A comparison that cannot afford a step
+    skips it, so the answer is "not shown equal", never a hang."""
+
+    def __init__(
+        self, expand_terms: int = VERDICT_EXPAND_TERMS, eval_nodes: int = VERDICT_EVAL_NODES
+    ) -> None:
+        self.expand_terms = expand_terms
+        self.eval_nodes = eval_nodes
 
 
 Number = int | float | complex | Fraction
@@ -487,11 +506,10 @@ class _MathParser:
                 | \\frac{..}{..} | \\sqrt[n]{..} | \\pi | function ('^' exponent)? argument
     """
 
-    def __init__(self, tokens: list[tuple[str, str]], deadline: float) -> None:
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
         self.tokens = tokens
         self.pos = 0
         self.depth = 0
-        self.deadline = deadline
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -511,8 +529,6 @@ class _MathParser:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise MathParseError("nesting too deep")
-        if time.monotonic() > self.deadline:
-            raise MathParseError("time budget exceeded")
 
     def leave(self) -> None:
         self.depth -= 1
@@ -666,7 +682,7 @@ class _MathParser:
         raise MathParseError(f"unsupported command \\{name}")
 
 
-def parse_math(text: str, budget_s: float = DEFAULT_BUDGET_S) -> sympy.Expr:
+def parse_math(text: str) -> sympy.Expr:
     """A SymPy expression for LaTeX or plain math text; :class:`MathParseError` if not accepted.
 
     Accepts numbers, single-letter symbols (``i`` is the imaginary unit and ``e`` Euler's number,
@@ -682,7 +698,7 @@ def parse_math(text: str, budget_s: float = DEFAULT_BUDGET_S) -> sympy.Expr:
         raise MathParseError("NUL byte")
     tokens = math_tokens(text)
     try:
-        return _MathParser(tokens, time.monotonic() + budget_s).parse()
+        return _MathParser(tokens).parse()
     except RecursionError:
         raise MathParseError("nesting too deep") from None
     except (ArithmeticError, TypeError, ValueError, AttributeError) as exc:
@@ -755,7 +771,12 @@ def _numeval(expr: sympy.Basic, env: dict[Symbol, complex], budget: list[int]) -
 
 
 def _expansion_bound(expr: sympy.Basic, cap: int = MAX_EXPAND_TERMS) -> int:
-    """An upper bound on the number of terms ``expand(expr)`` produces, saturating at ``cap + 1``."""
+    """An upper bound on the work of ``expand(expr)`` in terms, saturating at ``cap + 1``.
+
+    A power above :data:`MAX_EXPAND_EXPONENT` saturates it whatever its base: ``(x+1)^{999}`` has
+    only 1000 terms, but their thousand-bit coefficients make ``expand`` take seconds.  A function's
+    arguments count too, since ``expand`` also expands inside ``\\sin(...)``.
+    """
     if isinstance(expr, Add):
         return min(cap + 1, sum(_expansion_bound(arg, cap) for arg in expr.args))
     if isinstance(expr, Mul):
@@ -763,17 +784,40 @@ def _expansion_bound(expr: sympy.Basic, cap: int = MAX_EXPAND_TERMS) -> int:
         for arg in expr.args:
             total = min(cap + 1, total * _expansion_bound(arg, cap))
         return total
-    if isinstance(expr, Pow) and expr.args[1].is_Integer and int(expr.args[1]) > 1:
-        terms = _expansion_bound(expr.args[0], cap)
-        if terms > cap:
+    if isinstance(expr, Pow):
+        base, exponent = expr.args
+        if exponent.is_Integer and abs(int(exponent)) > MAX_EXPAND_EXPONENT:
             return cap + 1
-        return min(cap + 1, math.comb(int(expr.args[1]) + terms - 1, terms - 1))
-    if isinstance(expr, Pow) and expr.args[1].is_Integer and int(expr.args[1]) < -1:
-        return min(cap + 1, _expansion_bound(Pow(expr.args[0], -expr.args[1], evaluate=False), cap))
+        if exponent.is_Integer and int(exponent) > 1:
+            terms = _expansion_bound(base, cap)
+            if terms > cap:
+                return cap + 1
+            return min(cap + 1, math.comb(int(exponent) + terms - 1, terms - 1))
+        if exponent.is_Integer and int(exponent) < -1:
+            return min(cap + 1, _expansion_bound(Pow(base, -exponent, evaluate=False), cap))
+        return min(cap + 1, _expansion_bound(base, cap) + _expansion_bound(exponent, cap))
+    if expr.args:
+        return min(cap + 1, max(1, sum(_expansion_bound(arg, cap) for arg in expr.args)))
     return 1
 
 
-def equivalent(left: sympy.Expr, right: sympy.Expr, budget_s: float = DEFAULT_BUDGET_S) -> str | None:
+def _evaluate_pair(
+    left: sympy.Expr, right: sympy.Expr, env: dict[Symbol, complex], work: WorkBudget
+) -> tuple[complex, complex]:
+    """Both sides at ``env``, the nodes visited charged to ``work`` (at most
+    :data:`MAX_EVAL_NODES` per side); :class:`_Unsupported` when the budget is spent."""
+    values = []
+    for side in (left, right):
+        allowance = min(MAX_EVAL_NODES, work.eval_nodes)
+        budget = [allowance]
+        try:
+            values.append(_numeval(side, env, budget))
+        finally:
+            work.eval_nodes -= allowance - max(0, budget[0])
+    return values[0], values[1]
+
+
+def equivalent(left: sympy.Expr, right: sympy.Expr, work: WorkBudget | None = None) -> str | None:
     """How ``left`` and ``right`` are equal, or None if they are not (or it could not be shown).
 
     ``"equal"``: the same expression after SymPy's automatic canonicalisation (``2+x`` vs
@@ -782,39 +826,37 @@ def equivalent(left: sympy.Expr, right: sympy.Expr, budget_s: float = DEFAULT_BU
     real points in [0.3, 2.7] keep ``sqrt``/``log`` on their principal branch on both sides;
     ``"approximate"``: a rational constant within 1e-6 of an irrational one (never equal: a
     decimal approximation, which the caller rejects).
-    Runs within about ``budget_s`` seconds: the budget is checked between steps and every step is
-    bounded by the parser's size limits.
+    Its work is drawn from ``work`` (a fresh :class:`WorkBudget` if None) and bounded by the
+    parser's size limits; the same inputs and budget always give the same answer.
     """
-    deadline = time.monotonic() + budget_s
+    work = WorkBudget() if work is None else work
     try:
         if left == right:
             return "equal"
         difference = _checked(Add(left, -right))
         if difference == 0:
             return "equal"
-        if time.monotonic() < deadline and _expansion_bound(difference) <= MAX_EXPAND_TERMS:
+        terms = _expansion_bound(difference)
+        if terms <= min(MAX_EXPAND_TERMS, work.expand_terms):
+            work.expand_terms -= terms
             if sympy.expand(difference) == 0:
                 return "symbolic"
-        if time.monotonic() > deadline:
-            return None
         symbols = sorted(difference.free_symbols, key=str)
         if not symbols and bool(left.is_Rational) != bool(right.is_Rational):
             # A rational and an irrational constant are never equal; close ones are approximations.
             try:
-                a = _numeval(left, {}, [5000])
-                b = _numeval(right, {}, [5000])
+                a, b = _evaluate_pair(left, right, {}, work)
             except (ArithmeticError, ValueError, _Unsupported):
                 return None
             return "approximate" if abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b)) else None
         rng = random.Random(20240917)
         agreed = 0
         for _ in range(8):
-            if time.monotonic() > deadline or agreed >= 5:
+            if agreed >= 5 or work.eval_nodes <= 0:
                 break
             env = {symbol: complex(rng.uniform(0.3, 2.7)) for symbol in symbols}
             try:
-                a = _numeval(left, env, [5000])
-                b = _numeval(right, env, [5000])
+                a, b = _evaluate_pair(left, right, env, work)
             except (ArithmeticError, ValueError, _Unsupported):
                 continue
             if not all(math.isfinite(part) for part in (a.real, a.imag, b.real, b.imag)):

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -60,10 +59,11 @@ from relreason_dagster.benchmarks.kor.extract import (
 from relreason_dagster.errors import ConfigError
 
 MODES = ("official", "robust")
-ROBUST_BUDGET_S = 1.5
-"""Wall-clock budget of one robust verdict: every symbolic comparison inside it gets what is left
-(each one is also bounded on its own), and a comparison started after it is spent is not made."""
-_DEADLINE: ContextVar[float] = ContextVar("kor_robust_deadline", default=float("inf"))
+_WORK: ContextVar[mathexpr.WorkBudget | None] = ContextVar("kor_robust_work", default=None)
+"""The work budget of the robust verdict being made: every expression comparison inside it draws
+on the same :class:`~.mathexpr.WorkBudget`, so an answer with twelve ``or``-parts costs no more
+than one with a single part.  Work is counted, never timed, so a verdict does not depend on how
+busy the machine is."""
 MAX_PARTS = 12
 
 # Step 6 of SCORER.md: the Operation items the official code compares "symbolically".
@@ -315,18 +315,19 @@ def _value_compare(pred: str, gold: str) -> str | None:
     pred_number, gold_number = mathexpr.parse_number(pred), mathexpr.parse_number(gold)
     if pred_number is not None and gold_number is not None:
         return "fraction_equal" if pred_number == gold_number else None
-    left_s = _DEADLINE.get() - time.monotonic()
-    if left_s <= 0:
+    work = _WORK.get()
+    if work is None:
+        work = mathexpr.WorkBudget()
+    if work.eval_nodes <= 0:
         return None
-    budget = min(mathexpr.DEFAULT_BUDGET_S, left_s)
     try:
         if not _same_names(pred, gold):
             return None
-        left = mathexpr.parse_math(pred, budget)
-        right = mathexpr.parse_math(gold, budget)
+        left = mathexpr.parse_math(pred)
+        right = mathexpr.parse_math(gold)
     except mathexpr.MathParseError:
         return None
-    how = mathexpr.equivalent(left, right, max(0.0, min(budget, _DEADLINE.get() - time.monotonic())))
+    how = mathexpr.equivalent(left, right, work)
     if how is None:
         return None
     if how == "approximate":
@@ -389,8 +390,21 @@ def _relations(text: str) -> set[tuple[str, Fraction]] | None:
     return found or None
 
 
+def _without_outer_braces(text: str) -> str:
+    """``{3, 4}`` → ``3, 4``; a brace that closes a LaTeX argument (``x = \\frac{1}{2}``) stays."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char == "{") - (char == "}")
+        if depth == 0:
+            return text[1:-1] if index == len(text) - 1 else text
+    return text
+
+
 def _alternatives(text: str) -> list[str]:
-    text = text.strip().strip("{}")
+    text = _without_outer_braces(text)
     return [drop_restated_lhs(part.strip()) for part in _OR_SPLIT_RE.split(text) if part and part.strip()]
 
 
@@ -606,7 +620,7 @@ def score_robust(response: object, item: KorItem, gold: str | None = None) -> tu
     from :data:`EXTRACTION_CODES` (``last_bracket+exact``) when the answer was not found where the
     official scorer looks, so a disagreement with the official verdict says where it comes from.
     """
-    token = _DEADLINE.set(time.monotonic() + ROBUST_BUDGET_S)
+    token = _WORK.set(mathexpr.WorkBudget())
     try:
         text = as_text(response)
         if too_long(text):
@@ -625,7 +639,7 @@ def score_robust(response: object, item: KorItem, gold: str | None = None) -> tu
     except Exception:  # noqa: BLE001 - reported as a reason code, never raised
         return False, "error"
     finally:
-        _DEADLINE.reset(token)
+        _WORK.reset(token)
 
 
 # --------------------------------------------------------------------------- rescoring files
