@@ -43,6 +43,7 @@ from tests.perf import (  # noqa: E402
     bench_local_model,
     bench_parallel_models,
     bench_pipeline,
+    bench_retries,
     bench_selfcontra,
 )
 from tests.perf._common import busy_processes, machine_info  # noqa: E402
@@ -53,6 +54,7 @@ RESULTS_JSON = Path(__file__).resolve().parent / "report.json"
 BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]], str]]] = {
     "pipeline": (bench_pipeline.bench_pipeline, bench_pipeline.render),
     "concurrency": (bench_concurrency.bench_concurrency, bench_concurrency.render),
+    "retries": (bench_retries.bench_retries, bench_retries.render),
     "local_model": (bench_local_model.bench_local_model, bench_local_model.render),
     "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
     "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
