@@ -194,6 +194,9 @@ def test_one_megabyte_of_text() -> None:
     assert verdicts["over_the_cap"] == (False, "too_long")
     assert score_official("[[24]]" + " " * cap, ITEMS[0]) is False
     assert extract.extract_final("[[24]]" + " " * cap) is None
+    parsed = KorFamily().parse(_samples()[0], "zero_shot", "[[24]]" + " " * cap)
+    assert (parsed.parse_status, parsed.parsed, parsed.correct) == ("na", None, False)
+    assert parsed.detail["reason"] == "too_long"
 
 
 def test_deep_nesting() -> None:

@@ -214,7 +214,7 @@ class KorFamily:
         if item.real_life_answer:
             detail["real_life"] = score_robust(text, item, gold=item.real_life_answer)[0]
         answer = extract_final(text)
-        status = "na" if reason in ("no_answer", "error") else "ok"
+        status = "na" if reason in ("no_answer", "error", "too_long") else "ok"
         return Parsed(parse_status=status, parsed=answer, n_cells=1, correct=verdict, detail=detail)
 
     def _parse_mixed(self, sample: Sample, text: str) -> Parsed:

@@ -22,6 +22,16 @@ expressions built by our own bounded parser, unordered sets, ``or``-alternatives
 option letters, whitespace and case.  Each verdict carries a reason code naming why it differs from a
 plain exact match of the extracted answer; :data:`REASON_CODES` lists them.
 
+Every lenient comparison is guarded so that junk cannot pass it (``correct`` in the pipeline is the
+robust verdict, so a false "correct" inflates a model's accuracy): an expression is compared only
+when it names no symbol or constant the gold does not (:func:`_same_names`; a numeric gold accepts
+only arithmetic), the tokenizer reads no product out of letter runs or a letter followed by digits,
+and a zero factor is refused (``e98b80fc5da0`` used to equal ``0``); the matrix rules' number lists
+and the inequality rules' bounds are read only from answers without letters of their own; a puzzle
+rule whose normalisation leaves nothing of the answer or the gold does not match.  The work of one
+verdict is counted (:class:`~.mathexpr.WorkBudget`), not timed, and a response longer than
+:data:`~.extract.MAX_RESPONSE_CHARS` is not read (``too_long``).
+
 Which field the official scorer read: ``response`` (the raw model output).  ``response_text`` is
 only the official ``extract(response, "basic")`` kept for display, and it cannot be the input: the
 puzzle branch uses ``inner()``, and for example a response whose answer is ``[[24]]`` after a
