@@ -128,8 +128,9 @@ def _print_headlines(models: list[str] | None, families: list[str] | None, examp
 
 
 def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
+    from relreason_dagster.benchmarks.registry import get_family
     from relreason_dagster.dlm.plan import DLM_MODEL
-    from relreason_dagster.llm.registry import enabled_models
+    from relreason_dagster.llm.registry import enabled_models, get_model, require_api_key
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
@@ -140,6 +141,14 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
     train_size = getattr(args, "train_size", None)
     if train_size is not None and DLM_MODEL not in models:
         raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
+    # Bad input is one line and nothing else: check the cheap things before the first progress line
+    # (run_pipeline checks them again, with the rest).
+    settings.get_profile(args.profile, "relational")
+    for name in benchmarks or []:
+        get_family(name)
+    for name in models:
+        if name != DLM_MODEL:
+            require_api_key(get_model(settings.models_path(), name))
     families = benchmarks or settings.profile_families(args.profile)
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "

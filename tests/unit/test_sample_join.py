@@ -146,3 +146,26 @@ def test_sql_max_width_zero_prints_a_whole_response(home, capsys):
     assert "no answer here." in out and "…" not in out
     assert main(["sql", "SELECT content FROM raw.responses WHERE model = 'junk' LIMIT 1"]) == 0
     assert "no answer here." not in capsys.readouterr().out  # the default still cuts long cells
+
+
+def test_every_mart_shows_its_row_count_and_a_preview(home):
+    """FLenQA's marts too (empty here), and "N more rows" counts the rows, not a LIMIT."""
+    import dagster as dg
+
+    instance = dg.DagsterInstance.get()
+    marts = {
+        n for (n,) in rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'marts'")
+    }
+    assert {"flenqa_accuracy", "answer_scores", "sample_results"} <= marts
+    for name in marts:
+        event = instance.get_latest_materialization_event(dg.AssetKey(["marts", name]))
+        assert event is not None, name
+        metadata = event.asset_materialization.metadata
+        count = rows(f"SELECT count(*) FROM marts.{name}")[0][0]
+        assert metadata["rows"].value == count, name
+        preview = metadata["preview"].value
+        if count > 40:
+            assert f"{count - 40} more rows ({count} in all)" in preview, name
+        else:
+            assert "more rows" not in preview, name
+    assert rows("SELECT count(*) FROM marts.answer_scores")[0][0] == 2 * home["n_prompts"] > 41
