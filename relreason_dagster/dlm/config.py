@@ -37,6 +37,12 @@ class DLMConfig:
     sample_noise: bool = False  # independent Gumbel noise and dropout for each sample of a batch
     drop_weights: bool = False  # dropout hides softmax weights (the favourite too), then renormalises
     passes: int = 1  # passes over the training samples per epoch (noise and temperature decay per epoch)
+    # The DLM authors' epoch: this many updates, each on batch_size samples drawn at random from the
+    # training set (0: an epoch is `passes` shuffled passes over the training set, relreason's first recipe).
+    updates_per_epoch: int = 0
+    dropout_decay: float = 1.0  # dropout chance x this per epoch (the authors: 0.98)
+    init: str = "normal"  # logits ~ N(0, init_std); "kaiming": kaiming_normal_(sigmoid), the authors'
+    check_every: int = 10  # epochs between checks of the hard program for exact_stop_loss
     max_epochs: int = 500
     stop_loss: float = 1e-8
     # Beyond the study's recipe (see README "DLM"): stop once the hard program fits every training
@@ -56,7 +62,34 @@ class DLMConfig:
             raise ConfigError(
                 f"unknown DLM setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
             )
+        if values.get("init", "normal") not in INITS:
+            raise ConfigError(f"unknown DLM init {values['init']!r}; known: {', '.join(INITS)}")
         return cls(**values)
+
+
+INITS = ("normal", "kaiming")
+
+# Named training recipes; a profile picks one with `dlm_recipe`, and `dlm_overrides` apply on top.
+# "relreason-1": one pass over the ten samples per epoch (3 updates), the noise annealed per epoch,
+# dropout constant: relreason's first reading of the study, kept for comparison.
+# "authors": the DLM authors' supervised script as the study ran it: an epoch is 250 updates on
+# batches of 4 drawn from the training samples; per epoch tau x0.995, Gumbel x0.98 and dropout
+# x0.98 from 0.1; noise and dropout per sample, dropout on the softmax weights renormalised;
+# kaiming-normal logits; AdamW with torch's default weight decay 0.01; early stop as before, the
+# hard program checked every epoch.
+RECIPES: dict[str, dict[str, Any]] = {
+    "relreason-1": {},
+    "authors": {
+        "updates_per_epoch": 250,
+        "dropout_decay": 0.98,
+        "sample_noise": True,
+        "drop_weights": True,
+        "init": "kaiming",
+        "weight_decay": 0.01,
+        "check_every": 1,
+    },
+}
+DEFAULT_RECIPE = "relreason-1"
 
 
 # The DLM authors' per-task architecture changes (the relational study keeps them).
@@ -67,7 +100,9 @@ TASK_OVERRIDES: dict[str, dict[str, Any]] = {
 }
 
 
-def config_for(task: str, overrides: dict[str, Any] | None = None) -> DLMConfig:
-    """The default config of ``task`` with a profile's ``overrides`` applied last."""
-    values = {**TASK_OVERRIDES.get(task, {}), **(overrides or {})}
+def config_for(task: str, overrides: dict[str, Any] | None = None, recipe: str = DEFAULT_RECIPE) -> DLMConfig:
+    """The config of ``task`` under ``recipe``, with a profile's ``overrides`` applied last."""
+    if recipe not in RECIPES:
+        raise ConfigError(f"unknown DLM recipe {recipe!r}; known: {', '.join(RECIPES)}")
+    values = {**RECIPES[recipe], **TASK_OVERRIDES.get(task, {}), **(overrides or {})}
     return DLMConfig.from_dict(values)

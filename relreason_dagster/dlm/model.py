@@ -8,8 +8,9 @@ candidate atoms a rule body may use:
   every layer sees again so a deep model need not copy them forward);
 * the arity-``r-1`` predicates *expanded* with a new last variable;
 * the arity-``r+1`` predicates *reduced* over their last variable by ∃ (max)
-  and ∀ (min), the quantified variable ranging over objects other than the
-  remaining arguments;
+  and ∀ (min), over the cells whose arguments are pairwise distinct (the
+  quantified variable differs from the others; at a cell with a repeated
+  argument the range is empty);
 * every permutation of the ``r`` variables of all of the above, each atom and
   its negation ``1 - p``, and the constant True.
 
@@ -124,13 +125,22 @@ class Selector(nn.Module):
 
 
 def _exclusion_mask(arity: int, n: int, device: torch.device) -> torch.Tensor:
-    """``[n]*arity + [n]`` bool: the quantified last variable equals one of the other ``arity`` ones."""
+    """``[n]*arity + [n]`` bool: some two of the ``arity + 1`` arguments are the same object.
+
+    A reduction ranges only over cells whose arguments are pairwise distinct, as in the Neural
+    Logic Machines' reducer that DLM builds on: the quantified variable differs from the remaining
+    arguments, and at a cell whose remaining arguments repeat (the diagonal ``(x, x)``) the range is
+    empty, so ∃ is False and ∀ is True there.  That is what lets a network say ``x ≠ y``: without
+    it, ``∃z (E(x, z) ∧ E(z, y))`` is true at ``(x, x)`` for every node with a neighbour, and no
+    program can express k-Connectivity, whose targets are pairs of different nodes (see
+    ``tests/unit/test_dlm_formulas.py``).
+    """
     idx = torch.arange(n, device=device)
     mask = torch.zeros((n,) * (arity + 1), dtype=torch.bool, device=device)
-    for k in range(arity):
-        shape = [1] * (arity + 1)
-        shape[k] = n
-        mask = mask | (idx.view(shape) == idx.view([1] * arity + [n]))
+    for i, j in itertools.combinations(range(arity + 1), 2):
+        shape_i, shape_j = [1] * (arity + 1), [1] * (arity + 1)
+        shape_i[i], shape_j[j] = n, n
+        mask = mask | (idx.view(shape_i) == idx.view(shape_j))
     return mask
 
 
@@ -167,6 +177,9 @@ class DLM(nn.Module):
         self.head = Selector(
             target_arity, len(self.head_sources), 1, with_true=False, init_std=config.init_std
         )
+        if config.init == "kaiming":  # the DLM authors' init: N(0, 1/fan_in), fan_in = candidates per unit
+            for selector in [*(sel for layer in self.layers for sel in layer), self.head]:
+                nn.init.kaiming_normal_(selector.logits, nonlinearity="sigmoid")
         self.needed = self._needed_arities()
         self._masks: dict[tuple[int, int], torch.Tensor] = {}
         # Units 0..m/2-1 of every arity are AND, the rest OR.

@@ -13,8 +13,9 @@ so copy units (``a ∧ True``) vanish and the program reads like the study's
 formulas: a trained HasFather becomes ``HasFather(x) ← ∃y IsFather(x, y)``.
 
 Quantifiers range over objects other than the quantified atom's remaining
-arguments (the network's reductions exclude them); ``evaluate`` applies the
-same rule, so a program can be checked against the network's own predictions.
+arguments, and over nothing when those arguments repeat (the network's
+reductions see only cells of pairwise distinct objects); ``evaluate`` applies
+the same rule, so a program can be checked against the network's own predictions.
 """
 
 from __future__ import annotations
@@ -87,8 +88,12 @@ def _junction(op: str, a: Expr, b: Expr) -> Expr:
 
 
 def _quantify(kind: str, var: str, excluded: tuple[str, ...], body: Expr) -> Expr:
+    """``∃var body`` (or ∀); a vacuous one still says that the excluded arguments are distinct."""
     if var not in free_vars(body):
-        return body
+        if len(excluded) < 2:
+            return body
+        guard: Expr = ("distinct", tuple(sorted(excluded)))
+        return _junction("and", body, guard) if kind == "exists" else _junction("or", body, _not(guard))
     return (kind, var, excluded, body)
 
 
@@ -98,6 +103,8 @@ def free_vars(e: Expr) -> set[str]:
         return set(e[2])
     if kind in ("true", "false"):
         return set()
+    if kind == "distinct":
+        return set(e[1])
     if kind == "not":
         return free_vars(e[1])
     if kind in ("and", "or"):
@@ -116,9 +123,13 @@ def render(e: Expr) -> str:
         return "True"
     if kind == "false":
         return "False"
+    if kind == "distinct":
+        return " ≠ ".join(e[1]) if len(e[1]) == 2 else f"distinct({', '.join(e[1])})"
     if kind == "not":
+        if e[1][0] == "distinct" and len(e[1][1]) == 2:
+            return " = ".join(e[1][1])
         inner = render(e[1])
-        return "¬" + (inner if e[1][0] in ("atom", "not", "true", "false") else f"({inner})")
+        return "¬" + (inner if e[1][0] in ("atom", "not", "true", "false", "distinct") else f"({inner})")
     if kind in ("and", "or"):
         sep = " ∧ " if kind == "and" else " ∨ "
         parts = [render(c) if c[0] not in ("and", "or") else f"({render(c)})" for c in e[1:]]
@@ -138,6 +149,8 @@ def evaluate(e: Expr, env: dict[str, int], facts: dict[str, set[tuple[int, ...]]
         return True
     if kind == "false":
         return False
+    if kind == "distinct":
+        return len({env[v] for v in e[1]}) == len(e[1])
     if kind == "not":
         return not evaluate(e[1], env, facts, n)
     if kind == "and":
@@ -145,6 +158,8 @@ def evaluate(e: Expr, env: dict[str, int], facts: dict[str, set[tuple[int, ...]]
     if kind == "or":
         return any(evaluate(c, env, facts, n) for c in e[1:])
     var, excluded, body = e[1], {env[v] for v in e[2]}, e[3]
+    if len(excluded) < len(e[2]):  # a repeated argument: the network's reduction ranges over nothing
+        return kind == "forall"
     values = (evaluate(body, {**env, var: o}, facts, n) for o in range(n) if o not in excluded)
     return any(values) if kind == "exists" else all(values)
 

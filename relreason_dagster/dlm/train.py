@@ -13,7 +13,7 @@ import dataclasses
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -39,6 +39,8 @@ class TrainResult:
     losses: list[float] = field(default_factory=list)
     attempts: int = 1
     total_epochs: int = 0  # over every attempt
+    updates: int = 0  # optimizer steps of this attempt
+    total_updates: int = 0  # over every attempt
 
 
 def _rss_mb() -> float:
@@ -117,11 +119,12 @@ def train(
     x_all, y_all = stack(samples)
     start = time.perf_counter()
     best: TrainResult | None = None
-    total_epochs = 0
+    total_epochs = total_updates = 0
     with _PeakMemory() as memory:
         for attempt in range(config.restarts + 1):
             result = _fit(task, samples, x_all, y_all, config, seed * 1000 + attempt, log)
             total_epochs += result.epochs
+            total_updates += result.updates
             result.attempts = attempt + 1
             if best is None or (result.train_hard_errors, result.final_loss) < (
                 best.train_hard_errors,
@@ -132,6 +135,7 @@ def train(
                 break
     assert best is not None
     best.total_epochs = total_epochs
+    best.total_updates = total_updates
     best.wall_s = time.perf_counter() - start
     best.peak_rss_mb = round(memory.peak, 1)
     best.rss_increase_mb = round(memory.peak - memory.start, 1)
@@ -161,39 +165,44 @@ def _fit(
     )
     losses: list[float] = []
     errors = -1
+    updates = 0
+    log_every = 100 if not config.updates_per_epoch else 10
     for epoch in range(config.max_epochs):
         model.train()
-        epoch_loss = 0.0
-        for _pass in range(config.passes):
-            order = torch.randperm(len(samples), generator=generator)
-            for i in range(0, len(samples), config.batch_size):
-                idx = order[i : i + config.batch_size]
-                step_noise = dataclasses.replace(noise, per_sample=len(idx)) if config.sample_noise else noise
-                loss = bce(model(x_all[idx], step_noise), y_all[idx])
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                epoch_loss += loss.item() * len(idx)
-        epoch_loss /= len(samples) * config.passes
+        epoch_loss, seen = 0.0, 0
+        for idx in _epoch_batches(config, len(samples), generator):
+            step_noise = dataclasses.replace(noise, per_sample=len(idx)) if config.sample_noise else noise
+            loss = bce(model(x_all[idx], step_noise), y_all[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            epoch_loss += loss.item() * len(idx)
+            seen += len(idx)
+            updates += 1
+        epoch_loss /= seen
         losses.append(epoch_loss)
         noise = dataclasses.replace(
             noise,
             temperature=noise.temperature * config.temperature_decay,
             gumbel_scale=noise.gumbel_scale * config.gumbel_decay,
+            dropout=noise.dropout * config.dropout_decay,
         )
         if epoch_loss < config.stop_loss:
             break
-        if (epoch + 1) % 10 == 0 and epoch_loss < config.exact_stop_loss:
+        if (epoch + 1) % config.check_every == 0 and epoch_loss < config.exact_stop_loss:
             model.eval()
             errors = hard_errors(model, samples)
             if errors == 0:
                 break
-        if log is not None and epoch % 100 == 0:
+        if log is not None and epoch % log_every == 0:
             log(f"{task} seed {seed} epoch {epoch + 1}: loss {epoch_loss:.3g}")
     model.eval()
     errors = hard_errors(model, samples)
     if log is not None:
-        log(f"{task} seed {seed}: {len(losses)} epochs, loss {losses[-1]:.3g}, {errors} wrong training cells")
+        log(
+            f"{task} seed {seed}: {len(losses)} epochs, {updates} updates, loss {losses[-1]:.3g}, "
+            f"{errors} wrong training cells"
+        )
     return TrainResult(
         model=model,
         epochs=len(losses),
@@ -203,7 +212,25 @@ def _fit(
         peak_rss_mb=0.0,
         rss_increase_mb=0.0,
         losses=losses,
+        updates=updates,
     )
+
+
+def _epoch_batches(config: DLMConfig, n: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
+    """The sample indices of each update of one epoch.
+
+    ``updates_per_epoch`` > 0 is the DLM authors' epoch: that many batches, each ``batch_size``
+    distinct samples drawn at random.  Otherwise ``passes`` shuffled passes over all ``n`` samples.
+    """
+    if config.updates_per_epoch:
+        size = min(config.batch_size, n)
+        for _ in range(config.updates_per_epoch):
+            yield torch.randperm(n, generator=generator)[:size]
+        return
+    for _pass in range(config.passes):
+        order = torch.randperm(n, generator=generator)
+        for i in range(0, n, config.batch_size):
+            yield order[i : i + config.batch_size]
 
 
 def predict(model: DLM, sample: Sample) -> set[tuple[int, ...]]:

@@ -3,11 +3,14 @@
 Usage::
 
     .venv/bin/python tests/perf/dlm_try.py IsGrandparent 1 '{"lr": 0.02}'
+    .venv/bin/python tests/perf/dlm_try.py IsGrandparent 0 '{"recipe": "authors", "max_epochs": 20}'
 
 Trains on the paper profile's ten few-shot samples of TASK (run seed 20240101),
 from training seed SEED, and scores the hard program on the ten IID (n = 10) and
-ten OOD (n = 20) test samples.  Run one at a time: two torch processes on two
-cores slow each other down several-fold.
+ten OOD (n = 20) test samples.  The key ``recipe`` names one of ``dlm.config.RECIPES``
+(default: relreason's first); the other keys override its settings.  Run one at a
+time, with one torch thread: two torch processes on two cores slow each other down
+several-fold.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from __future__ import annotations
 import json
 import sys
 
+import torch
+
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
-from relreason_dagster.dlm.config import config_for
+from relreason_dagster.dlm.config import DEFAULT_RECIPE, config_for
 from relreason_dagster.dlm.program import extract_program
 from relreason_dagster.dlm.train import predict, train
 
@@ -27,11 +32,12 @@ from relreason_dagster.dlm.train import predict, train
 def main(argv: list[str]) -> int:
     task, seed = argv[0], int(argv[1]) if len(argv) > 1 else 0
     overrides = json.loads(argv[2]) if len(argv) > 2 else {}
+    recipe = overrides.pop("recipe", DEFAULT_RECIPE)
+    torch.set_num_threads(1)
     profile = settings.get_profile("paper", "relational")
     samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
-    result = train(
-        task, [s for s in samples if s.split == "fewshot"], config_for(task, overrides), seed, log=print
-    )
+    fewshot = [s for s in samples if s.split == "fewshot"]
+    result = train(task, fewshot, config_for(task, overrides, recipe), seed, log=print)
     arity = task_spec(task).arity
     f1 = {}
     for split in ("iid", "ood"):
@@ -40,8 +46,8 @@ def main(argv: list[str]) -> int:
             tests
         )
     print(
-        f"{task} seed {seed} {overrides}: params {result.model.n_parameters()}, "
-        f"{result.total_epochs} epochs, loss {result.final_loss:.3g}, "
+        f"{task} seed {seed} {recipe} {overrides}: params {result.model.n_parameters()}, "
+        f"{result.total_epochs} epochs, {result.total_updates} updates, loss {result.final_loss:.3g}, "
         f"{result.train_hard_errors} wrong training cells, {result.wall_s:.0f} s; "
         f"F1 iid {f1['iid']:.3f} ood {f1['ood']:.3f}"
     )

@@ -1,0 +1,74 @@
+"""The DLM training recipes: relreason's first reading of the study and the DLM authors' epoch."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.benchmarks.relational.generate import make_sample
+from relreason_dagster.dlm.config import DEFAULT_RECIPE, RECIPES, DLMConfig, config_for
+from relreason_dagster.dlm.model import DLM
+from relreason_dagster.dlm.plan import dlm_settings, plan_runs
+from relreason_dagster.dlm.train import _epoch_batches, train
+from relreason_dagster.errors import ConfigError
+
+
+def test_default_recipe_is_the_first_one_and_authors_recipe_is_their_script():
+    assert DEFAULT_RECIPE == "relreason-1" and config_for("HasFather") == DLMConfig()
+    authors = config_for("IsMGUncle", recipe="authors")
+    assert authors.updates_per_epoch == 250 and authors.batch_size == 4
+    assert (authors.temperature_decay, authors.gumbel_decay, authors.dropout, authors.dropout_decay) == (
+        0.995,
+        0.98,
+        0.1,
+        0.98,
+    )
+    assert authors.sample_noise and authors.drop_weights and authors.init == "kaiming"
+    assert authors.weight_decay == 0.01 and authors.depth == 8  # the per-task depth still applies
+    assert config_for("HasFather", {"weight_decay": 0.0}, "authors").weight_decay == 0.0  # overrides last
+    with pytest.raises(ConfigError, match="unknown DLM recipe 'author'"):
+        config_for("HasFather", recipe="author")
+    with pytest.raises(ConfigError, match="unknown DLM init"):
+        DLMConfig.from_dict({"init": "xavier"})
+
+
+def test_an_authors_epoch_is_250_batches_of_4_distinct_training_samples():
+    config = config_for("HasFather", recipe="authors")
+    batches = list(_epoch_batches(config, 10, torch.Generator().manual_seed(0)))
+    assert len(batches) == 250
+    assert all(len(b) == 4 and len(set(b.tolist())) == 4 and 0 <= min(b) and max(b) < 10 for b in batches)
+    assert len({tuple(b.tolist()) for b in batches}) > 100  # drawn anew for every update
+    first = list(_epoch_batches(DLMConfig(), 10, torch.Generator().manual_seed(0)))
+    assert [len(b) for b in first] == [4, 4, 2] and sorted(torch.cat(first).tolist()) == list(range(10))
+
+
+def test_kaiming_init_scales_logits_by_the_number_of_candidates():
+    torch.manual_seed(0)
+    model = DLM(n_base=4, target_arity=2, config=DLMConfig(init="kaiming"))
+    for selector in (model.layers[1][3], model.head):
+        fan_in = selector.logits.shape[1]
+        assert selector.logits.std().item() == pytest.approx(fan_in**-0.5, rel=0.2)
+
+
+def test_an_authors_run_counts_epochs_and_updates():
+    samples = [make_sample("HasFather", "fewshot", i, 10, 20240101) for i in range(10)]
+    config = dataclasses.replace(
+        config_for("HasFather", recipe="authors"), updates_per_epoch=5, max_epochs=3, exact_stop_loss=0.0
+    )
+    result = train("HasFather", samples, config, seed=0)
+    assert (result.epochs, result.updates, result.total_updates) == (3, 15, 15)
+    assert len(result.losses) == 3
+
+
+def test_profile_chooses_the_recipe():
+    fewshot = [make_sample("HasFather", "fewshot", i, 10, 20240101) for i in range(2)]
+    runs = plan_runs("HasFather", fewshot, Profile("t", {"dlm_recipe": "authors"}), 20240101)
+    plain = plan_runs("HasFather", fewshot, Profile("t", {}), 20240101)
+    assert runs[0].config.updates_per_epoch == 250 and plain[0].config.updates_per_epoch == 0
+    assert runs[0].run_id != plain[0].run_id
+    with pytest.raises(ConfigError, match="unknown dlm_recipe"):
+        dlm_settings(Profile("t", {"dlm_recipe": "nope"}))
+    assert set(RECIPES) >= {"relreason-1", "authors"}
