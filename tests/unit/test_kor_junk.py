@@ -290,6 +290,9 @@ def test_junk_near_misses_from_the_issue() -> None:
         ("[[2e-2+0x]]", euler),
         ("[[2e-2+bb-bb]]", euler),
         ("[[e2-2]]", euler),
+        ("[[[}=-]]", KorItem(category="logic", idx="47", rule_id="5", question="", answer="[[-]]")),
+        ("[[21T347/693]]", KorItem(category="puzzle", idx="9", rule_id="2", question="", answer="[[t,tal]]")),
+        ("[[a5d328]]", KorItem(category="puzzle", idx="9", rule_id="2", question="", answer="[[ad]]")),
     ):
         assert score_robust(response, item)[0] is False, response
     # The same comparisons still accept what a model means.

@@ -372,7 +372,8 @@ def drop_restated_lhs(answer: str) -> str:
 
     Only the last ``=`` splits, so ``a ※ b = 3 = 3`` keeps ``3``.  Relations (``<=``, ``==``) and
     lists (a ``,``/``;`` on the left, as in ``A=1,B=2``) are kept whole, and so is a left side of
-    prose (more than 6 words): a restated left side is short.
+    prose (more than 6 words): a restated left side is short.  A left side without a letter or digit
+    (``}=-``) restates nothing, so the answer stays whole.
     """
     if "=" not in answer or any(mark in answer for mark in ("==", "<=", ">=", "=>", "≠", "!=")):
         return answer
@@ -381,6 +382,9 @@ def drop_restated_lhs(answer: str) -> str:
     if not right or "," in left or ";" in left:
         return answer
     left = left.strip()
+    # A restated question names an operand; ``}=-`` or ``#@ = 0`` restate nothing.
+    if not any(char.isalnum() for char in left):
+        return answer
     if len(left) <= 60 and _LHS_RE.match(left) and len(left.split()) <= 6:
         return right
     return answer

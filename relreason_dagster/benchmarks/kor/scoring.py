@@ -28,7 +28,8 @@ when it names no symbol or constant the gold does not (:func:`_same_names`; a nu
 only arithmetic), the tokenizer reads no product out of letter runs or a letter followed by digits,
 and a zero factor is refused (``e98b80fc5da0`` used to equal ``0``); the matrix rules' number lists
 and the inequality rules' bounds are read only from answers without letters of their own; a puzzle
-rule whose normalisation leaves nothing of the answer or the gold does not match.  The work of one
+rule whose normalisation leaves nothing of the answer or the gold does not match, and the
+letters-only puzzle rules do not read words out of an answer with digits.  The work of one
 verdict is counted (:class:`~.mathexpr.WorkBudget`), not timed, and a response longer than
 :data:`~.extract.MAX_RESPONSE_CHARS` is not read (``too_long``).
 
@@ -559,11 +560,18 @@ def _robust_cipher(pred: str, gold: str, item: KorItem) -> str | None:
     return None
 
 
+_LETTER_RULES = ("1", "2", "3", "4")
+
+
+def _has_digit(text: str) -> bool:
+    return any(char.isdigit() for char in text)
+
+
 def _rule_key_empty(rule: str, text: str) -> bool:
     """Whether the official puzzle rule's normalisation leaves nothing of ``text`` (rules 1-4 keep
     letters, 18 drops commas and spaces, the default drops non-word characters).  Two empty keys
     are equal, so an answer of symbols would match a gold of other symbols."""
-    if rule in ("1", "2", "3", "4"):
+    if rule in _LETTER_RULES:
         return not _NON_LETTER_RE.sub("", text)
     if rule in ("5", "9", "10"):
         return False
@@ -579,6 +587,8 @@ def _robust_puzzle(pred: str, gold: str, item: KorItem) -> str | None:
     rule = item.rule_id
     if _rule_key_empty(rule, pred) or _rule_key_empty(rule, gold):
         return None
+    if rule in _LETTER_RULES and _has_digit(pred) and not _has_digit(gold):
+        return None  # the letters-only rules would read ``21T347`` as the word ``t``
     if rule == "4":
         word = _NON_LETTER_RE.sub("", pred).lower()
         options = {_NON_LETTER_RE.sub("", w).lower() for w in re.split(r"[\s,]+", gold)}
