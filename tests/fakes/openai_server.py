@@ -26,6 +26,9 @@ time, status; ``None`` for a hang) for assertions, in arrival order.
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
 concurrency" becomes a fact the server observes, not a timing.
+:meth:`FakeOpenAIServer.allow` gates the answers: ``allow(5)`` answers five
+requests and holds the rest until the next ``allow`` (``allow(None)``: all),
+so a test sees a run paused mid-way for as long as it needs.
 
 :func:`hostile_answer` builds answers no parser should choke on (lone
 surrogates, NUL bytes, a megabyte, deep nesting, LaTeX bombs, ``__import__``,
@@ -231,6 +234,9 @@ class FakeOpenAIServer:
         # Until this many requests are in flight at once, each waits (``meet_timeout_s`` at most).
         self.hold_until_in_flight = hold_until_in_flight
         self.held = threading.Event()
+        # The gate of :meth:`allow`: requests admitted so far, and how many may be (None: any number).
+        self.admitted = 0
+        self.answer_limit: int | None = None
         self.retry_after_s = retry_after_s
         self.seed = seed
         self.responder = responder or default_answer
@@ -238,6 +244,7 @@ class FakeOpenAIServer:
         self.log: list[LogEntry] = []
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._gate = threading.Condition(self._lock)
         self._stopping = threading.Event()
         # The meeting point: no request is answered before requests of ``meet_models`` distinct model
         # names have arrived (or ``meet_timeout_s`` passed), so "two clients ran at the same time" is a
@@ -340,6 +347,18 @@ class FakeOpenAIServer:
     def _hold(self) -> None:
         if self.hold_until_in_flight > 0:
             self.held.wait(self.meet_timeout_s)
+        with self._gate:
+            while self.answer_limit is not None and self.admitted >= self.answer_limit:
+                if self._stopping.is_set():
+                    return
+                self._gate.wait(1.0)
+            self.admitted += 1
+
+    def allow(self, limit: int | None) -> None:
+        """Answer requests until ``limit`` have been admitted in all, then hold the rest (None: no limit)."""
+        with self._gate:
+            self.answer_limit = limit
+            self._gate.notify_all()
 
     def _decide(self, key: str) -> tuple[int | None, int]:
         with self._lock:

@@ -121,8 +121,14 @@ def test_two_models_run_at_the_same_time_and_store_what_one_after_the_other_does
 
 
 def test_sql_and_status_answer_during_a_run(tmp_path):
-    # Slow enough that the model step lasts a while; the readers poll until it has finished.
-    with FakeOpenAIServer(delay_s=0.4) as server:
+    """The server pauses the run twice mid-way (after 5, then 10 answers): readers see each count.
+
+    The pauses are the server's gate, not a race between a slow model and the readers, so a busy
+    machine makes the test slower, never different.
+    """
+    pauses = (5, 10)
+    with FakeOpenAIServer() as server:
+        server.allow(pauses[0])
         models = tmp_path / "models.yaml"
         models.write_text(models_yaml(server.api_base, ["slowpoke"], concurrency=1))
         env = env_for(tmp_path, models)
@@ -135,28 +141,29 @@ def test_sql_and_status_answer_during_a_run(tmp_path):
             text=True,
         )
         counts: list[int] = []
-        status_ok = 0
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + 900  # only a stalled machine gets here; then the test fails
         try:
-            while run.poll() is None and time.monotonic() < deadline:
-                answer = relreason(["sql", "select count(*) as n from raw.responses"], env, timeout=300)
-                if answer.returncode == 2 and "no results yet" in answer.stderr:
-                    time.sleep(0.5)  # before the run created the DuckDB file
-                    continue
-                assert answer.returncode == 0, answer.stderr
-                assert "lock" not in answer.stderr.lower()
-                counts.append(int(answer.stdout.split("\n")[2].strip()))
-                if len(counts) % 3 == 1:
-                    status = relreason(["status"], env, timeout=300)
-                    assert status.returncode == 0, status.stderr
-                    assert "Traceback" not in status.stderr and "== rows ==" in status.stdout
-                    status_ok += 1
-            out, _ = run.communicate(timeout=600)
+            for i, pause in enumerate(pauses):
+                while not counts or counts[-1] < pause:
+                    assert run.poll() is None, run.stdout.read()
+                    assert time.monotonic() < deadline, f"the run never reached {pause} answers: {counts}"
+                    answer = relreason(["sql", "select count(*) as n from raw.responses"], env, timeout=300)
+                    if answer.returncode == 2 and "no results yet" in answer.stderr:
+                        time.sleep(0.5)  # before the run created the DuckDB file
+                        continue
+                    assert answer.returncode == 0, answer.stderr
+                    assert "lock" not in answer.stderr.lower()
+                    counts.append(int(answer.stdout.split("\n")[2].strip()))
+                assert counts[-1] == pause  # the run is held at the gate: no more answers than allowed
+                status = relreason(["status"], env, timeout=300)
+                assert status.returncode == 0, status.stderr
+                assert "Traceback" not in status.stderr and "== rows ==" in status.stdout
+                server.allow(pauses[i + 1] if i + 1 < len(pauses) else None)
+            out, _ = run.communicate(timeout=900)
         finally:
             if run.poll() is None:
                 run.kill()
         assert run.returncode == 0, out
     total = db_rows(tmp_path / "home", "SELECT count(*) FROM raw.responses")[0][0]
-    middle = [c for c in counts if 0 < c < total]
-    assert len(set(middle)) >= 2, f"no growing counts seen while the model was called: {counts}"
-    assert counts == sorted(counts) and status_ok >= 1
+    assert total > pauses[-1] and set(pauses) <= set(counts), counts
+    assert counts == sorted(counts)

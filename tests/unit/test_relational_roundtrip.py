@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from relreason_dagster.benchmarks.base import Profile, Sample
@@ -217,22 +215,19 @@ ADVERSARIAL = [
 ]
 
 
-def test_adversarial_responses_never_raise_and_stay_fast(study_samples):
+def test_adversarial_responses_never_raise(study_samples):
+    """Never raises; speed is bounded by structure (parsing.MAX_CHARS windows), not asserted by a clock."""
     sample_by_task = {s.task: s for s in _one_per_task(study_samples, "ood")}
-    slowest = 0.0
     for text in ADVERSARIAL:
         for task in TASKS:
             sample = sample_by_task[task]
             for setting in SETTINGS:
-                start = time.perf_counter()
                 parsed = FAMILY.parse(sample, setting, text)
-                slowest = max(slowest, time.perf_counter() - start)
                 assert parsed.parse_status in ("ok", "na")
                 assert parsed.tp + parsed.fn == sample.gold_pos
                 assert 0 <= parsed.pred_pos <= parsed.n_cells == sample.n_cells
                 if parsed.parse_status == "na":
                     assert parsed.parsed is None and parsed.correct is False
-    assert slowest < 2.0, slowest
 
 
 def test_non_string_response_is_na(samples):
