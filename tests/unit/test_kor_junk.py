@@ -8,9 +8,9 @@ scores each, written in one of the answer notations models use, against golds of
 and answer format: the official golds (reference folder; that half skips without it) and golds
 made by this repository's KOR generators (always available).  Scoring every pair would take
 minutes, so each junk answer meets the golds ``0`` and ``1`` (the issue's case) and the next
-:data:`GOLDS_PER_JUNK` golds of a shuffled rotation in which short golds (``A``, ``+``, ``24``:
-the ones a coincidence could hit) come twice; the test checks that every gold met junk of every
-class.  None may score correct.
+:data:`GOLDS_PER_JUNK` golds of a shuffled rotation in which short golds (``A``, ``+``, ``ad``:
+the ones a coincidence could hit) come four times; the rotation's length makes every gold meet
+junk of every class, which the test checks.  None may score correct.
 
 The reproduction of the issue itself rewrites copies of the reference rescore files so that every
 answer is ``[[<12 hex characters>]]`` and runs ``relreason kor rescore --mode robust``: accuracy
@@ -41,6 +41,8 @@ DATA_DIR = KOR_DIR / "data"
 RESPONSES = KOR_DIR / "responses"
 N_JUNK = 10_000
 GOLDS_PER_JUNK = 12
+SHORT_GOLD_CHARS = 3
+SHORT_GOLD_WEIGHT = 4
 SEED = 16_004
 
 needs_reference = pytest.mark.skipif(
@@ -132,14 +134,9 @@ NOTATIONS: tuple[str, ...] = (
 
 
 def draw_junk(rng: random.Random, n: int) -> list[tuple[str, str]]:
-    """``n`` (class, answer) pairs, each of a class drawn at random (a fixed turn order would meet
-    the fixed gold rotation in lockstep)."""
+    """``n`` (class, answer) pairs, the classes in turn so each gets a quarter."""
     names = list(JUNK_CLASSES)
-    out = []
-    for _ in range(n):
-        name = rng.choice(names)
-        out.append((name, JUNK_CLASSES[name](rng)))
-    return out
+    return [(names[k % len(names)], JUNK_CLASSES[names[k % len(names)]](rng)) for k in range(n)]
 
 
 def test_junk_classes_look_as_described() -> None:
@@ -220,8 +217,14 @@ def _accepted_junk(golds: list[KorItem], seed: int) -> tuple[list[str], Counter[
     """Score ``N_JUNK`` junk answers against ``golds``; returns the accepted ones, the (category,
     format) pairs covered and the number of verdicts.  Asserts every gold met every junk class."""
     rng = random.Random(seed)
-    rotation = [g for g in golds for _ in range(2 if len(gold_inner(g.answer)) <= 2 else 1)]
+    short = [g for g in golds if len(gold_inner(g.answer)) <= SHORT_GOLD_CHARS]
+    rotation = golds + short * (SHORT_GOLD_WEIGHT - 1)
     rng.shuffle(rotation)
+    # Junk classes come in turn (period 4) and each junk takes the next 12 golds, so a rotation of
+    # length 48q + 12 shifts every gold to the next class on each pass: four passes meet them all.
+    period = GOLDS_PER_JUNK * len(JUNK_CLASSES)
+    rotation += rotation[: (GOLDS_PER_JUNK - len(rotation)) % period]
+    assert len(rotation) % period == GOLDS_PER_JUNK and N_JUNK * GOLDS_PER_JUNK >= 4 * len(rotation)
     accepted: list[str] = []
     covered: Counter[tuple[str, str]] = Counter()
     met: dict[int, set[str]] = {id(g): set() for g in golds}
