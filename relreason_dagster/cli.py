@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import profiles, settings
 from relreason_dagster.errors import ConfigError
 
 
@@ -661,7 +661,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--profile",
             default=os.environ.get("RELREASON_PROFILE", settings.DEFAULT_PROFILE),
-            help=f"size profile: {', '.join(settings.profile_names())}",
+            help="size profile: smoke, paper, or one of the profile file's (default: smoke)",
+        )
+        p.add_argument(
+            "--profile-file",
+            default=None,
+            metavar="PATH",
+            help="YAML file of user profiles (default: $RELREASON_PROFILES, else ./relreason.yaml)",
         )
         p.add_argument("--seed", type=int, default=settings.DEFAULT_SEED)
 
@@ -798,6 +804,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "profile_file"):  # every process of the run reads this one file (env)
+            profiles.use_profile_file(args.profile_file)
         if args.cmd == "demo":
             return cmd_run(args, demo=True)
         if args.cmd == "run":

@@ -62,7 +62,7 @@ class RunSettings(dg.ConfigurableResource):
             if name not in in_profile:
                 raise ConfigError(
                     f"profile {self.profile!r} has no settings for benchmark {name!r}; "
-                    f"add a {name!r} section to it in relreason_dagster/settings.py PROFILES"
+                    f"add a {name!r} section to it in your profile file (relreason.yaml or --profile-file)"
                 )
         return names
 

@@ -7,19 +7,21 @@ import duckdb
 import pytest
 
 from relreason_dagster import settings
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.e2e
 
+# smoke with these knobs changed, and no Self-Contra section (null drops it).
 TINY = {
+    "extends": "smoke",
+    "selfcontra": None,
     "relational": {
-        **settings.PROFILES["smoke"]["relational"],
         "n_ood": 0,
         "split_settings": {"iid": ["nl"], "ood": []},
         "max_tokens": 24,
     },
     # One True and one False FLenQA instance per task at 250 tokens, direct prompt only: 6 prompts.
     "flenqa": {
-        **settings.PROFILES["smoke"]["flenqa"],
         "lengths": [250],
         "minimal": False,
         "settings": ["direct"],
@@ -27,7 +29,6 @@ TINY = {
     },
     # One generated KOR logic question (our own rule text, no reference data), one self-correction round.
     "kor": {
-        **settings.PROFILES["smoke"]["kor"],
         "source": "generated",
         "categories": ["logic"],
         "generated_rules": {"logic": ["1"]},
@@ -44,7 +45,7 @@ def tiny_home(tmp_path, monkeypatch):
     monkeypatch.setenv("RELREASON_MODELS", str(settings.REPO_ROOT / "models.yaml"))
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
-    monkeypatch.setitem(settings.PROFILES, "e2e-tiny", TINY)
+    use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"e2e-tiny": TINY})
     return tmp_path
 
 

@@ -27,6 +27,7 @@ from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.results.figures import FIGURES
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
 from tests.pipeline_home import isolated_home, rows
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
@@ -68,9 +69,11 @@ def report_html(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("report")
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, MODELS_YAML)
-    mp.setitem(settings.PROFILES["smoke"]["selfcontra"], "judge", "judge")
-    mp.setitem(settings.PROFILES["smoke"]["relational"], "dlm_tasks", ["HasFather"])
-    mp.setitem(settings.PROFILES["smoke"]["relational"], "dlm_overrides", {"max_epochs": 20})
+    smoke = {
+        "selfcontra": {"judge": "judge"},
+        "relational": {"dlm_tasks": ["HasFather"], "dlm_overrides": {"max_epochs": 20}},
+    }
+    use_profiles(mp, root / "profiles.yaml", {"smoke": smoke})
     gold_by_text: dict[str, str] = {}
     for name in ("relational", "flenqa", "selfcontra", "kor"):
         family = get_family(name)

@@ -7,6 +7,7 @@ import duckdb
 import pytest
 
 from relreason_dagster import settings
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +35,7 @@ def test_local_judge_fills_the_detection_f1_mart(tmp_path, monkeypatch):
     monkeypatch.setenv("RELREASON_MODELS", str(settings.REPO_ROOT / "models.yaml"))
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
-    monkeypatch.setitem(settings.PROFILES, "e2e-selfcontra", PROFILE)
+    use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"e2e-selfcontra": PROFILE})
     from relreason_dagster.pipeline import run_pipeline
 
     report = run_pipeline(["smollm2-135m"], profile="e2e-selfcontra")

@@ -35,6 +35,7 @@ from tests.fakes.openai_server import (
     prompt_key,
 )
 from tests.pipeline_home import isolated_home, rows
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
@@ -65,9 +66,9 @@ def run(tmp_path_factory):
     marker = root / "evaluated-model-text"
     mp = pytest.MonkeyPatch()
     mp.setenv("RELREASON_TEST_FAKE_KEY", "sk-test")
-    mp.setitem(settings.PROFILES["smoke"]["selfcontra"], "judge", MODEL)
     # Two questions per KOR rule: eleven prompts, enough for every kind.
-    mp.setitem(settings.PROFILES["smoke"]["kor"], "questions_per_rule", 2)
+    smoke = {"selfcontra": {"judge": MODEL}, "kor": {"questions_per_rule": 2}}
+    use_profiles(mp, root / "profiles.yaml", {"smoke": smoke})
 
     kinds: dict[str, str] = {}  # prompt key -> kind, for each family's test prompts
     test_ids: dict[str, set[str]] = {}

@@ -25,6 +25,7 @@ from relreason_dagster.benchmarks.kor.family import MIXED_TASK
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
@@ -95,14 +96,15 @@ def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("idempotent")
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, MODELS_YAML)
-    kor = {**settings.PROFILES["smoke"]["kor"], "questions_per_rule": 2, "self_correction_rounds": ROUNDS}
+    kor = {"questions_per_rule": 2, "self_correction_rounds": ROUNDS}
     selfcontra = {
-        **settings.PROFILES["smoke"]["selfcontra"],
         "settings": ["zero_answer", "zero_reason"],
         "judge": "judge",
         "detect_methods": ["binary", "fge"],
     }
-    mp.setitem(settings.PROFILES, PROFILE, {"kor": kor, "selfcontra": selfcontra})
+    # smoke's KOR and Self-Contra sections with these knobs changed; relational and FLenQA dropped (null).
+    profile = {"extends": "smoke", "relational": None, "flenqa": None, "kor": kor, "selfcontra": selfcontra}
+    use_profiles(mp, root / "profiles.yaml", {PROFILE: profile})
     first, gold, fixed_after = _kor_answers(settings.get_profile(PROFILE, "kor"))
     sc = get_family("selfcontra")
     sc_profile = settings.get_profile(PROFILE, "selfcontra")

@@ -18,6 +18,7 @@ from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +41,7 @@ def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("relreason_kor")
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, MODELS_YAML)
-    mp.setitem(settings.PROFILES["smoke"]["kor"], "self_correction_rounds", ROUNDS)
+    use_profiles(mp, root / "profiles.yaml", {"smoke": {"kor": {"self_correction_rounds": ROUNDS}}})
     family = get_family("kor")
     profile = settings.get_profile("smoke", "kor")
     samples = family.generate(profile, settings.DEFAULT_SEED)

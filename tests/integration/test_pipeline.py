@@ -18,6 +18,7 @@ from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.llm.registry import add_model
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
@@ -43,9 +44,9 @@ def home(tmp_path_factory):
 
     gold_by_text: dict[str, str] = {}
     per_family: dict[str, int] = {}
-    mp.setitem(settings.PROFILES["smoke"]["selfcontra"], "judge", "judge")
     # KOR self-correction re-asks wrong answers; its own test module covers it, here call counts stay exact.
-    mp.setitem(settings.PROFILES["smoke"]["kor"], "self_correction_rounds", 0)
+    smoke = {"selfcontra": {"judge": "judge"}, "kor": {"self_correction_rounds": 0}}
+    use_profiles(mp, root / "profiles.yaml", {"smoke": smoke})
     for name in ("relational", "flenqa", "selfcontra", "kor"):
         family = get_family(name)
         profile = settings.get_profile("smoke", name)

@@ -21,6 +21,7 @@ from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
 from tests.pipeline_home import isolated_home, rows
+from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
@@ -67,7 +68,7 @@ def home(tmp_path_factory):
         "annotation_limit": LIMIT,
         "detect_limit": LIMIT,
     }
-    mp.setitem(settings.PROFILES, PROFILE, {"selfcontra": profile})
+    use_profiles(mp, root / "profiles.yaml", {PROFILE: {"selfcontra": profile}})
     family = get_family("selfcontra")
     samples = family.generate(settings.get_profile(PROFILE, "selfcontra"), settings.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -167,14 +168,14 @@ def bench_pipeline(per_split: int = DEFAULT_PER_SPLIT, seed: int | None = None) 
     from relreason_dagster import settings
 
     seed = settings.DEFAULT_SEED if seed is None else seed
-    settings.PROFILES[PROFILE] = {"relational": bench_profile(per_split)}
     out: dict[str, Any] = {"per_split": per_split, "concurrency": CONCURRENCY}
-    try:
-        # Inside the temporary home from the start: importing the dbt assets may run `dbt parse`.
-        with isolated_env("pipeline", MODELS_YAML) as root:
-            _bench_in(root, seed, out)
-    finally:
-        settings.PROFILES.pop(PROFILE, None)
+    # Inside the temporary home from the start: importing the dbt assets may run `dbt parse`.
+    with isolated_env("pipeline", MODELS_YAML) as root:
+        # The bench profile is a user profile file (JSON is YAML), restored with the environment.
+        profiles = root / "profiles.yaml"
+        profiles.write_text(json.dumps({PROFILE: {"relational": bench_profile(per_split)}}))
+        os.environ["RELREASON_PROFILES"] = str(profiles)
+        _bench_in(root, seed, out)
     baseline_s = asyncio.run(_litellm_baseline(LITELLM_BASELINE_CALLS, CONCURRENCY))
     out["litellm_only"] = {
         "calls": LITELLM_BASELINE_CALLS,

@@ -26,6 +26,7 @@ from relreason_dagster.benchmarks.selfcontra.annotations import (
 )
 from relreason_dagster.cli import main
 from relreason_dagster.errors import ConfigError
+from tests.profile_files import use_profiles
 
 ANNOTATION_DIR = settings.reference_dir() / "wino" / "selfcontra_annotations"
 RELEASED = sorted(
@@ -249,7 +250,7 @@ def test_pipeline_asset_uses_the_same_tolerant_reader(
     )
     bad = _write(tmp_path / "bad.csv", [["foo", "bar"], ["1", "2"]])
     profile = {"selfcontra": {"annotation_files": [str(good), str(bad)]}}
-    monkeypatch.setitem(settings.PROFILES, "it-annotation-variants", profile)
+    use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"it-annotation-variants": profile})
     database = str(tmp_path / "asset.duckdb")
     result = selfcontra_annotations(
         dg.build_asset_context(),
@@ -268,9 +269,8 @@ def test_pipeline_asset_uses_the_same_tolerant_reader(
     finally:
         con.close()
     # Only unreadable files: the asset fails with the same one line.
-    monkeypatch.setitem(
-        settings.PROFILES, "it-annotation-variants", {"selfcontra": {"annotation_files": [str(bad)]}}
-    )
+    only_bad = {"it-annotation-variants": {"selfcontra": {"annotation_files": [str(bad)]}}}
+    use_profiles(monkeypatch, tmp_path / "profiles.yaml", only_bad)
     with pytest.raises(ConfigError, match=r"imported 0 files \(0 rows\), skipped 1: "):
         selfcontra_annotations(
             dg.build_asset_context(),

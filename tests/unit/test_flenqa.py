@@ -19,7 +19,6 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile, Sample
 from relreason_dagster.benchmarks.flenqa import padding, parsing, prompts
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
@@ -37,6 +36,7 @@ from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.tokenizer import count_tokens
 from relreason_dagster.settings import DEFAULT_SEED, get_profile
+from tests.profile_files import use_profiles
 
 FAMILY = FlenqaFamily()
 PAPER = get_profile("paper", "flenqa")
@@ -744,11 +744,11 @@ def test_sample_rows_are_json(smoke):
         assert Sample.from_row(row) == s
 
 
-def test_a_profile_runs_only_the_families_it_names(monkeypatch):
+def test_a_profile_runs_only_the_families_it_names(monkeypatch, tmp_path):
     """A custom profile without a flenqa section must not fall back to the paper-sized grid."""
     from relreason_dagster.defs.resources import RunSettings
 
-    monkeypatch.setitem(settings.PROFILES, "only-relational", {"relational": {}})
+    use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"only-relational": {"relational": {}}})
     assert RunSettings(profile="only-relational").family_names() == ["relational"]
     assert RunSettings(profile="smoke").family_names() == ["relational", "flenqa", "selfcontra", "kor"]
     with pytest.raises(ConfigError, match="profile 'only-relational' has no settings for benchmark 'flenqa'"):

@@ -17,7 +17,7 @@ from relreason_dagster.errors import ConfigError
 
 REFERENCE = Path(os.environ.get("RELREASON_REFERENCE_DIR", settings.reference_dir())) / "korbench"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="KOR-Bench reference folder absent")
-SMOKE = settings.PROFILES["smoke"]["kor"]
+SMOKE = settings.get_profile("smoke", "kor").params
 
 
 def _profile(**overrides) -> Profile:

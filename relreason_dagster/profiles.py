@@ -1,0 +1,292 @@
+"""Size profiles: each family's built-in sections plus the user's profile file, merged and checked.
+
+A family declares, in its own folder, ``profiles.yaml`` (its sections of the built-in profiles,
+``{profile: {knob: value}}``) and ``profile_schema.py`` (``SCHEMA``: knob -> type hint).  A user adds
+or changes profiles in one YAML file, ``{profile: {extends: other, family: {knob: value}}}``: the file
+``RELREASON_PROFILES`` names (the CLI's ``--profile-file`` sets it, so step workers in child processes
+read the same file), else ``relreason.yaml`` in the working directory.
+
+Why a merge per knob: ``{mine: {extends: smoke, kor: {self_correction_rounds: 2}}}`` must change that
+one knob and keep the rest of smoke; a knob's value is replaced whole (``rules: {}`` in paper means
+"every rule", which a recursive merge could not express).  A family section set to null drops that
+family from the extended profile.  A user profile named like a built-in one extends it implicitly.
+Every mistake in a file is one ConfigError line naming the file, the key path and what was expected.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+import os
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster.errors import ConfigError
+
+PROFILE_FILE_ENV = "RELREASON_PROFILES"
+DEFAULT_PROFILE_FILE = "relreason.yaml"
+EXTENDS = "extends"
+
+Sections = dict[str, dict[str, Any]]  # family -> knob -> value
+
+
+# ---------------------------------------------------------------------------------------------- types
+
+
+def type_name(hint: Any) -> str:
+    """``list[str] | None`` as a user reads it in an error line."""
+    if hint is Any:
+        return "any"
+    if hint is type(None):
+        return "null"
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(type_name(arg) for arg in typing.get_args(hint))
+    if origin in (list, dict):
+        return f"{origin.__name__}[{', '.join(type_name(arg) for arg in typing.get_args(hint))}]"
+    return getattr(hint, "__name__", str(hint))
+
+
+def matches(value: Any, hint: Any) -> bool:
+    """Whether a YAML value has the type ``hint`` (bool is not an int; an int is a float)."""
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(matches(value, arg) for arg in typing.get_args(hint))
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return isinstance(value, list) and all(matches(v, item) for v in value)
+    if origin is dict:
+        key, val = typing.get_args(hint) or (Any, Any)
+        return isinstance(value, dict) and all(matches(k, key) and matches(v, val) for k, v in value.items())
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+# ------------------------------------------------------------------------------------ family sections
+
+
+def _family_package(family: Any) -> str:
+    return type(family).__module__.rpartition(".")[0]
+
+
+def family_schema(family_name: str) -> dict[str, Any] | None:
+    """The knob types the family declares in ``profile_schema.py``; None when it declares none."""
+    from relreason_dagster.benchmarks.registry import get_family
+
+    module_name = f"{_family_package(get_family(family_name))}.profile_schema"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+    return dict(module.SCHEMA)
+
+
+def _read_yaml(path: Path, shown: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{shown}: {exc.strerror}; give a readable YAML profile file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown}: not UTF-8 text; give a YAML profile file") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" at line {where.line + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{shown}: not valid YAML{line} ({problem})") from None
+
+
+def _check_section(shown: str, path: str, family: str, section: Any) -> dict[str, Any]:
+    """One family's knobs, each checked against the family's schema."""
+    if not isinstance(section, dict):
+        raise ConfigError(f"{shown}: {path}: expected a mapping of knob -> value, got {section!r}")
+    schema = family_schema(family)
+    if schema is None:
+        return dict(section)
+    for knob, value in section.items():
+        if knob not in schema:
+            raise ConfigError(
+                f"{shown}: {path}.{knob}: unknown {family} knob; known: {', '.join(sorted(map(str, schema)))}"
+            )
+        if not matches(value, schema[knob]):
+            raise ConfigError(f"{shown}: {path}.{knob}: expected {type_name(schema[knob])}, got {value!r}")
+    return dict(section)
+
+
+@functools.cache
+def builtin_profiles() -> dict[str, Sections]:
+    """``{profile: {family: knobs}}`` from every registered family's ``profiles.yaml``."""
+    from relreason_dagster.benchmarks.registry import FAMILIES
+
+    merged: dict[str, Sections] = {}
+    for name, family in FAMILIES.items():
+        package = sys.modules[_family_package(family)]
+        path = Path(next(iter(package.__path__))) / "profiles.yaml"
+        if not path.is_file():
+            continue
+        data = _read_yaml(path, str(path)) or {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping of profile -> knobs")
+        for profile, section in data.items():
+            merged.setdefault(str(profile), {})[name] = _check_section(str(path), f"{profile}", name, section)
+    return merged
+
+
+# ---------------------------------------------------------------------------------------- user file
+
+
+def profile_file() -> Path | None:
+    """The user's profile file: ``RELREASON_PROFILES``, else ``./relreason.yaml`` if present."""
+    named = os.environ.get(PROFILE_FILE_ENV)
+    if named:
+        return Path(named).expanduser()
+    local = Path(DEFAULT_PROFILE_FILE)
+    return local if local.is_file() else None
+
+
+def use_profile_file(path: str | os.PathLike[str] | None) -> Path | None:
+    """Make ``path`` (or the discovered default) the profile file of this process and its children.
+
+    The CLI calls this first: the absolute path goes into ``RELREASON_PROFILES`` so step workers,
+    whatever their working directory, read the very file the user chose.  The file is read here,
+    so a bad one is one line before anything runs.
+    """
+    chosen = Path(path).expanduser() if path else profile_file()
+    if chosen is None:
+        return None
+    if not chosen.is_file():
+        raise ConfigError(f"{chosen}: no such profile file; give a YAML file of profiles (--profile-file)")
+    os.environ[PROFILE_FILE_ENV] = str(chosen.resolve())
+    user_profiles()
+    return chosen
+
+
+def _parse_user(shown: str, data: Any) -> dict[str, dict[str, Any]]:
+    """Check the shape, families, knobs and ``extends`` of a user file's profiles."""
+    from relreason_dagster.benchmarks.registry import family_names
+
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{shown}: expected a mapping of profile -> {{extends, family: {{knob: value}}}}")
+    known = family_names()
+    parsed: dict[str, dict[str, Any]] = {}
+    for profile, body in data.items():
+        if not isinstance(profile, str):
+            raise ConfigError(f"{shown}: {profile!r}: a profile name must be text")
+        if body is None:
+            body = {}
+        if not isinstance(body, dict):
+            raise ConfigError(f"{shown}: {profile}: expected a mapping of family -> knobs, got {body!r}")
+        entry: dict[str, Any] = {}
+        for key, section in body.items():
+            if key == EXTENDS:
+                if not isinstance(section, str):
+                    raise ConfigError(
+                        f"{shown}: {profile}.{EXTENDS}: expected str (a profile name), got {section!r}"
+                    )
+                entry[EXTENDS] = section
+            elif key not in known:
+                raise ConfigError(
+                    f"{shown}: {profile}.{key}: unknown family; known: {', '.join(known)} (or {EXTENDS})"
+                )
+            else:
+                checked = None if section is None else _check_section(shown, f"{profile}.{key}", key, section)
+                entry[key] = checked
+        parsed[profile] = entry
+    return parsed
+
+
+@functools.lru_cache(maxsize=8)
+def _user_profiles_cached(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+    """The file's profiles, each ``extends`` chain checked too: a bad file fails whichever profile runs."""
+    user = _parse_user(path, _read_yaml(Path(path), path))
+    for name in user:
+        _resolve_in(path, builtin_profiles(), user, name)
+    return user
+
+
+def user_profiles() -> dict[str, dict[str, Any]]:
+    """The checked profiles of the user's profile file (none without one); re-read when it changes."""
+    path = profile_file()
+    if path is None:
+        return {}
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: {exc.strerror}; point {PROFILE_FILE_ENV} (or --profile-file) at a readable YAML file"
+        ) from None
+    return _user_profiles_cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+# ---------------------------------------------------------------------------------------- resolving
+
+
+def profile_names() -> list[str]:
+    return sorted({*builtin_profiles(), *user_profiles()})
+
+
+def _merge(base: Sections, body: Mapping[str, Any]) -> Sections:
+    merged = {family: dict(knobs) for family, knobs in base.items()}
+    for family, section in body.items():
+        if family == EXTENDS:
+            continue
+        if section is None:
+            merged.pop(family, None)
+        else:
+            merged[family] = {**merged.get(family, {}), **section}
+    return merged
+
+
+def _resolve_in(
+    shown: str, builtin: dict[str, Sections], user: dict[str, dict[str, Any]], name: str
+) -> Sections:
+    """Profile ``name`` with its ``extends`` chain applied; a cycle or unknown parent is one line."""
+
+    def walk(current: str, chain: tuple[str, ...]) -> Sections:
+        if current in chain:
+            loop = " -> ".join((*chain[chain.index(current) :], current))
+            raise ConfigError(f"{shown}: {chain[-1]}.{EXTENDS}: cycle {loop}")
+        body = user.get(current)
+        if body is None:
+            return builtin[current]
+        parent = body.get(EXTENDS, current if current in builtin else None)
+        if parent is None:
+            base: Sections = {}
+        elif parent == current and current in builtin:
+            base = builtin[current]
+        elif parent not in user and parent not in builtin:
+            known = ", ".join(sorted({*builtin, *user}))
+            raise ConfigError(f"{shown}: {current}.{EXTENDS}: unknown profile {parent!r}; known: {known}")
+        else:
+            base = walk(parent, (*chain, current))
+        return _merge(base, body)
+
+    return copy.deepcopy(walk(name, ()))
+
+
+def resolve(name: str) -> Sections:
+    """Profile ``name``: its built-in sections, then the user file's layers (a fresh copy)."""
+    builtin = builtin_profiles()
+    user = user_profiles()
+    if name not in builtin and name not in user:
+        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
+    return _resolve_in(str(profile_file()), builtin, user, name)

@@ -1,0 +1,186 @@
+"""Profiles as user configuration: each family's built-in sections, a user file that extends and
+overrides single knobs, and one error line (file, key path, expected type) for every mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from relreason_dagster import profiles, settings
+from relreason_dagster.benchmarks.registry import family_names
+from relreason_dagster.cli import main
+from relreason_dagster.errors import ConfigError
+from tests.profile_files import use_profiles
+
+
+@pytest.fixture(autouse=True)
+def no_user_file(tmp_path, monkeypatch):
+    """Every test starts without a profile file (none named, none in the working directory)."""
+    monkeypatch.delenv(profiles.PROFILE_FILE_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_every_family_declares_smoke_and_paper_in_its_folder_within_its_schema():
+    builtin = profiles.builtin_profiles()
+    assert set(builtin) == {"smoke", "paper"}
+    for name in family_names():
+        schema = profiles.family_schema(name)
+        assert schema, name
+        for profile in ("smoke", "paper"):
+            section = builtin[profile][name]
+            assert set(section) <= set(schema), (profile, name)
+            assert all(profiles.matches(v, schema[k]) for k, v in section.items()), (profile, name)
+
+
+def test_builtin_values_are_the_studies_and_the_demo_sizes():
+    """Spot checks of the sizes the README and the marts rely on (sample ids follow from these)."""
+    assert settings.get_profile("smoke", "relational").params["dlm_overrides"] == {"max_epochs": 300}
+    assert settings.get_profile("smoke", "kor").params["rules"]["cipher"] == ["23"]
+    assert settings.get_profile("paper", "flenqa").params["lengths"] == [250, 500, 1000, 2000, 3000]
+    assert settings.get_profile("paper", "selfcontra").params["detect_limit"] is None
+    assert settings.profile_families("smoke") == ["flenqa", "kor", "relational", "selfcontra"]
+
+
+def test_extends_changes_just_the_overridden_knob(tmp_path, monkeypatch):
+    mine = {"extends": "smoke", "kor": {"self_correction_rounds": 2}}
+    use_profiles(monkeypatch, tmp_path / "my.yaml", {"mine": mine})
+    mine, smoke = profiles.resolve("mine"), profiles.resolve("smoke")
+    assert mine["kor"] == {**smoke["kor"], "self_correction_rounds": 2}
+    assert {k: v for k, v in mine.items() if k != "kor"} == {k: v for k, v in smoke.items() if k != "kor"}
+    assert settings.get_profile("mine", "kor").get("self_correction_rounds") == 2
+    assert settings.profile_names() == ["mine", "paper", "smoke"]
+
+
+def test_a_chain_of_user_profiles_applies_every_layer_and_replaces_values_whole(tmp_path, monkeypatch):
+    use_profiles(
+        monkeypatch,
+        tmp_path / "my.yaml",
+        {
+            "base": {"extends": "paper", "kor": {"questions_per_rule": 3, "rules": {"cipher": ["1"]}}},
+            "top": {"extends": "base", "kor": {"max_tokens": 64}, "flenqa": None},
+        },
+    )
+    kor = settings.get_profile("top", "kor").params
+    assert (kor["questions_per_rule"], kor["max_tokens"], kor["source"]) == (3, 64, "official")
+    assert kor["rules"] == {"cipher": ["1"]}  # a knob's value is replaced, not merged
+    assert settings.profile_families("top") == ["kor", "relational", "selfcontra"]  # null drops flenqa
+    assert settings.profile_families("base") == ["flenqa", "kor", "relational", "selfcontra"]
+
+
+def test_a_user_profile_named_like_a_builtin_one_overrides_it_knob_by_knob(tmp_path, monkeypatch):
+    use_profiles(monkeypatch, tmp_path / "my.yaml", {"smoke": {"selfcontra": {"judge": "judge"}}})
+    before = profiles.builtin_profiles()["smoke"]["selfcontra"]
+    assert settings.get_profile("smoke", "selfcontra").params == {**before, "judge": "judge"}
+    assert profiles.builtin_profiles()["smoke"]["selfcontra"]["judge"] == "smollm2-135m"  # not mutated
+
+
+def test_a_profile_without_extends_holds_only_its_own_families(tmp_path, monkeypatch):
+    use_profiles(monkeypatch, tmp_path / "my.yaml", {"tiny": {"relational": {"n_iid": 1}}})
+    assert settings.profile_families("tiny") == ["relational"]
+    assert settings.get_profile("tiny", "relational").params == {"n_iid": 1}
+    assert settings.get_profile("tiny", "kor").params == {}
+
+
+def test_relreason_yaml_in_the_working_directory_is_read_and_the_env_file_wins(tmp_path, monkeypatch):
+    _write(tmp_path / "relreason.yaml", "local: {extends: smoke}\n")
+    assert "local" in settings.profile_names()
+    named = _write(tmp_path / "other.yaml", "named: {extends: paper}\n")
+    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, str(named))
+    assert "named" in settings.profile_names() and "local" not in settings.profile_names()
+
+
+def test_an_edited_file_is_read_again(tmp_path, monkeypatch):
+    path = use_profiles(monkeypatch, tmp_path / "my.yaml", {"a": {"relational": {"n_iid": 1}}})
+    assert settings.get_profile("a", "relational").get("n_iid") == 1
+    _write(path, "a: {relational: {n_iid: 12}}\nb: {extends: a}\n")
+    assert settings.get_profile("b", "relational").get("n_iid") == 12
+
+
+def test_use_profile_file_exports_an_absolute_path_for_child_processes(tmp_path, monkeypatch):
+    _write(tmp_path / "relreason.yaml", "local: {extends: smoke}\n")
+    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, "")  # restored after the test
+    assert profiles.use_profile_file(None) == Path("relreason.yaml")
+    assert profiles.profile_file() == tmp_path / "relreason.yaml"
+    assert Path(profiles.profile_file()).is_absolute()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mine:\n  extends: smoke\n  kor:\n    self_correction_rounds: two\n",
+         "mine.kor.self_correction_rounds: expected int, got 'two'"),
+        ("mine: {kor: {self_correction_rounds: true}}\n",
+         "mine.kor.self_correction_rounds: expected int, got True"),
+        ("mine: {kor: {rules: {cipher: [23]}}}\n", "mine.kor.rules: expected dict[str, list[str]], got"),
+        ("mine: {relational: {dlm_tasks: HasFather}}\n",
+         "mine.relational.dlm_tasks: expected list[str] | null"),
+        ("mine: {kor: {rounds: 2}}\n", "mine.kor.rounds: unknown kor knob; known: "),
+        ("mine: {korr: {rounds: 2}}\n",
+         "mine.korr: unknown family; known: flenqa, kor, relational, selfcontra"),
+        ("mine: {extends: smok}\n", "mine.extends: unknown profile 'smok'; known: mine, paper, smoke"),
+        ("mine: {extends: [smoke]}\n", "mine.extends: expected str (a profile name), got ['smoke']"),
+        ("a: {extends: b}\nb: {extends: a}\nmine: {extends: a}\n", "extends: cycle a -> b -> a"),
+        ("mine: {extends: mine}\n", "mine.extends: cycle mine -> mine"),
+        ("mine: [smoke]\n", "mine: expected a mapping of family -> knobs"),
+        ("mine: {kor: 3}\n", "mine.kor: expected a mapping of knob -> value, got 3"),
+        ("- mine\n", "expected a mapping of profile -> "),
+        ("mine: {kor: {max_tokens: 96}\n", "not valid YAML at line"),
+    ],
+)
+def test_a_malformed_profile_file_is_one_line_naming_file_key_and_type(tmp_path, monkeypatch, text, expected):
+    path = _write(tmp_path / "my.yaml", text)
+    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, str(path))
+    with pytest.raises(ConfigError) as info:
+        settings.get_profile("mine", "kor")
+    message = str(info.value)
+    assert message.startswith(f"{path}: ") and expected in message, message
+    assert "\n" not in message
+
+
+def test_the_cli_prints_a_bad_profile_file_as_one_line(tmp_path, monkeypatch, capsys):
+    path = _write(tmp_path / "my.yaml", "mine: {extends: smoke, kor: {self_correction_rounds: two}}\n")
+    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, "")  # the CLI exports its file; restored after the test
+    argv = ["run", "--profile-file", str(path), "--profile", "mine", "--model", "x"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"relreason: {path}: mine.kor.self_correction_rounds: expected int, got 'two'\n"
+    assert main(["status", "--profile-file", str(tmp_path / "absent.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "absent.yaml: no such profile file" in err
+
+
+def test_unknown_profile_names_the_user_ones_too(tmp_path, monkeypatch):
+    use_profiles(monkeypatch, tmp_path / "my.yaml", {"mine": {"extends": "smoke"}})
+    with pytest.raises(ConfigError, match="unknown profile 'huge'; known profiles: mine, paper, smoke"):
+        settings.get_profile("huge", "kor")
+
+
+@pytest.mark.parametrize(
+    ("value", "hint", "ok"),
+    [
+        (3, int, True),
+        (True, int, False),
+        (3, float, True),
+        (None, int | None, True),
+        ([1, 2], list[int], True),
+        ([1, "2"], list[int], False),
+        ({"a": ["x"]}, dict[str, list[str]], True),
+        ({1: ["x"]}, dict[str, list[str]], False),
+        (96, int | dict[str, int], True),
+        ({"zero_shot": 96}, int | dict[str, int], True),
+    ],
+)
+def test_knob_types(value, hint, ok):
+    assert profiles.matches(value, hint) is ok
+
+
+def test_type_names_read_like_yaml():
+    assert profiles.type_name(dict[str, list[str]] | None) == "dict[str, list[str]] | null"
+    assert yaml.safe_load("x: null")["x"] is None  # the word the error uses is the YAML word
