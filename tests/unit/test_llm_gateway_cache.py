@@ -255,3 +255,18 @@ def test_progress_eta_weights_by_prompt_size():
     stats = RunStats(model="m", total=8, called=6, work_total=100, work_done=25)
     printer(6, 8, stats)
     assert lines and "ETA 30s" in lines[-1]
+
+
+def test_unstorable_text_is_kept_flagged_and_copied_with_its_flag(duck, store):
+    """A lone surrogate in an answer: stored as U+FFFD with ``sanitized``, and a cache copy says so too."""
+    set_responder("surr", lambda messages, params: "half a pair \ud800 then text\x00")
+    prompts = make_prompts(3)
+    stats = run_model(store, spec_for("s1", "surr"), prompts)
+    assert (stats.called, stats.errors) == (3, 0)
+    copied = run_model(store, spec_for("s2", "surr"), prompts)
+    assert (copied.called, copied.cached) == (0, 3)
+    got = duck.execute("SELECT model, content, sanitized, from_cache FROM raw.responses").fetchall()
+    assert set(got) == {
+        ("s1", "half a pair \ufffd then text\x00", True, False),
+        ("s2", "half a pair \ufffd then text\x00", True, True),
+    }
