@@ -43,6 +43,7 @@ class DLMConfig:
     dropout_decay: float = 1.0  # dropout chance x this per epoch (the authors: 0.98)
     init: str = "normal"  # logits ~ N(0, init_std); "kaiming": kaiming_normal_(sigmoid), the authors'
     check_every: int = 10  # epochs between checks of the hard program for exact_stop_loss
+    soft_quantifiers: str = "max"  # training-time ∃/∀: max/min, or "noisy_or" (1 - Π(1 - p) / Π p)
     max_epochs: int = 500
     stop_loss: float = 1e-8
     # Beyond the study's recipe (see README "DLM"): stop once the hard program fits every training
@@ -64,10 +65,14 @@ class DLMConfig:
             )
         if values.get("init", "normal") not in INITS:
             raise ConfigError(f"unknown DLM init {values['init']!r}; known: {', '.join(INITS)}")
+        if values.get("soft_quantifiers", "max") not in SOFT_QUANTIFIERS:
+            known = ", ".join(SOFT_QUANTIFIERS)
+            raise ConfigError(f"unknown soft_quantifiers {values['soft_quantifiers']!r}; known: {known}")
         return cls(**values)
 
 
 INITS = ("normal", "kaiming")
+SOFT_QUANTIFIERS = ("max", "noisy_or")
 
 # Named training recipes; a profile picks one with `dlm_recipe`, and `dlm_overrides` apply on top.
 # "relreason-1": one pass over the ten samples per epoch (3 updates), the noise annealed per epoch,

@@ -220,8 +220,15 @@ class DLM(nn.Module):
             self._masks[key] = _exclusion_mask(arity, n, device)
         return self._masks[key]
 
-    def _gather(self, r: int, state: list[torch.Tensor | None], batch: int, n: int) -> torch.Tensor | None:
-        """The ``Z`` channels of arity ``r`` (own, expanded, reduced) in ``Source`` order."""
+    def _gather(
+        self, r: int, state: list[torch.Tensor | None], batch: int, n: int, soft: bool = False
+    ) -> torch.Tensor | None:
+        """The ``Z`` channels of arity ``r`` (own, expanded, reduced) in ``Source`` order.
+
+        ``soft`` (training with ``soft_quantifiers = "noisy_or"``): ∃ is ``1 - Π(1 - p)`` and ∀ is
+        ``Π p`` instead of max and min, so every witness gets a gradient, not only the current best
+        one.  On 0/1 truth values both are exactly max and min, so the hard program is unchanged.
+        """
         parts: list[torch.Tensor] = []
         if state[r] is not None:
             parts.append(state[r])
@@ -231,11 +238,14 @@ class DLM(nn.Module):
         if r + 1 < len(state) and state[r + 1] is not None:
             high = state[r + 1]
             if r == 0:
-                exists, forall = high.amax(dim=1), high.amin(dim=1)
+                some, every = high, high
             else:
                 mask = self._mask(r, n, high.device).unsqueeze(-1)
-                exists = high.masked_fill(mask, 0.0).amax(dim=-2)
-                forall = high.masked_fill(mask, 1.0).amin(dim=-2)
+                some, every = high.masked_fill(mask, 0.0), high.masked_fill(mask, 1.0)
+            if soft:
+                exists, forall = 1.0 - (1.0 - some).prod(dim=-2), every.prod(dim=-2)
+            else:
+                exists, forall = some.amax(dim=-2), every.amin(dim=-2)
             parts += [exists, forall]
         if not parts:
             return None
@@ -248,13 +258,14 @@ class DLM(nn.Module):
         state: list[torch.Tensor | None] = [
             base if r == self.base_arity else None for r in range(breadth + 1)
         ]
+        soft = noise is not None and self.config.soft_quantifiers == "noisy_or"
         for selectors, needed in zip(self.layers, self.needed, strict=True):
             new_state: list[torch.Tensor | None] = []
             for r, selector in enumerate(selectors):
                 if r not in needed:
                     new_state.append(None)
                     continue
-                z = self._gather(r, state, batch, n)
+                z = self._gather(r, state, batch, n, soft)
                 shape = (batch,) + (n,) * r
                 a, b = selector(z, noise, shape).unflatten(-1, (2, -1)).unbind(-2)
                 both = a * b
@@ -263,7 +274,7 @@ class DLM(nn.Module):
                     out = torch.cat([out, base], dim=-1)
                 new_state.append(out)
             state = new_state
-        z = self._gather(self.target_arity, state, batch, n)
+        z = self._gather(self.target_arity, state, batch, n, soft)
         return self.head(z, noise, (batch,) + (n,) * self.target_arity)[..., 0]
 
 

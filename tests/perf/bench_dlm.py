@@ -63,6 +63,7 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
                     "breadth": run.config.breadth,
                     "params": row["n_params"],
                     "epochs": row["total_epochs"],
+                    "updates": row["total_epochs"] * _updates_per_epoch(run.config, len(run.train)),
                     "train_errors": row["train_hard_errors"],
                     "wall_s": round(row["wall_s"], 1),
                     "s_per_epoch": round(row["wall_s"] / max(row["total_epochs"], 1), 3),
@@ -81,6 +82,13 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
     }
 
 
+def _updates_per_epoch(config: Any, train_size: int) -> int:
+    """Optimizer steps in one epoch: the authors' fixed count, or passes over the training set."""
+    if config.updates_per_epoch:
+        return int(config.updates_per_epoch)
+    return int(config.passes) * -(-train_size // int(config.batch_size))
+
+
 def render(result: dict[str, Any]) -> str:
     rows = result["rows"]
     cols = list(rows[0]) if rows else []
@@ -89,7 +97,7 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"Each task trains on the {result['train_samples']} few-shot samples with its default config, "
         f"{result['workers']} worker processes with one torch thread each.  **All 9 tasks: "
-        f"{result['total_s']} s wall ({result['total_s'] / 60:.1f} min)** — target ≤ 30 min; the tasks' "
+        f"{result['total_s']} s wall ({result['total_s'] / 60:.1f} min)** — target ≤ 60 min; the tasks' "
         f"own times sum to {result['sum_task_s']} s.",
         "",
         "| " + " | ".join(cols) + " |",

@@ -72,3 +72,18 @@ def test_profile_chooses_the_recipe():
     with pytest.raises(ConfigError, match="unknown dlm_recipe"):
         dlm_settings(Profile("t", {"dlm_recipe": "nope"}))
     assert set(RECIPES) >= {"relreason-1", "authors"}
+
+
+def test_noisy_or_quantifiers_are_max_and_min_on_truth_values():
+    """The training-time ∃/∀ option changes gradients only: on 0/1 predicates it is exactly max/min."""
+    model = DLM(n_base=4, target_arity=2, config=DLMConfig(soft_quantifiers="noisy_or"))
+    torch.manual_seed(3)
+    state = [None, None, (torch.rand(2, 6, 6, 3) < 0.3).float(), (torch.rand(2, 6, 6, 6, 5) < 0.5).float()]
+    for r in (1, 2):
+        assert torch.equal(model._gather(r, state, 2, 6, soft=True), model._gather(r, state, 2, 6))
+    soft = torch.rand(2, 6, 6, 6, 5)
+    exact = model._gather(2, [None, None, None, soft], 2, 6)
+    noisy = model._gather(2, [None, None, None, soft], 2, 6, soft=True)
+    assert torch.all(noisy[..., :5] >= exact[..., :5]) and torch.all(noisy[..., 5:] <= exact[..., 5:])
+    with pytest.raises(ConfigError, match="unknown soft_quantifiers"):
+        DLMConfig.from_dict({"soft_quantifiers": "mean"})
