@@ -172,7 +172,7 @@ def use_profile_file(path: str | os.PathLike[str] | None) -> Path | None:
     if chosen is None:
         return None
     if not chosen.is_file():
-        raise ConfigError(f"{chosen}: no such profile file; give a YAML file of profiles (--profile-file)")
+        raise ConfigError(f"{_shown(chosen)}: no such profile file; give a YAML file of profiles")
     os.environ[PROFILE_FILE_ENV] = str(chosen.resolve())
     user_profiles()
     return chosen
@@ -214,12 +214,20 @@ def _parse_user(shown: str, data: Any) -> dict[str, dict[str, Any]]:
     return parsed
 
 
+def _shown(path: Path) -> str:
+    """The file as error lines name it: relative to the working directory when inside it (``my.yaml``)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except (OSError, ValueError):
+        return str(path)
+
+
 @functools.lru_cache(maxsize=8)
-def _user_profiles_cached(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+def _user_profiles_cached(path: str, shown: str, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
     """The file's profiles, each ``extends`` chain checked too: a bad file fails whichever profile runs."""
-    user = _parse_user(path, _read_yaml(Path(path), path))
+    user = _parse_user(shown, _read_yaml(Path(path), shown))
     for name in user:
-        _resolve_in(path, builtin_profiles(), user, name)
+        _resolve_in(shown, builtin_profiles(), user, name)
     return user
 
 
@@ -232,9 +240,9 @@ def user_profiles() -> dict[str, dict[str, Any]]:
         stat = path.stat()
     except OSError as exc:
         raise ConfigError(
-            f"{path}: {exc.strerror}; point {PROFILE_FILE_ENV} (or --profile-file) at a readable YAML file"
+            f"{_shown(path)}: {exc.strerror}; point {PROFILE_FILE_ENV} or --profile-file at a readable file"
         ) from None
-    return _user_profiles_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    return _user_profiles_cached(str(path), _shown(path), stat.st_mtime_ns, stat.st_size)
 
 
 # ---------------------------------------------------------------------------------------- resolving
@@ -289,4 +297,5 @@ def resolve(name: str) -> Sections:
     user = user_profiles()
     if name not in builtin and name not in user:
         raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
-    return _resolve_in(str(profile_file()), builtin, user, name)
+    path = profile_file()
+    return _resolve_in(_shown(path) if path else "built-in profiles", builtin, user, name)
