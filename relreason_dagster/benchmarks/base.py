@@ -163,7 +163,11 @@ class Parsed:
 
 @dataclass(frozen=True)
 class Profile:
-    """Size settings of one run (``smoke`` for the demo, ``paper`` for the studies)."""
+    """A family's section of one profile (``smoke`` for the demo, ``paper`` for the studies, or a user's).
+
+    ``params`` are already merged (``extends``) and type-checked by ``relreason_dagster.profiles``; a
+    knob left out takes the family's default, so ``get`` with a default is the way to read one.
+    """
 
     name: str
     params: dict[str, Any]
@@ -173,7 +177,12 @@ class Profile:
 
 
 class BenchmarkFamily(Protocol):
-    """What the pipeline needs from a family; register it in ``benchmarks.registry``."""
+    """What the pipeline needs from a family; register it in ``benchmarks.registry``.
+
+    Its folder also holds ``profiles.yaml`` (its sections of the built-in profiles) and
+    ``profile_schema.py`` (``SCHEMA``: knob -> type), so a user's profile file is checked against
+    the knobs the family really reads, and adding a family touches no central profile table.
+    """
 
     name: str
     tasks: tuple[str, ...]
