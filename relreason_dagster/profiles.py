@@ -87,7 +87,10 @@ def family_schema(family_name: str) -> dict[str, Any] | None:
     """The knob types the family declares in ``profile_schema.py``; None when it declares none."""
     from relreason_dagster.benchmarks.registry import get_family
 
-    module_name = f"{_family_package(get_family(family_name))}.profile_schema"
+    package = _family_package(get_family(family_name))
+    if not package:
+        return None
+    module_name = f"{package}.profile_schema"
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -130,15 +133,19 @@ def _check_section(shown: str, path: str, family: str, section: Any) -> dict[str
     return dict(section)
 
 
-@functools.cache
 def builtin_profiles() -> dict[str, Sections]:
-    """``{profile: {family: knobs}}`` from every registered family's ``profiles.yaml``."""
+    """``{profile: {family: knobs}}`` from every registered family's ``profiles.yaml`` (read once per
+    set of registered families, so a family registered later, e.g. by a test, is seen)."""
     from relreason_dagster.benchmarks.registry import FAMILIES
 
+    return _builtin_profiles(tuple((name, type(family).__module__) for name, family in FAMILIES.items()))
+
+
+@functools.cache
+def _builtin_profiles(families: tuple[tuple[str, str], ...]) -> dict[str, Sections]:
     merged: dict[str, Sections] = {}
-    for name, family in FAMILIES.items():
-        package = sys.modules[_family_package(family)]
-        path = Path(next(iter(package.__path__))) / "profiles.yaml"
+    for name, module in families:
+        path = Path(str(sys.modules[module].__file__)).resolve().parent / "profiles.yaml"
         if not path.is_file():
             continue
         data = _read_yaml(path, str(path)) or {}

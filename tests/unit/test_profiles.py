@@ -184,3 +184,28 @@ def test_knob_types(value, hint, ok):
 def test_type_names_read_like_yaml():
     assert profiles.type_name(dict[str, list[str]] | None) == "dict[str, list[str]] | null"
     assert yaml.safe_load("x: null")["x"] is None  # the word the error uses is the YAML word
+
+
+def test_a_new_family_brings_its_profiles_and_schema_in_its_own_folder(tmp_path, monkeypatch):
+    """A toy family registered at run time: its folder's profiles.yaml and profile_schema.py are used,
+    with no edit anywhere else (the registry entry is the only other line)."""
+    from relreason_dagster.benchmarks.registry import FAMILIES
+
+    folder = tmp_path / "toyfamily_pkg"
+    folder.mkdir()
+    _write(folder / "__init__.py", "")
+    _write(folder / "family.py", "class ToyFamily:\n    name = 'toy'\n    tasks = ('count',)\n")
+    _write(folder / "profiles.yaml", "smoke: {size: 2}\npaper: {size: 100}\n")
+    _write(folder / "profile_schema.py", "SCHEMA = {'size': int}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from toyfamily_pkg.family import ToyFamily
+
+    monkeypatch.setitem(FAMILIES, "toy", ToyFamily())
+    assert settings.get_profile("paper", "toy").params == {"size": 100}
+    assert "toy" in settings.profile_families("smoke")
+    use_profiles(monkeypatch, tmp_path / "my.yaml", {"mine": {"extends": "smoke", "toy": {"size": "big"}}})
+    with pytest.raises(ConfigError, match=r"^my.yaml: mine.toy.size: expected int, got 'big'$"):
+        settings.get_profile("mine", "toy")
+    monkeypatch.delenv(profiles.PROFILE_FILE_ENV)
+    monkeypatch.delitem(FAMILIES, "toy")
+    assert "toy" not in settings.profile_families("smoke")
