@@ -235,6 +235,8 @@ class StatusReport:
         """(asset, check, state) of every check the definitions declare, from its latest execution."""
         from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
+        from relreason_dagster.defs.checks import check_state
+
         instance = self.instance.get()
         keys = sorted(self.defs.get().resolve_asset_graph().asset_check_keys, key=str)
         latest = instance.event_log_storage.get_latest_asset_check_execution_by_key(keys)
@@ -252,7 +254,9 @@ class StatusReport:
                 if passed is None:
                     state = record.status.value.lower()
                 elif passed:
-                    state = "passed"
+                    # A check that examined no rows proved nothing: check_result records it as such.
+                    rows_checked = (getattr(evaluation, "metadata", None) or {}).get("rows_checked")
+                    state = check_state(True, None if rows_checked is None else int(rows_checked.value))
                 else:
                     state = "FAILED (warning)" if severity == "WARN" else "FAILED"
             states.append((key.asset_key.to_user_string(), key.name, state))

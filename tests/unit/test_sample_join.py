@@ -169,3 +169,11 @@ def test_every_mart_shows_its_row_count_and_a_preview(home):
         else:
             assert "more rows" not in preview, name
     assert rows("SELECT count(*) FROM marts.answer_scores")[0][0] == 2 * home["n_prompts"] > 41
+
+
+def test_status_reads_a_check_on_no_rows_as_skipped(home, capsys):
+    """A relational-only run leaves FLenQA's padding check nothing to look at."""
+    assert rows("SELECT count(*) FROM raw.samples WHERE benchmark = 'flenqa'") == [(0,)]
+    assert main(["status", "--profile", "smoke"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "padding_entities_check" in line]
+    assert lines and all("skipped (no rows)" in line for line in lines), lines
