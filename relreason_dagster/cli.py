@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from relreason_dagster import profiles, settings
@@ -103,6 +104,21 @@ def _print_report(report: Any, seconds: float) -> None:
         print(f"step failed: {failure}", file=sys.stderr)
 
 
+def _write_report(out: Path) -> str:
+    """The run's report.html, so a run ends with something to open; a failure here never fails the run."""
+    from relreason_dagster.results.readonly import open_results
+    from relreason_dagster.results.report import build_report
+
+    try:
+        con = open_results()
+        try:
+            return str(build_report(con, out, source=str(settings.duckdb_path())).path)
+        finally:
+            con.close()
+    except Exception as exc:  # the results are stored; only the report is missing
+        return f"not written ({type(exc).__name__}: {exc}); try relreason report"
+
+
 def _print_headlines(models: list[str] | None, families: list[str] | None, example: str) -> None:
     """The headline tables of what the run covered, then where to look next."""
     from relreason_dagster.results.headline import headline_tables
@@ -121,8 +137,9 @@ def _print_headlines(models: list[str] | None, families: list[str] | None, examp
     print()
     if plots.is_dir() and any(plots.glob("*.png")):
         print(f"plots: {plots} (one PNG per study; the Dagster UI shows them too: relreason ui)")
-    print(f"next: relreason report  (then open {home / 'report' / 'report.html'})")
-    print(f"      relreason samples --model {example} --limit 3  (whole prompts and answers; --wrong, --na)")
+    report = _write_report(home / "report")
+    print(f"report: {report} (open it in a browser; relreason report rewrites it)")
+    print(f"next: relreason samples --model {example} --limit 3  (whole prompts and answers; --wrong, --na)")
     print('      relreason sql "SELECT * FROM marts.parse_rate"  (any table; --max-width 0, --json, --csv)')
     print("      relreason export --format parquet  (every mart and the per-sample results as files)")
 
