@@ -21,10 +21,10 @@ import dagster as dg
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Sample, stable_hash
+from relreason_dagster.benchmarks.relational.cot_verdict import check_reasoning
 from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
-from relreason_dagster.benchmarks.selfcontra.symbolic import check_reasoning
 from relreason_dagster.defs.assets import parsed_answers
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings

@@ -20,12 +20,12 @@ from tests.perf._common import time_paper_build
 
 def bench_selfcontra() -> dict[str, Any]:
     from relreason_dagster import settings
+    from relreason_dagster.benchmarks.relational.cot_verdict import check_reasoning
     from relreason_dagster.benchmarks.relational.family import RelationalFamily
     from relreason_dagster.benchmarks.relational.prompts import cot_answer
     from relreason_dagster.benchmarks.selfcontra import detection
     from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
     from relreason_dagster.benchmarks.selfcontra.family import SelfContraFamily, order_of
-    from relreason_dagster.benchmarks.selfcontra.symbolic import check_reasoning
 
     out: dict[str, Any] = {}
     folder = settings.reference_dir() / "wino" / "selfcontra_annotations"

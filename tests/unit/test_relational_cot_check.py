@@ -1,5 +1,5 @@
-"""The symbolic self-contradiction checker on gold CoT, the relational study's Figures 4 and 5,
-crafted Type1/Type2/Type3/RR/WW responses and hostile text.
+"""The relational chain-of-thought checker (``relational/cot_*.py``) on gold CoT, the relational
+study's Figures 4 and 5, crafted Type1/Type2/Type3/RR/WW responses and hostile text.
 
 The gold checks are the honest baseline: the benchmark's own CoT exemplars (``prompts.cot_answer``)
 state only true facts, so any false claim or contradiction found there is a checker bug.  The
@@ -17,16 +17,11 @@ import pytest
 
 from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.relational import prompts
+from relreason_dagster.benchmarks.relational.cot_claims import extract_claims, split_steps
+from relreason_dagster.benchmarks.relational.cot_relations import Claim, describe
+from relreason_dagster.benchmarks.relational.cot_verdict import SymbolicVerdict, check_reasoning
 from relreason_dagster.benchmarks.relational.generate import decode_gold, make_sample
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
-from relreason_dagster.benchmarks.selfcontra.symbolic import (
-    Claim,
-    SymbolicVerdict,
-    check_reasoning,
-    describe,
-    extract_claims,
-    split_steps,
-)
 
 SEEDS = (0, 1, 2)
 

@@ -1,58 +1,28 @@
-"""Symbolic self-contradiction checker for the relational family's chain-of-thought answers.
+"""Claim extraction for the relational chain-of-thought checker: response text to ``Claim``s.
 
-Liu et al. (self-contradictory reasoning, section 2.1) sort a reasoned answer into
-Type1 (every step right, answer wrong), Type2 (some step wrong, answer right),
-Type3 (two steps contradict each other), RR and WW.  Their labels come from
-human annotators; for the relational benchmark we can do without them, because
-every fact a reasoning step states about ``P0..P(n-1)`` is decidable from the
-sample's knowledge base (the base predicates).  So this module
-
-1. keeps only the reasoning: everything from the last answer marker
-   (``Final answer:``, ``Answer:``, ``the answer is``, as ``relational/parsing.py``
-   reads answers) and from a hallucinated next question on is dropped, so the
-   answer list is judged as the answer, not again as reasoning;
-2. splits it into steps (lines, then sentences) and extracts claims with a small
-   hand-written matcher over tokens (``P5 is P2's mother``, ``P5 is the mother of
-   P2 and P3``, ``P1's father is P7``, ``P2 and P3 are sisters``, ``P0 has 2
-   sisters``, ``there is an edge between P1 and P2``, ``P3 has edges only to P1
-   and P2``, ``P0 and P3 are joined by a path of 2 edges`` ...);
-3. decides each claim from the base predicates: family relations from parent
-   links and genders (male if someone's father or son, female if mother or
-   daughter), uncle and maternal great uncle through ``FamilyTree.uncles`` /
-   ``mg_uncles`` so they cannot drift from the generator's definition, graph
-   relations through ``Graph``;
-4. looks for contradictions between claims: a claim and its negation, one
-   person stated male and female (the relational study's Figure 4), one pair
-   stated with two kinship relations that cannot both hold, including an
-   asymmetric relation in both directions (Figure 5), and incompatible counts.
+1. Keep only the reasoning: everything from the last answer marker (``Final answer:``,
+   ``Answer:``, ``the answer is``, as ``parsing.py`` reads answers) and from a hallucinated
+   next question on is dropped, so the answer list is judged as the answer, not again as
+   reasoning.
+2. Split it into steps (lines, then sentences) and extract claims with a small hand-written
+   matcher over tokens (``P5 is P2's mother``, ``P5 is the mother of P2 and P3``, ``P1's
+   father is P7``, ``P2 and P3 are sisters``, ``P0 has 2 sisters``, ``there is an edge
+   between P1 and P2``, ``P3 has edges only to P1 and P2``, ``P0 and P3 are joined by a path
+   of 2 edges`` ...).
 
 Decisions, all in the direction of never calling a right statement wrong:
 
 * A claim is only counted when it is asserted: claims in a question, or after
-  ``if``/``whether``/``suppose``/``would``/``not``... in the same clause, are
-  skipped.  Negated statements ("P3 is not P8's daughter") are claims.
-* Relations the benchmark does not define (aunt, nephew, niece, cousin, great
-  uncle) are extracted, so they take part in gender and kinship contradictions,
-  but their truth is unchecked: a model may mean an aunt by marriage.  Spouses,
-  ages and the like are not claims.  "maternal"/"paternal" before another word
+  ``if``/``whether``/``suppose``/``would``/``not``... in the same clause, are skipped.
+  Negated statements ("P3 is not P8's daughter") are claims.
+* Spouses, ages and the like are not claims.  "maternal"/"paternal" before another word
   ("maternal grandfather") is dropped, i.e. read leniently.
-* A claim that needs a gender the KB does not fix (someone with no parent or
-  child links) is unchecked; people outside ``P0..P(n-1)`` do not exist, so every
-  positive claim about them is false.
-* Uncle-type relations are evaluated on the two gender completions of the KB
-  (unknown people all male / all female); they agree whenever the KB fixes the
-  genders that matter, which it always does for generated samples.
-* "joined by a path of k edges" is read as "within k edges" (the gold CoT states
-  the shortest distance); "P1 is connected to P2" is a direct edge, "P1 and P2 are
-  connected" (no object, no qualifier) only says they are in one component.
-* Two claims that the KB makes both true are never reported as contradicting:
-  they evidently can both hold (a generated family may, rarely, contain marriages
-  that the kinship rules treat as impossible).
-* ``reasoning_correct`` is False when a checked claim is false or two claims
-  contradict, True when at least one claim was checked and all are true, else None.
+* "joined by a path of k edges" is read as "within k edges" (the gold CoT states the shortest
+  distance); "P1 is connected to P2" is a direct edge, "P1 and P2 are connected" (no object,
+  no qualifier) only says they are in one component.
 
-All regular expressions are linear and the reasoning is capped at
-``MAX_CHARS`` characters, so a megabyte of model output costs milliseconds.
+All regular expressions are linear and the reasoning is capped at ``MAX_CHARS`` characters,
+so a megabyte of model output costs milliseconds.
 """
 
 from __future__ import annotations
@@ -60,78 +30,18 @@ from __future__ import annotations
 import re
 import string
 from bisect import bisect_left
-from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster.benchmarks.base import Sample
-from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT, VARIANTS, FamilyTree
-from relreason_dagster.benchmarks.relational.generate import sample_predicates
-from relreason_dagster.benchmarks.relational.graph import Graph
+from relreason_dagster.benchmarks.relational.cot_relations import (
+    FAMILY_RELATIONS,
+    GRAPH_PAIR,
+    Claim,
+)
 from relreason_dagster.benchmarks.relational.prompts import FINAL_ANSWER
-from relreason_dagster.benchmarks.relational.tasks import FAMILY, GRAPH, TASK_SPECS
 
 MAX_CHARS = 200_000  # reasoning kept (its end, nearest the answer), like parsing.MAX_CHARS
-MAX_LISTED = 20  # false claims / contradictions kept in ``detail()``
 MAX_SUBJECTS = 20  # names in one subject list ("P1, P2 and P3 are siblings" makes pairs: keep it small)
 MAX_OBJECTS = 50  # names in one object list
-CATEGORIES = ("RR", "WW", "type1", "type2", "type3", "unchecked")
-
-# -- public types --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One asserted fact: ``P{subject} is P{obj}'s {relation}`` (or a unary fact when ``obj`` is None)."""
-
-    subject: int
-    relation: str
-    obj: int | None
-    negated: bool
-    step: int
-    text: str
-
-
-@dataclass
-class SymbolicVerdict:
-    """What the checker found in one response, and its Liu et al. category."""
-
-    n_steps: int
-    claims: list[Claim]
-    n_checked: int
-    false_claims: list[str]
-    contradictions: list[tuple[str, str]]
-    reasoning_correct: bool | None
-    category: str
-    error: str | None = None  # set when checking failed; the verdict is then "unchecked"
-
-    @property
-    def self_contra(self) -> bool | None:
-        """Type1/2/3 are self-contradictory, RR/WW are not, unchecked is unknown."""
-        if self.category in ("type1", "type2", "type3"):
-            return True
-        if self.category in ("RR", "WW"):
-            return False
-        return None
-
-    def detail(self) -> dict[str, Any]:
-        """A JSON-serialisable summary; long lists are cut to ``MAX_LISTED`` (counts stay whole)."""
-        out: dict[str, Any] = {
-            "category": self.category,
-            "self_contra": self.self_contra,
-            "reasoning_correct": self.reasoning_correct,
-            "n_steps": self.n_steps,
-            "n_claims": len(self.claims),
-            "n_checked": self.n_checked,
-            "n_false": len(self.false_claims),
-            "n_contradictions": len(self.contradictions),
-            "false_claims": list(self.false_claims[:MAX_LISTED]),
-            "contradictions": [list(pair) for pair in self.contradictions[:MAX_LISTED]],
-        }
-        if self.error:
-            out["error"] = self.error
-        return out
-
 
 # -- text preparation ----------------------------------------------------------------------------------
 
@@ -158,7 +68,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _HAS_TEXT = re.compile(r"[A-Za-z0-9]")
 
 
-def _reasoning_part(text: str) -> str:
+def reasoning_part(text: str) -> str:
     """The reasoning: text before a hallucinated next question and before the last answer marker.
 
     A marker with nothing before it ("Answer: <reasoning> ...") is not a cut point,
@@ -245,99 +155,6 @@ def _lexicon() -> dict[tuple[str, ...], str]:
 
 _LEXICON = _lexicon()
 _MAX_PHRASE = max(len(k) for k in _LEXICON)
-
-# relation: (structural base, gender the relation gives its subject); decided from the KB.
-_FAMILY_BINARY: dict[str, tuple[str, bool | None]] = {
-    "father": ("parent", True),
-    "mother": ("parent", False),
-    "parent": ("parent", None),
-    "son": ("child", True),
-    "daughter": ("child", False),
-    "child": ("child", None),
-    "grandfather": ("grandparent", True),
-    "grandmother": ("grandparent", False),
-    "grandparent": ("grandparent", None),
-    "grandson": ("grandchild", True),
-    "granddaughter": ("grandchild", False),
-    "grandchild": ("grandchild", None),
-    "brother": ("sibling", True),
-    "sister": ("sibling", False),
-    "sibling": ("sibling", None),
-    "uncle": ("uncle", True),
-    "maternal great uncle": ("mg_uncle", True),
-}
-# Recognised (gender, kinship class) but never decided: the benchmark does not define them.
-_FAMILY_UNCHECKED = frozenset(
-    {
-        "aunt",
-        "nephew",
-        "niece",
-        "cousin",
-        "great uncle",
-        "great aunt",
-        "great grandfather",
-        "great grandmother",
-        "great grandparent",
-    }
-)
-_FAMILY_RELATIONS = frozenset(_FAMILY_BINARY) | _FAMILY_UNCHECKED
-_GENDER_OF: dict[str, bool] = {
-    **{rel: g for rel, (_, g) in _FAMILY_BINARY.items() if g is not None},
-    "aunt": False,
-    "nephew": True,
-    "niece": False,
-    "great uncle": True,
-    "great aunt": False,
-    "great grandfather": True,
-    "great grandmother": False,
-    "male": True,
-    "female": False,
-}
-# Kinship class of "subject is obj's <relation>" and the class of the reverse statement.
-_KIN_CLASS: dict[str, str] = {
-    "father": "parent",
-    "mother": "parent",
-    "parent": "parent",
-    "son": "child",
-    "daughter": "child",
-    "child": "child",
-    "grandfather": "grandparent",
-    "grandmother": "grandparent",
-    "grandparent": "grandparent",
-    "grandson": "grandchild",
-    "granddaughter": "grandchild",
-    "grandchild": "grandchild",
-    "brother": "sibling",
-    "sister": "sibling",
-    "sibling": "sibling",
-    "cousin": "cousin",
-    "uncle": "pibling",
-    "aunt": "pibling",
-    "nephew": "nibling",
-    "niece": "nibling",
-    "great uncle": "great-pibling",
-    "great aunt": "great-pibling",
-    "maternal great uncle": "great-pibling",
-    "great grandfather": "great-grandparent",
-    "great grandmother": "great-grandparent",
-    "great grandparent": "great-grandparent",
-}
-_INVERSE_CLASS = {
-    "parent": "child",
-    "child": "parent",
-    "grandparent": "grandchild",
-    "grandchild": "grandparent",
-    "sibling": "sibling",
-    "cousin": "cousin",
-    "pibling": "nibling",
-    "nibling": "pibling",
-    "great-pibling": "great-nibling",
-    "great-nibling": "great-pibling",
-    "great-grandparent": "great-grandchild",
-    "great-grandchild": "great-grandparent",
-}
-_SYMMETRIC = frozenset({"sibling", "cousin", "edge", "reachable"})
-_GRAPH_PAIR = re.compile(r"^(?:edge|reachable|[0-9]+-connected|path:[0-9]+)$")
 
 _COPULAS = frozenset({"is", "are", "was", "were"})
 _HAVE = frozenset({"has", "have", "had"})
@@ -879,7 +696,7 @@ class _StepParser:
                 for s in names:
                     self.emit(s, rel, None, neg, start, end)
             elif len(names) >= 2 and (
-                rel in ("sibling", "brother", "sister", "cousin") or _GRAPH_PAIR.match(rel)
+                rel in ("sibling", "brother", "sister", "cousin") or GRAPH_PAIR.match(rel)
             ):
                 for a_i, a in enumerate(names):
                     for b in names[a_i + 1 :]:
@@ -1031,13 +848,13 @@ class _StepParser:
                 while self.word(m) in ("a", "an", "the", "his", "her", "their"):
                     m += 1
                 rel = self.rel_at(m)
-                if rel is not None and rel[0] in _FAMILY_RELATIONS:
+                if rel is not None and rel[0] in FAMILY_RELATIONS:
                     for s in names:
                         for o in objs:
                             self.emit(o, rel[0], s, neg or none, start, rel[1])
             return
         rel = self.rel_at(j)
-        if rel is None or rel[0] not in _FAMILY_RELATIONS:
+        if rel is None or rel[0] not in FAMILY_RELATIONS:
             return
         word, j = rel
         for s in names:
@@ -1122,7 +939,8 @@ class _StepParser:
         return self.claims
 
 
-def _step_claims(text: str, step: int) -> list[Claim]:
+def step_claims(text: str, step: int) -> list[Claim]:
+    """The asserted claims of one reasoning step; ``step`` is its index, kept on each claim."""
     if text.rstrip().endswith("?"):  # a question asserts nothing
         return []
     return _StepParser(text, step).run()
@@ -1132,368 +950,5 @@ def extract_claims(text: str) -> list[Claim]:
     """Every asserted claim of ``text`` (no answer cut here: see ``check_reasoning``), in text order."""
     claims: list[Claim] = []
     for index, step in enumerate(split_steps(text)):
-        claims.extend(_step_claims(step, index))
+        claims.extend(step_claims(step, index))
     return claims
-
-
-# -- knowledge bases -----------------------------------------------------------------------------------
-
-
-class _FamilyKB:
-    """Parent links and genders read from IsFather/IsMother/IsSon/IsDaughter."""
-
-    def __init__(self, preds: dict[str, set[tuple[int, int]]], n: int, variant: str) -> None:
-        self.n = n
-        self.variant = variant
-        self.parents: dict[int, set[int]] = defaultdict(set)
-        self.male: set[int] = set()
-        self.female: set[int] = set()
-        for name, gendered, parent_second in (
-            ("IsFather", self.male, True),
-            ("IsMother", self.female, True),
-            ("IsSon", self.male, False),
-            ("IsDaughter", self.female, False),
-        ):
-            for x, y in preds.get(name, set()):
-                if parent_second:  # IsFather(x, y): y is x's father
-                    self.parents[x].add(y)
-                else:  # IsSon(x, y): y is x's son
-                    self.parents[y].add(x)
-                gendered.add(y)
-        self._trees: tuple[FamilyTree, FamilyTree] | None = None
-        self._kin_cache: dict[tuple[int, str, int], set[int]] = {}
-
-    def exists(self, p: int) -> bool:
-        return 0 <= p < self.n
-
-    def gender(self, p: int) -> bool | None:
-        is_male, is_female = p in self.male, p in self.female
-        if is_male != is_female:
-            return is_male
-        return None
-
-    def grandparents(self, x: int) -> set[int]:
-        return {g for p in self.parents.get(x, ()) for g in self.parents.get(p, ())}
-
-    def trees(self) -> tuple[FamilyTree, FamilyTree]:
-        """The KB as ``FamilyTree``s, unknown genders completed as male, then as female."""
-        if self._trees is None:
-            built = []
-            for default in (True, False):
-                male = tuple(default if (g := self.gender(p)) is None else g for p in range(self.n))
-                father: list[int | None] = [None] * self.n
-                mother: list[int | None] = [None] * self.n
-                for x in range(self.n):
-                    for p in sorted(q for q in self.parents.get(x, ()) if self.exists(q)):
-                        if male[p] and father[x] is None:
-                            father[x] = p
-                        elif not male[p] and mother[x] is None:
-                            mother[x] = p
-                built.append(FamilyTree(n=self.n, male=male, father=tuple(father), mother=tuple(mother)))
-            self._trees = (built[0], built[1])
-        return self._trees
-
-    def _tree_kin(self, s: int, o: int, base: str) -> bool | None:
-        """Uncle / maternal great uncle by the generator's own definition, on both gender completions."""
-        if base == "mg_uncle" and self.variant not in VARIANTS:
-            return None
-        answers = set()
-        for index, tree in enumerate(self.trees()):
-            key = (index, base, o)
-            if key not in self._kin_cache:
-                self._kin_cache[key] = tree.uncles(o) if base == "uncle" else tree.mg_uncles(o, self.variant)
-            answers.add(s in self._kin_cache[key])
-        return answers.pop() if len(answers) == 1 else None
-
-    def binary(self, rel: str, s: int, o: int) -> bool | None:
-        if rel not in _FAMILY_BINARY:
-            return None
-        if not (self.exists(s) and self.exists(o)):
-            return False
-        base, wanted = _FAMILY_BINARY[rel]
-        if base in ("uncle", "mg_uncle"):
-            return self._tree_kin(s, o, base)
-        if base == "parent":
-            holds = s in self.parents.get(o, ())
-        elif base == "child":
-            holds = o in self.parents.get(s, ())
-        elif base == "grandparent":
-            holds = s in self.grandparents(o)
-        elif base == "grandchild":
-            holds = o in self.grandparents(s)
-        else:  # sibling: a shared parent
-            holds = s != o and bool(self.parents.get(s, set()) & self.parents.get(o, set()))
-        if not holds or wanted is None:
-            return holds
-        g = self.gender(s)
-        return None if g is None else g == wanted
-
-    def truth(self, claim: Claim) -> bool | None:
-        rel, s, o = claim.relation, claim.subject, claim.obj
-        if rel in ("male", "female"):
-            if not self.exists(s):
-                return False
-            g = self.gender(s)
-            return None if g is None else g == (rel == "male")
-        if rel.startswith("has:") or rel.startswith("count:"):
-            parts = rel.split(":")
-            word = parts[1]
-            if word not in _FAMILY_BINARY:
-                return None
-            if not self.exists(s):
-                return False
-            values = [self.binary(word, y, s) for y in range(self.n)]
-            true, unknown = values.count(True), values.count(None)
-            if rel.startswith("has:"):
-                return True if true else (None if unknown else False)
-            k = int(parts[2])
-            if true > k or true + unknown < k:
-                return False
-            return True if unknown == 0 else None
-        if o is None:
-            return None
-        return self.binary(rel, s, o)
-
-
-class _GraphKB:
-    """The HasEdge graph, queried through ``relational.graph.Graph``."""
-
-    def __init__(self, preds: dict[str, set[tuple[int, int]]], n: int) -> None:
-        self.n = n
-        edges = frozenset(
-            (min(a, b), max(a, b))
-            for a, b in preds.get("HasEdge", set())
-            if a != b and 0 <= a < n and 0 <= b < n
-        )
-        self.graph = Graph(n=n, edges=edges)
-        self.adj = self.graph.neighbours()
-        self._dist: dict[tuple[int, int], dict[int, int]] = {}
-
-    def exists(self, p: int) -> bool:
-        return 0 <= p < self.n
-
-    def within(self, a: int, b: int, hops: int) -> bool:
-        key = (a, hops)
-        if key not in self._dist:
-            self._dist[key] = self.graph.distances_from(a, hops)
-        return a != b and b in self._dist[key]
-
-    def truth(self, claim: Claim) -> bool | None:
-        rel, a, b = claim.relation, claim.subject, claim.obj
-        if rel.startswith("degree:"):
-            return self.exists(a) and len(self.adj[a]) == int(rel.split(":")[1])
-        if b is None or not _GRAPH_PAIR.match(rel):
-            return None
-        if not (self.exists(a) and self.exists(b)):
-            return False
-        if rel == "edge":
-            return a != b and b in self.adj[a]
-        if rel == "reachable":
-            return self.within(a, b, self.n)
-        hops = int(rel.split(":")[1]) if rel.startswith("path:") else int(rel.split("-")[0])
-        return self.within(a, b, min(hops, self.n))
-
-
-def _knowledge_base(sample: Sample) -> _FamilyKB | _GraphKB:
-    preds = sample_predicates(sample)
-    n = int(sample.input["n"])
-    spec = TASK_SPECS.get(sample.task)
-    domain = spec.domain if spec is not None else (GRAPH if "HasEdge" in preds else FAMILY)
-    if domain == GRAPH:
-        return _GraphKB(preds, n)
-    variant = str((sample.variant or {}).get("family_tree_variant", DEFAULT_VARIANT))
-    return _FamilyKB(preds, n, variant)
-
-
-# -- verdicts ------------------------------------------------------------------------------------------
-
-
-def _plural(word: str, k: int) -> str:
-    if k == 1:
-        return word
-    return "children" if word == "child" else ("grandchildren" if word == "grandchild" else word + "s")
-
-
-def describe(claim: Claim) -> str:
-    """A claim in the benchmark's own wording, e.g. ``P8 is P3's father`` / ``P0 has 2 sisters``."""
-    s, rel, neg = f"P{claim.subject}", claim.relation, claim.negated
-    o = f"P{claim.obj}"
-    not_ = "not " if neg else ""
-    if rel == "edge":
-        return f"there is {'no' if neg else 'an'} edge between {s} and {o}"
-    if rel == "reachable":
-        return f"{s} and {o} are {not_}connected"
-    if rel.endswith("-connected"):
-        return f"{s} and {o} are {not_}{rel}"
-    if rel.startswith("path:"):
-        hops = int(rel.split(":")[1])
-        return f"{s} and {o} are {not_}joined by a path of at most {hops} {_plural('edge', hops)}"
-    if rel.startswith("degree:"):
-        return f"{s} {'does not have' if neg else 'has'} outdegree {rel.split(':')[1]}"
-    if rel.startswith("has:"):
-        return f"{s} {'has no' if neg else 'has'} {rel.split(':')[1]}"
-    if rel.startswith("count:"):
-        _, word, k = rel.split(":")
-        return f"{s} {'does not have' if neg else 'has'} {k} {_plural(word, int(k))}"
-    if claim.obj is None:
-        return f"{s} is {not_}{rel}"
-    return f"{s} is {not_}{o}'s {rel}"
-
-
-def _negation_key(claim: Claim) -> tuple[Any, ...]:
-    a, b = claim.subject, claim.obj
-    if b is not None and (claim.relation in _SYMMETRIC or _GRAPH_PAIR.match(claim.relation)) and b < a:
-        a, b = b, a
-    return (claim.relation, a, b)
-
-
-def _quantity(claim: Claim) -> list[tuple[tuple[int, str], int, float]]:
-    """What a claim says about a count: ``((person, relation), low, high)`` items."""
-    rel, s, o = claim.relation, claim.subject, claim.obj
-    inf = float("inf")
-    if rel.startswith("has:"):
-        return [((s, rel[4:]), 0, 0) if claim.negated else ((s, rel[4:]), 1, inf)]
-    if claim.negated:
-        return []
-    if rel.startswith("count:"):
-        _, word, k = rel.split(":")
-        return [((s, word), int(k), int(k))]
-    if rel.startswith("degree:"):
-        k = int(rel.split(":")[1])
-        return [((s, "degree"), k, k)]
-    if rel == "edge" and o is not None and o != s:
-        return [((s, "degree"), 1, inf), ((o, "degree"), 1, inf)]
-    if rel in _FAMILY_RELATIONS and o is not None and o != s:
-        return [((o, rel), 1, inf)]
-    return []
-
-
-def _contradictions(claims: list[Claim], truths: list[bool | None]) -> list[tuple[str, str]]:
-    """Pairs of claims that cannot both hold; linear in the number of claims."""
-    found: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
-
-    def add(i: int, j: int) -> None:
-        if i == j or truths[i] is True and truths[j] is True:  # both true in the KB: evidently compatible
-            return
-        first, second = min(i, j), max(i, j)
-        pair = (claims[first].text, claims[second].text)
-        if pair not in seen:  # a repeated sentence repeats its contradiction: report it once
-            seen.add(pair)
-            found.append(pair)
-
-    first_pos: dict[tuple[Any, ...], int] = {}
-    first_neg: dict[tuple[Any, ...], int] = {}
-    male: dict[int, int] = {}
-    female: dict[int, int] = {}
-    kin: dict[tuple[int, int], dict[str, int]] = defaultdict(dict)
-    counts: dict[tuple[int, str], list[tuple[int, float, int]]] = defaultdict(list)
-    for i, c in enumerate(claims):
-        key = _negation_key(c)
-        (first_neg if c.negated else first_pos).setdefault(key, i)
-        other = (first_pos if c.negated else first_neg).get(key)
-        if other is not None:
-            add(other, i)
-        for person, low, high in _quantity(c):
-            intervals = counts[person]
-            for lo, hi, j in intervals:
-                if high < lo or low > hi:
-                    add(j, i)
-                    break
-            if len(intervals) < 8 and all((lo, hi) != (low, high) for lo, hi, _ in intervals):
-                intervals.append((low, high, i))
-        if c.negated:
-            continue
-        gender = _GENDER_OF.get(c.relation)
-        if gender is not None:
-            mine, theirs = (male, female) if gender else (female, male)
-            mine.setdefault(c.subject, i)
-            if c.subject in theirs:
-                add(theirs[c.subject], i)
-        kin_class = _KIN_CLASS.get(c.relation)
-        if kin_class is not None and c.obj is not None and c.obj != c.subject:
-            if c.subject < c.obj:
-                pair, cls = (c.subject, c.obj), kin_class
-            else:
-                pair, cls = (c.obj, c.subject), _INVERSE_CLASS[kin_class]
-            for other_cls, j in kin[pair].items():
-                if other_cls != cls:
-                    add(j, i)
-                    break
-            kin[pair].setdefault(cls, i)
-    return found
-
-
-def _classify(n_checked: int, n_false: int, n_contra: int, answer_correct: bool | None) -> str:
-    if n_contra:
-        return "type3"
-    if answer_correct is None:
-        return "unchecked"
-    if n_false:
-        return "type2" if answer_correct else "WW"
-    if n_checked:
-        return "RR" if answer_correct else "type1"
-    return "unchecked"
-
-
-def check_reasoning(sample: Sample, text: str, answer_correct: bool | None) -> SymbolicVerdict:
-    """Check every claim of the reasoning part of ``text`` against ``sample``'s base predicates.
-
-    ``answer_correct`` is whether the final answer was right (None: unreadable).
-    Never raises: a failure gives an "unchecked" verdict with ``error`` set.
-    """
-    try:
-        if not isinstance(text, str):
-            text = "" if text is None else str(text)
-        reasoning = _reasoning_part(text)
-        steps = split_steps(reasoning)
-        claims = [c for index, step in enumerate(steps) for c in _step_claims(step, index)]
-        kb = _knowledge_base(sample)
-        truths: list[bool | None] = []
-        false_claims: list[str] = []
-        for claim in claims:
-            value = kb.truth(claim)
-            truth = None if value is None else value != claim.negated
-            truths.append(truth)
-            if truth is False:
-                message = f"{describe(claim)} (KB: false)"
-                if message not in false_claims:
-                    false_claims.append(message)
-        n_checked = sum(t is not None for t in truths)
-        n_false = sum(t is False for t in truths)
-        contradictions = _contradictions(claims, truths)
-        if n_false or contradictions:
-            reasoning_correct: bool | None = False
-        else:
-            reasoning_correct = True if n_checked else None
-        return SymbolicVerdict(
-            n_steps=len(steps),
-            claims=claims,
-            n_checked=n_checked,
-            false_claims=false_claims,
-            contradictions=contradictions,
-            reasoning_correct=reasoning_correct,
-            category=_classify(n_checked, n_false, len(contradictions), answer_correct),
-        )
-    except Exception as exc:  # model text must never crash a run
-        return SymbolicVerdict(
-            n_steps=0,
-            claims=[],
-            n_checked=0,
-            false_claims=[],
-            contradictions=[],
-            reasoning_correct=None,
-            category="unchecked",
-            error=f"{type(exc).__name__}: {exc}"[:200],
-        )
-
-
-__all__ = [
-    "CATEGORIES",
-    "Claim",
-    "SymbolicVerdict",
-    "check_reasoning",
-    "describe",
-    "extract_claims",
-    "split_steps",
-]
