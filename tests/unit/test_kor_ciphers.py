@@ -237,7 +237,7 @@ def test_rsa_random_keys_invert_themselves_on_every_letter():
 
 
 def test_bad_arguments_are_config_errors():
-    with pytest.raises(ConfigError, match="no generated cipher family"):
+    with pytest.raises(ConfigError, match="unknown generated cipher rule '2'"):
         generate("2", 1, seed=0)
     with pytest.raises(ConfigError, match="length range"):
         generate("1", 1, seed=0, length=(5, 2))

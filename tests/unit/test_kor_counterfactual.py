@@ -14,6 +14,7 @@ from collections import Counter
 import pytest
 
 from relreason_dagster.benchmarks.kor import counterfactual as cf
+from relreason_dagster.benchmarks.kor.generation import LEVELS
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 from relreason_dagster.errors import ConfigError
 
@@ -29,7 +30,7 @@ def _items() -> list[cf.GeneratedCounterfactualItem]:
     return [
         item
         for rule_id in cf.RULES
-        for level in cf.LEVELS
+        for level in LEVELS
         for seed in SEEDS
         for item in cf.generate(rule_id, 1, seed, level)
     ]
@@ -44,7 +45,7 @@ def _slot(item: cf.GeneratedCounterfactualItem) -> cf.FactSlot:
 
 def test_regenerating_gives_identical_items() -> None:
     for rule_id in cf.RULES:
-        for level in cf.LEVELS:
+        for level in LEVELS:
             first = cf.generate(rule_id, 6, 42, level)
             assert first == cf.generate(rule_id, 6, 42, level)
             assert first[:2] == cf.generate(rule_id, 2, 42, level)

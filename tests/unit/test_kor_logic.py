@@ -15,6 +15,7 @@ from collections import Counter
 import pytest
 
 from relreason_dagster.benchmarks.kor import logic
+from relreason_dagster.benchmarks.kor.generation import LEVELS
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 from relreason_dagster.errors import ConfigError
 
@@ -25,7 +26,7 @@ def _items() -> list[logic.GeneratedLogicItem]:
     return [
         item
         for rule_id in logic.RULES
-        for level in logic.LEVELS
+        for level in LEVELS
         for seed in SEEDS
         for item in logic.generate(rule_id, 1, seed, level)
     ]
@@ -56,7 +57,7 @@ def _wrong_answers(item: logic.GeneratedLogicItem) -> list[str]:
 
 def test_regenerating_gives_identical_items() -> None:
     for rule_id in logic.RULES:
-        for level in logic.LEVELS:
+        for level in LEVELS:
             first = logic.generate(rule_id, 6, 123, level)
             assert first == logic.generate(rule_id, 6, 123, level)
             assert first[:3] == logic.generate(rule_id, 3, 123, level)
@@ -97,7 +98,7 @@ def test_golds_are_balanced_across_answer_classes() -> None:
         counts = Counter(item.gold for item in ITEMS if item.rule_id == rule_id)
         expected = 3 if rule_id == "2" else 2
         assert len(counts) == expected, counts
-        assert min(counts.values()) >= len(SEEDS) * len(logic.LEVELS) / expected / 2, counts
+        assert min(counts.values()) >= len(SEEDS) * len(LEVELS) / expected / 2, counts
 
 
 def test_levels_grow_the_questions() -> None:
@@ -107,12 +108,12 @@ def test_levels_grow_the_questions() -> None:
     for rule_id in ("1", "2", "3", "5"):
         by_level = {
             level: max(variables(i) for i in ITEMS if i.rule_id == rule_id and i.level == level)
-            for level in logic.LEVELS
+            for level in LEVELS
         }
         assert by_level[1] < by_level[2] < by_level[3], (rule_id, by_level)
     premises = {
         level: {i.question.count("Premise ") for i in ITEMS if i.rule_id == "4" and i.level == level}
-        for level in logic.LEVELS
+        for level in LEVELS
     }
     assert premises == {1: {2}, 2: {3}, 3: {4}}
 

@@ -23,6 +23,7 @@ import sympy
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.kor import operations as ops
+from relreason_dagster.benchmarks.kor.generation import LEVELS
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 
 SEEDS = (3, 11)
@@ -33,7 +34,7 @@ def _items() -> list[ops.GeneratedOperationItem]:
     return [
         item
         for rule_id in ops.RULES
-        for level in ops.LEVELS
+        for level in LEVELS
         for seed in SEEDS
         for item in ops.generate(rule_id, N, seed, level)
     ]

@@ -19,6 +19,7 @@ from relreason_dagster.benchmarks.kor.puzzles import (
     solve_question,
 )
 from relreason_dagster.benchmarks.kor.scoring import score_official
+from relreason_dagster.errors import ConfigError
 from relreason_dagster.settings import reference_dir
 
 # Small sizes keep the whole file fast; the defaults are exercised by Sudoku (always 9x9) and 24.
@@ -123,7 +124,7 @@ def test_safe_arithmetic_rejects_non_arithmetic() -> None:
 
 
 def test_unknown_rule_and_search_budget() -> None:
-    with pytest.raises(KeyError):
+    with pytest.raises(ConfigError, match="unknown generated puzzle rule '1'"):
         generate("1", 1, seed=0)
     blank_survo = "X  X  X  X  X  X  X  77\nX  X  X  X  X  X  X  28\nX  X  X  X  X  X  X  126\n"
     blank_survo += "36  39  30  33  42  27  24\n"

@@ -42,6 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
 from relreason_dagster.errors import ConfigError
 
 UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -891,20 +892,24 @@ def generate(
     rule_id: str,
     n: int,
     seed: int,
+    level: int = 1,
     *,
-    length: tuple[int, int] = (1, 12),
+    length: tuple[int, int] | None = None,
     key: Any = None,
     directions: Sequence[str] = DIRECTIONS,
 ) -> list[GeneratedCipherItem]:
     """``n`` items of rule ``rule_id``, directions cycling through ``directions``.
 
-    Same arguments, same items: everything random comes from ``random.Random(seed)``.  With ``key``
+    Same arguments, same items: everything random comes from ``random.Random(seed)``.  ``level``
+    sets the plaintext length, 1 to ``6 * level`` letters (``length`` overrides it).  With ``key``
     every item uses it (pass ``official_key(...)`` to pair items with the unchanged official rule
     text); otherwise each item draws its own key, so no two items share a memorisable mapping.
     """
-    family = FAMILIES.get(rule_id)
-    if family is None:
-        raise ConfigError(f"no generated cipher family for rule {rule_id!r}; known: {', '.join(FAMILIES)}")
+    check_rule("cipher", rule_id, FAMILIES)
+    check_level("cipher", level)
+    family = FAMILIES[rule_id]
+    if length is None:
+        length = (1, 6 * level)
     unknown = [d for d in directions if d not in DIRECTIONS]
     if n < 0 or not directions or unknown:
         raise ConfigError(f"generate needs n >= 0 and directions from {DIRECTIONS}; got n={n}, {directions}")

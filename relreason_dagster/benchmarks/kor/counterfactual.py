@@ -30,9 +30,8 @@ import re
 from dataclasses import dataclass
 
 from relreason_dagster.benchmarks.kor.data import RuleItem
-from relreason_dagster.errors import ConfigError
+from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
 
-LEVELS = (1, 2, 3)
 LETTERS = "ABCD"
 INSTRUCTION = (
     "Provide your final answer as a single uppercase letter representing the option (A, B, C, or D) "
@@ -426,10 +425,8 @@ def _item(rng: random.Random, rule: CounterfactualRule, level: int) -> tuple[str
 def generate(rule_id: str, n: int, seed: int, level: int = 1) -> list[GeneratedCounterfactualItem]:
     """``n`` items of one rule, reproducible: item i draws from its own RNG seeded by
     (rule, seed, i, level), so any prefix regenerates identically and items are independent."""
-    if rule_id not in RULES:
-        raise ConfigError(f"unknown generated counterfactual rule {rule_id!r}; known: {', '.join(RULES)}")
-    if level not in LEVELS:
-        raise ConfigError(f"counterfactual level must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
+    check_rule("counterfactual", rule_id, RULES)
+    check_level("counterfactual", level)
     rule = RULES[rule_id]
     items: list[GeneratedCounterfactualItem] = []
     for index in range(n):

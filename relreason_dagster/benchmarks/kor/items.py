@@ -82,6 +82,9 @@ def official_items(
 
 # --------------------------------------------------------------------------- generated
 
+# Every category's module generates with one call, ``generate(rule_id, n, seed, level)``
+# (generation.py); these wrappers add what the official data supplies (rule text, title) and
+# give a generated cipher rule one key per rule and seed.
 Generator = Callable[[str, int, int, int, "KorRule | None"], list[KorItem]]
 
 
@@ -101,7 +104,6 @@ def _gen_cipher(rule_id: str, n: int, seed: int, level: int, rule: KorRule | Non
     text = family.render_rule(rule.text, key)
     if text is None:  # no renderer: the official key keeps the official text true
         key, text = family.official_key(rule.text), rule.text
-    length = (1, 6 * level)
     return [
         KorItem(
             category="cipher",
@@ -113,7 +115,7 @@ def _gen_cipher(rule_id: str, n: int, seed: int, level: int, rule: KorRule | Non
             rule_title=rule.title,
             subcategory=it.direction,
         )
-        for it in ciphers.generate(rule_id, n, seed, length=length, key=key)
+        for it in ciphers.generate(rule_id, n, seed, level, key=key)
     ]
 
 
@@ -129,7 +131,7 @@ def _gen_puzzle(rule_id: str, n: int, seed: int, level: int, rule: KorRule | Non
             rule=rule.text,
             rule_title=rule.title,
         )
-        for it in puzzles.generate(rule_id, n, seed)
+        for it in puzzles.generate(rule_id, n, seed, level)
     ]
 
 

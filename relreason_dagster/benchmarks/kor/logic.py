@@ -43,9 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from relreason_dagster.benchmarks.kor.data import RuleItem
-from relreason_dagster.errors import ConfigError
-
-LEVELS = (1, 2, 3)
+from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
 
 # --------------------------------------------------------------------------- items and registry
 
@@ -507,10 +505,8 @@ RULES: dict[str, LogicRule] = {
 def generate(rule_id: str, n: int, seed: int, level: int = 1) -> list[GeneratedLogicItem]:
     """``n`` items of one rule, reproducible: item i draws from its own RNG seeded by
     (rule, seed, i, level), so any prefix regenerates identically and items are independent."""
-    if rule_id not in RULES:
-        raise ConfigError(f"unknown generated logic rule {rule_id!r}; known: {', '.join(RULES)}")
-    if level not in LEVELS:
-        raise ConfigError(f"logic level must be one of {', '.join(map(str, LEVELS))}, got {level!r}")
+    check_rule("logic", rule_id, RULES)
+    check_level("logic", level)
     rule = RULES[rule_id]
     items: list[GeneratedLogicItem] = []
     for index in range(n):

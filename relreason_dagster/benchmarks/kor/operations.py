@@ -37,11 +37,11 @@ from typing import Any
 import sympy
 
 from relreason_dagster.benchmarks.kor.data import KorItem
+from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
 
 X = sympy.Symbol("x")
 Y = sympy.Symbol("y")
 
-LEVELS = (1, 2, 3)
 _RANGE = {1: 9, 2: 20, 3: 50}
 """Largest operand magnitude per difficulty level (rules with fast-growing operators scale it down)."""
 
@@ -986,10 +986,8 @@ def generate(rule_id: str, n: int, seed: int, level: int = 1) -> list[GeneratedO
     (rule, seed, i), so regenerating any prefix gives the same items.  Rules with an inverse
     generator alternate forward and inverse questions; a draw whose inverse has no valid solution
     set is redrawn from the same RNG."""
-    if rule_id not in RULES:
-        raise KeyError(f"unknown operation rule {rule_id!r}; known: {', '.join(RULES)}")
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}")
+    check_rule("operation", rule_id, RULES)
+    check_level("operation", level)
     rule = RULES[rule_id]
     items: list[GeneratedOperationItem] = []
     for index in range(n):

@@ -36,6 +36,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
+
 Grid = list[list[int]]
 
 # --------------------------------------------------------------------------- items and registry
@@ -721,8 +723,7 @@ RULES: dict[str, PuzzleRule] = {
 
 def generate_one(rule_id: str, seed: int, **params: object) -> GeneratedPuzzleItem:
     """One item; the same ``(rule_id, seed, params)`` always gives the same item."""
-    if rule_id not in RULES:
-        raise KeyError(f"no generator for puzzle rule {rule_id!r}; known: {', '.join(RULES)}")
+    check_rule("puzzle", rule_id, RULES)
     rule = RULES[rule_id]
     merged = {**rule.defaults, **params}
     rng = random.Random(f"kor-puzzle:{rule_id}:{seed}")
@@ -730,8 +731,14 @@ def generate_one(rule_id: str, seed: int, **params: object) -> GeneratedPuzzleIt
     return GeneratedPuzzleItem(rule_id, question, gold, solution, seed, merged)
 
 
-def generate(rule_id: str, n: int, seed: int, **params: object) -> list[GeneratedPuzzleItem]:
-    """``n`` items for ``rule_id`` with item seeds ``seed, seed+1, ...`` (each reproducible alone)."""
+def generate(rule_id: str, n: int, seed: int, level: int = 1, **params: object) -> list[GeneratedPuzzleItem]:
+    """``n`` items for ``rule_id`` with item seeds ``seed, seed+1, ...`` (each reproducible alone).
+
+    A puzzle's difficulty is its grid (``params``: size, givens, mines; the defaults are the
+    official sizes), so ``level`` is checked like every generator's and changes nothing here.
+    """
+    check_rule("puzzle", rule_id, RULES)
+    check_level("puzzle", level)
     return [generate_one(rule_id, seed + offset, **params) for offset in range(n)]
 
 
