@@ -1,4 +1,5 @@
-"""The `relreason` command: demo, run, models, selfcontra, kor, sql, samples, export, status, ui, worker.
+"""The `relreason` command: demo, run, models, sql, samples, export, status, ui, worker, report, and
+each benchmark family's own commands (registered by its ``commands.py``, see :class:`CommandContext`).
 
 Bad input ends in one line on stderr and exit status 2, never a traceback.
 """
@@ -6,13 +7,17 @@ Bad input ends in one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from relreason_dagster import profiles, settings
@@ -144,7 +149,11 @@ def _print_headlines(models: list[str] | None, families: list[str] | None, examp
     print("      relreason export --format parquet  (every mart and the per-sample results as files)")
 
 
-def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
+def cmd_run(
+    args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None
+) -> int:
+    """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
+    (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
     from relreason_dagster.benchmarks.registry import get_family
     from relreason_dagster.dlm.plan import DLM_MODEL
     from relreason_dagster.llm.registry import enabled_models, get_model, require_api_key
@@ -160,13 +169,14 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
         raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
     # Bad input is one line and nothing else: check the cheap things before the first progress line
     # (run_pipeline checks them again, with the rest).
-    settings.get_profile(args.profile, "relational")
+    profile_families = settings.profile_families(args.profile)
     for name in benchmarks or []:
         get_family(name)
     for name in models:
         if name != DLM_MODEL:
             require_api_key(get_model(settings.models_path(), name))
-    families = benchmarks or settings.profile_families(args.profile)
+    families = benchmarks or profile_families
+    family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
         f"(profile {args.profile}, results in {settings.relreason_home()})"
@@ -179,30 +189,13 @@ def cmd_run(args: argparse.Namespace, demo: bool = False) -> int:
         benchmarks=benchmarks,
         seed=args.seed,
         dlm_train_size=train_size,
-        judge=getattr(args, "judge", None),
+        **family_options,
     )
     say(f"relreason: finished in {time.perf_counter() - start:.0f} s; results:")
     _print_report(report, time.perf_counter() - start)
     if settings.duckdb_path().exists():
         _print_headlines(None if demo else models, None if demo else families, models[0])
     return 1 if report.failures else 0
-
-
-SUMMARY_COLUMNS = [
-    "file",
-    "dataset",
-    "model",
-    "setting",
-    "n",
-    "accuracy",
-    "scr",
-    "n_type1",
-    "n_type2",
-    "n_type3",
-    "n_rr",
-    "n_ww",
-    "skipped",
-]
 
 
 def _writable_db() -> Any:
@@ -215,170 +208,6 @@ def _writable_db() -> Any:
         return connect(path)
     except duckdb.IOException as exc:
         raise ConfigError(f"cannot write {path} ({str(exc).splitlines()[0]}); is a run writing it?") from None
-
-
-def cmd_selfcontra(args: argparse.Namespace) -> int:
-    """`relreason selfcontra import-annotations|export-annotations`."""
-    import json
-    from pathlib import Path
-
-    from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
-
-    if args.selfcontra_cmd == "import-annotations":
-        # An unreadable file is skipped with its reason; the others still import (and are stored).
-        batch = read_annotation_files(
-            args.files, limit=args.limit, dataset=args.dataset, model=args.model, setting=args.setting
-        )
-        results = batch.results
-        stored = 0
-        if results and not args.no_store:
-            from relreason_dagster.storage.annotations import store_batch
-
-            con = _writable_db()
-            try:
-                stored = store_batch(con, batch)
-            finally:
-                con.close()
-        summaries = [
-            {"file": Path(r.path).name, **r.summary(), "header": r.header, "columns": r.columns}
-            for r in results
-        ]
-        if args.json:
-            print(json.dumps({**batch.as_dict(), "files": summaries}, indent=2, default=str))
-        elif results:
-            rows = [
-                [round(v, 4) if isinstance(v := s_.get(c), float) else v for c in SUMMARY_COLUMNS]
-                for s_ in summaries
-            ]
-            print(format_table(SUMMARY_COLUMNS, rows))
-            for r in results:
-                if r.inference:
-                    print(f"{Path(r.path).name}: column roles from content: {'; '.join(r.inference)}")
-                reasons: dict[str, int] = {}
-                for skipped in r.skipped:
-                    reasons[skipped.reason] = reasons.get(skipped.reason, 0) + 1
-                for reason, count in sorted(reasons.items()):
-                    print(f"{Path(r.path).name}: skipped {count} row(s): {reason}")
-            if not args.no_store:
-                print(
-                    f"stored {stored} annotated responses in raw.annotations ({settings.duckdb_path()}); "
-                    "`relreason selfcontra detect` judges them and rebuilds the marts"
-                )
-        if not results:
-            raise ConfigError(batch.summary_line())
-        if not args.json:
-            print(batch.summary_line())
-        return 0
-    if args.selfcontra_cmd == "export-annotations":
-        from relreason_dagster.benchmarks.selfcontra.annotations import export_for_annotation
-
-        where = ["a.benchmark = 'selfcontra'", "r.error IS NULL"]
-        params: list[Any] = []
-        if args.model:
-            where.append("a.model = ?")
-            params.append(args.model)
-        cols, rows = _query_params(
-            "SELECT a.prompt_id AS response_id, a.model, a.task AS dataset, a.setting, "
-            "json_extract_string(p.messages, '$[0].content') AS question, r.content AS response, "
-            "json_extract_string(a.detail, '$.answer') AS predicted, a.correct "
-            "FROM raw.parsed_answers a JOIN raw.responses r USING (prompt_id, model) "
-            "JOIN raw.prompts p USING (prompt_id) WHERE "
-            + " AND ".join(where)
-            + " ORDER BY a.model, a.prompt_id",
-            params,
-        )
-        records = [dict(zip(cols, row, strict=True)) for row in rows]
-        if not records:
-            raise ConfigError(
-                "no selfcontra responses to export; run `relreason run --model M --benchmark selfcontra`"
-            )
-        count = export_for_annotation(records, Path(args.out))
-        print(
-            f"wrote {count} responses to {args.out}; fill in accuracy, self-contra, type, finer-grained and "
-            "import it with `relreason selfcontra import-annotations`"
-        )
-        return 0
-    if args.selfcontra_cmd == "detect":
-        from relreason_dagster.pipeline import run_detection
-
-        start = time.perf_counter()
-        report = run_detection(profile=args.profile, judge=args.judge, limit=args.limit, methods=args.method)
-        _print_report(report, time.perf_counter() - start)
-        cols, rows = _query(
-            "SELECT method, judge, dataset, model, n, n_unparsed, precision, recall, f1 "
-            "FROM marts.selfcontra_detection_f1 ORDER BY method, judge, dataset, model"
-        )
-        print("\n== marts.selfcontra_detection_f1 (judge vs human labels) ==")
-        print(format_table(cols, rows))
-        return 1 if report.failures else 0
-    raise ConfigError(f"unknown selfcontra command {args.selfcontra_cmd!r}")
-
-
-KOR_COLUMNS = [
-    "model",
-    "category",
-    "mode",
-    "n",
-    "accuracy",
-    "file_accuracy",
-    "agreement",
-    "disagree",
-    "skipped",
-]
-
-
-def cmd_kor(args: argparse.Namespace) -> int:
-    """`relreason kor rescore FILE...`: re-score published KOR-Bench evaluation files."""
-    import dataclasses
-    import json
-    from pathlib import Path
-
-    from relreason_dagster.benchmarks.kor.scoring import rescore_file
-
-    data = Path(args.data) if args.data else settings.reference_dir() / "korbench"
-    results = []
-    for name in args.files:
-        path = Path(name)
-        if not path.is_file():
-            raise ConfigError(f"no such evaluation file: {path}")
-        results.append(rescore_file(path, data, mode=args.mode, gold_source=args.gold))
-    if args.json:
-        payload = [
-            {
-                "file": Path(r.path).name,
-                **{c: getattr(r, c) for c in KOR_COLUMNS if c not in ("disagree", "skipped")},
-                "gold_source": r.gold_source,
-                "disagreements": [dataclasses.asdict(d) for d in r.disagreements],
-                "gold_mismatches": list(r.gold_mismatches),
-                "skipped": [list(s) for s in r.skipped],
-                "reasons": r.reasons,
-            }
-            for r in results
-        ]
-        print(json.dumps(payload, indent=2, default=str))
-        return 0
-    rows = [
-        [
-            r.model,
-            r.category,
-            r.mode,
-            r.n,
-            round(r.accuracy, 4),
-            round(r.file_accuracy, 4),
-            round(r.agreement, 4),
-            len(r.disagreements),
-            len(r.skipped),
-        ]
-        for r in results
-    ]
-    print(format_table(KOR_COLUMNS, rows))
-    for r in results:
-        if r.gold_mismatches:
-            print(
-                f"{Path(r.path).name}: scored against the file's own gold; the dataset now differs on "
-                f"items {', '.join(r.gold_mismatches)} (--gold data scores against the dataset)"
-            )
-    return 0
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -536,7 +365,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "run `relreason demo` or `relreason run --model M` first"
         )
         return 0
-    settings.get_profile(args.profile, "relational")  # bad input: one line, exit 2
+    settings.profile_families(args.profile)  # bad input: one line, exit 2
     from relreason_dagster.defs.status import StatusReport, reason
     from relreason_dagster.pipeline import prepare_environment
 
@@ -662,6 +491,22 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def add_profile_options(p: argparse.ArgumentParser) -> None:
+    """``--profile``, ``--profile-file`` and ``--seed``: every command that reads a profile takes these."""
+    p.add_argument(
+        "--profile",
+        default=os.environ.get("RELREASON_PROFILE", settings.DEFAULT_PROFILE),
+        help="size profile: smoke, paper, or one of the profile file's (default: smoke)",
+    )
+    p.add_argument(
+        "--profile-file",
+        default=None,
+        metavar="PATH",
+        help="YAML file of user profiles (default: $RELREASON_PROFILES, else ./relreason.yaml)",
+    )
+    p.add_argument("--seed", type=int, default=settings.DEFAULT_SEED)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the fix (no usage dump)."""
 
@@ -670,30 +515,86 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+@dataclass
+class CommandContext:
+    """What the CLI lends a family's ``commands.py``: the `relreason run` parser and the generic helpers.
+
+    A family folder may hold ``commands.py`` with ``register(subparsers, context)``: it adds the
+    family's own subcommands (each sets ``handler``, a function of the parsed arguments returning the
+    exit status) and the options of `relreason run` it reads (:meth:`add_run_option`).  So this module
+    names no family, and a new family's commands need no edit here.
+    """
+
+    run_parser: argparse.ArgumentParser
+    # run_pipeline keyword -> attribute of the parsed arguments, for the options families add to `run`.
+    run_keywords: dict[str, str] = field(default_factory=dict)
+
+    def add_run_option(self, flag: str, *, keyword: str, **kwargs: Any) -> None:
+        """An option of `relreason run` whose value is passed on as ``run_pipeline(keyword=value)``."""
+        action = self.run_parser.add_argument(flag, **kwargs)
+        self.run_keywords[keyword] = action.dest
+
+    @staticmethod
+    def add_profile_options(parser: argparse.ArgumentParser) -> None:
+        add_profile_options(parser)
+
+    @staticmethod
+    def positive_int(value: str) -> int:
+        """An argparse ``type``: a bad value is one line naming the option."""
+        return _positive_int(value)
+
+    @staticmethod
+    def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int = 60) -> str:
+        return format_table(columns, rows, max_width)
+
+    @staticmethod
+    def query(sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
+        """``sql`` on the results, read-only (a run may be writing them)."""
+        return _query_params(sql, params)
+
+    @staticmethod
+    def writable_db() -> Any:
+        """The results file opened for writing; a running pipeline holding it is one line."""
+        return _writable_db()
+
+    @staticmethod
+    def print_report(report: Any, seconds: float) -> None:
+        """What a pipeline launch did: model calls, checks, dbt tests, failures."""
+        _print_report(report, seconds)
+
+
+def family_command_modules() -> list[ModuleType]:
+    """The ``commands`` module of every registered family that has one, in family-name order.
+
+    Found next to the family's class (``<family package>.commands``), as ``profiles.py`` finds its
+    ``profile_schema.py``: a family registered later, e.g. a test's toy family, brings its commands.
+    """
+    from relreason_dagster.benchmarks.registry import family_names, get_family
+
+    modules = []
+    for name in family_names():
+        package = type(get_family(name)).__module__.rpartition(".")[0]
+        if not package:
+            continue
+        module_name = f"{package}.commands"
+        try:
+            modules.append(importlib.import_module(module_name))
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+    return modules
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="relreason", description="Measure how well language models reason.")
     sub = parser.add_subparsers(dest="cmd", required=True)
 
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--profile",
-            default=os.environ.get("RELREASON_PROFILE", settings.DEFAULT_PROFILE),
-            help="size profile: smoke, paper, or one of the profile file's (default: smoke)",
-        )
-        p.add_argument(
-            "--profile-file",
-            default=None,
-            metavar="PATH",
-            help="YAML file of user profiles (default: $RELREASON_PROFILES, else ./relreason.yaml)",
-        )
-        p.add_argument("--seed", type=int, default=settings.DEFAULT_SEED)
-
     demo = sub.add_parser(
         "demo", help="materialize everything at the smoke profile and print the result tables"
     )
-    common(demo)
+    add_profile_options(demo)
     run = sub.add_parser("run", help="compute models' responses (cached) and the metric tables")
-    common(run)
+    add_profile_options(run)
     run.add_argument(
         "--model",
         required=True,
@@ -702,18 +603,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--benchmark", default=None)
     run.add_argument(
-        "--judge",
-        default=None,
-        help="selfcontra: the models.yaml model that labels Self-Contra (default: the profile's judge)",
-    )
-    run.add_argument(
         "--train-size",
         type=_positive_int,
         default=None,
         help="dlm only: train on N samples (default: the profile's, i.e. the prompts' few-shot samples)",
     )
+    context = CommandContext(run_parser=run)
+    demo.set_defaults(handler=functools.partial(cmd_run, demo=True))
+    run.set_defaults(handler=functools.partial(cmd_run, run_keywords=context.run_keywords))
 
     models = sub.add_parser("models", help="list or add models in models.yaml")
+    models.set_defaults(handler=cmd_models)
     msub = models.add_subparsers(dest="models_cmd", required=True)
     msub.add_parser("list")
     add = msub.add_parser("add")
@@ -724,50 +624,11 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--api-base", default=None)
     add.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
 
-    sc = sub.add_parser(
-        "selfcontra", help="Self-Contra annotations: import human labels, export for labelling"
-    )
-    scsub = sc.add_subparsers(dest="selfcontra_cmd", required=True)
-    imp = scsub.add_parser(
-        "import-annotations",
-        help="import annotation CSVs (the study's shape) and print accuracy/SCR per file",
-    )
-    imp.add_argument("files", nargs="+", metavar="FILE")
-    imp.add_argument("--limit", type=_positive_int, default=None, help="first N annotated rows of each file")
-    imp.add_argument("--json", action="store_true", help="print the per-file summaries as JSON")
-    imp.add_argument("--dataset", default=None, help="dataset when the file name does not say it")
-    imp.add_argument("--model", default=None, help="model when the file name does not say it")
-    imp.add_argument("--setting", default=None, help="zero_answer|zero_reason|few_answer|few_reason")
-    imp.add_argument("--no-store", action="store_true", help="only print; do not write raw.annotations")
-    det = scsub.add_parser(
-        "detect", help="judge stored annotations and selfcontra responses for Self-Contra; print detection F1"
-    )
-    common(det)
-    det.add_argument("--judge", default=None, help="a models.yaml model (default: the profile's judge)")
-    det.add_argument("--limit", type=_positive_int, default=None, help="annotated rows judged per file")
-    det.add_argument(
-        "--method", action="append", choices=["iro", "binary", "fge"], help="repeatable; default: profile"
-    )
-    exp = scsub.add_parser("export-annotations", help="write selfcontra responses to a CSV for annotation")
-    exp.add_argument("out", metavar="OUT.csv")
-    exp.add_argument("--model", default=None)
-
-    kor = sub.add_parser("kor", help="KOR-Bench: re-score published evaluation files")
-    korsub = kor.add_subparsers(dest="kor_cmd", required=True)
-    res = korsub.add_parser(
-        "rescore", help="score evaluation_<model>_<category>_<mode>.jsonl.json files; compare with is_correct"
-    )
-    res.add_argument("files", nargs="+", metavar="FILE")
-    res.add_argument("--mode", choices=["official", "robust"], default="official")
-    res.add_argument(
-        "--data", default=None, help="official KOR-Bench folder (default: $RELREASON_REFERENCE_DIR/korbench)"
-    )
-    res.add_argument(
-        "--gold", choices=["file", "data"], default="file", help="gold recorded in the file or the dataset's"
-    )
-    res.add_argument("--json", action="store_true", help="per-file results with every disagreement as JSON")
+    for module in family_command_modules():
+        module.register(sub, context)
 
     sql = sub.add_parser("sql", help="run a read-only SQL query against the results")
+    sql.set_defaults(handler=cmd_sql)
     sql.add_argument("query")
     sql.add_argument(
         "--max-width", type=int, default=60, help="cut table cells at N characters; 0: never (default 60)"
@@ -778,6 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
     samples = sub.add_parser(
         "samples", help="show whole prompts and responses with gold, parsed answer and score, per sample"
     )
+    samples.set_defaults(handler=cmd_samples)
     samples.add_argument("--model", default=None)
     samples.add_argument("--benchmark", default=None)
     samples.add_argument("--task", default=None)
@@ -788,14 +650,17 @@ def build_parser() -> argparse.ArgumentParser:
     samples.add_argument("--limit", type=_positive_int, default=None, help="at most N samples")
     samples.add_argument("--json", action="store_true", help="print the samples as a JSON list")
     export = sub.add_parser("export", help="write every mart and the per-sample results to files")
+    export.set_defaults(handler=cmd_export)
     export.add_argument("--format", choices=["csv", "parquet", "jsonl"], default="parquet")
     export.add_argument("--out", default=None, help="folder (default: $RELREASON_HOME/export)")
     status = sub.add_parser("status", help="what is materialized, check results, row counts")
-    common(status)
+    status.set_defaults(handler=cmd_status)
+    add_profile_options(status)
     worker = sub.add_parser(
         "worker", help="run a Celery worker for RELREASON_EXECUTOR=celery (here or on another machine)"
     )
-    common(worker)
+    worker.set_defaults(handler=cmd_worker)
+    add_profile_options(worker)
     worker.add_argument("--broker", default=None, help="broker URL (default: RELREASON_CELERY_BROKER)")
     worker.add_argument("--name", default=f"relreason-{os.getpid()}", help="worker name (unique per machine)")
     worker.add_argument(
@@ -804,11 +669,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve model calls only (a machine without the DuckDB file; needs the shared RELREASON_LAKE)",
     )
     ui = sub.add_parser("ui", help="start the Dagster UI on 127.0.0.1")
-    common(ui)
+    ui.set_defaults(handler=cmd_ui)
+    add_profile_options(ui)
     ui.add_argument("--port", type=int, default=3000)
     report = sub.add_parser(
         "report", help="write one self-contained HTML report (tables, a figure per study, samples)"
     )
+    report.set_defaults(handler=cmd_report)
     report.add_argument(
         "--out", default=None, help="folder for report.html and its PNGs (default: $RELREASON_HOME/report)"
     )
@@ -823,37 +690,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "profile_file"):  # every process of the run reads this one file (env)
             profiles.use_profile_file(args.profile_file)
-        if args.cmd == "demo":
-            return cmd_run(args, demo=True)
-        if args.cmd == "run":
-            return cmd_run(args)
-        if args.cmd == "models":
-            return cmd_models(args)
-        if args.cmd == "sql":
-            return cmd_sql(args)
-        if args.cmd == "samples":
-            return cmd_samples(args)
-        if args.cmd == "export":
-            return cmd_export(args)
-        if args.cmd == "selfcontra":
-            return cmd_selfcontra(args)
-        if args.cmd == "kor":
-            return cmd_kor(args)
-        if args.cmd == "status":
-            return cmd_status(args)
-        if args.cmd == "ui":
-            return cmd_ui(args)
-        if args.cmd == "worker":
-            return cmd_worker(args)
-        if args.cmd == "report":
-            return cmd_report(args)
+        return int(args.handler(args))
     except ConfigError as exc:
         print(f"relreason: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("relreason: interrupted; stored responses are kept, rerun to resume", file=sys.stderr)
         return 130
-    return 0
 
 
 if __name__ == "__main__":
