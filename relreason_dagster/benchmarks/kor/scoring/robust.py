@@ -1,23 +1,7 @@
-"""KOR-Bench scoring: the official decision (``official``), a robust one (``robust``), and rescoring
-of published evaluation files.
+"""KOR-Bench's robust decision: what the model meant to answer, compared by answer format.
 
-``official`` reproduces ``is_correct`` of the official evaluation code branch by branch as
-``/work/shared/reference/korbench/SCORER.md`` describes it, quirks included (first ``[[…]]`` wins,
-raw gold strings with brackets, a gold with inner spaces that can never match, puzzle rule 4's
-substring test).  Two deliberate differences, neither of which changes a published verdict:
-
-* puzzle rules 9/10 ``eval`` model text; here :func:`~.mathexpr.eval_python_arithmetic` computes
-  the same Python int/float arithmetic without executing anything (names, calls, anything not
-  arithmetic → wrong, where ``eval`` would raise or run code);
-* step 6 (the symbolic branch for 45 Operation items) always takes the official code's
-  *string-equality fallback*.  SCORER.md measured that the published files were produced as if
-  SymPy's LaTeX parser never parsed (it needs ``antlr4``, which a default install lacks, and every
-  failure falls back to ``r == g``): with a working parser agreement with the files drops to 85-87%
-  on Operation, with the fallback it is ~100%.  An ``official`` mode exists to reproduce the
-  published numbers, so it reproduces that environment.
-
-``robust`` reads what the model meant (:func:`~.extract.extract_final`: the last bracketed answer,
-LaTeX escapes undone) and compares by answer format: exact fractions, SymPy equivalence of
+:func:`score_robust` reads what the model meant (:func:`~.extract.extract_final`: the last
+bracketed answer, LaTeX escapes undone) and compares by answer format: exact fractions, SymPy equivalence of
 expressions built by our own bounded parser, unordered sets, ``or``-alternatives, inequalities,
 option letters, whitespace and case.  Each verdict carries a reason code naming why it differs from a
 plain exact match of the extracted answer; :data:`REASON_CODES` lists them.
@@ -32,57 +16,44 @@ rule whose normalisation leaves nothing of the answer or the gold does not match
 letters-only puzzle rules do not read words out of an answer with digits.  The work of one
 verdict is counted (:class:`~.mathexpr.WorkBudget`), not timed, and a response longer than
 :data:`~.extract.MAX_RESPONSE_CHARS` is not read (``too_long``).
-
-Which field the official scorer read: ``response`` (the raw model output).  ``response_text`` is
-only the official ``extract(response, "basic")`` kept for display, and it cannot be the input: the
-puzzle branch uses ``inner()``, and for example a response whose answer is ``[[24]]`` after a
-``[ 4※7 = 24 \\]`` display line has ``response_text`` ``[[4※7 = 24 \\]]``.  Measured on the 15
-reference files (against each file's recorded gold), scoring ``response`` agrees with the published
-verdicts on 3,750/3,750 items and scoring ``response_text`` on 3,749: Qwen2.5 puzzle 82 has no
-``[[`` in ``response`` (its answer is ``\\boxed{[3-1+0+0=2]}``), so ``inner()`` gives ``NULL`` and
-the published verdict is False, while its ``response_text`` ``[[3 - 1 + 0 + 0 = 2\\]]`` would pass.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 from relreason_dagster.benchmarks.kor import mathexpr
-from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem, load_category
+from relreason_dagster.benchmarks.kor.data import KorItem
 from relreason_dagster.benchmarks.kor.extract import (
     NULL,
     as_text,
     double_span_count,
     drop_restated_lhs,
-    extract,
     final_answer_spans,
     inner,
     is_enclosed_in_brackets,
     official_match,
     too_long,
 )
-from relreason_dagster.errors import ConfigError
+from relreason_dagster.benchmarks.kor.scoring.rules import (
+    COMMA_SPACE_RE,
+    NON_LETTER_RE,
+    NON_WORDS_RE,
+    WS_RE,
+    equation_rule,
+    idx_int,
+    point24_rule,
+    puzzle_official,
+)
 
-MODES = ("official", "robust")
 _WORK: ContextVar[mathexpr.WorkBudget | None] = ContextVar("kor_robust_work", default=None)
 """The work budget of the robust verdict being made: every expression comparison inside it draws
 on the same :class:`~.mathexpr.WorkBudget`, so an answer with twelve ``or``-parts costs no more
 than one with a single part.  Work is counted, never timed, so a verdict does not depend on how
 busy the machine is."""
 MAX_PARTS = 12
-
-# Step 6 of SCORER.md: the Operation items the official code compares "symbolically".
-SYMBOLIC_IDX = frozenset(
-    {18, 73, 74, 77, 94, 115, 116, 117, 121, 122, 123, 125, 131, 132, 134, 135, 136, 141, 143, 149, 145}
-    | {146, 147, 151, 152, 153, 154, 155, 156, 160, 161, 162, 164, 165, 166, 170, 206, 209, 211, 212}
-    | {213, 214, 215, 217, 218}
-)
 
 REASON_CODES: dict[str, str] = {
     "exact": "the extracted answer equals the gold answer character for character",
@@ -119,137 +90,6 @@ EXTRACTION_CODES: dict[str, str] = {
     "wrappers": "the bracketed answer was wrapped in $…$, \\(…\\), **…**, […] or similar",
 }
 
-_INEQ_RE = re.compile(r"(≥|≤)\s*([-]?\d+\.?\d*)")
-_INT_RE = re.compile(r"\d+")
-_NON_WORD_RE = re.compile(r"\W")
-_NON_WORDS_RE = re.compile(r"\W+")
-_NON_LETTER_RE = re.compile(r"[^A-Za-z]")
-_COMMA_SPACE_RE = re.compile(r"[,\s\[\]]+")
-_WS_RE = re.compile(r"\s+")
-_OPS_RE = re.compile(r"[+\-*/]")
-_TARGET_RE = re.compile(r"=\s*(-?\d+)")
-
-
-# --------------------------------------------------------------------------- official
-
-
-def _int_key(digits: str) -> int | str:
-    """``int(digits)`` as the official code does, without Python's 4300-digit conversion limit."""
-    try:
-        return int(digits)
-    except ValueError:
-        return digits.lstrip("0") or "0"
-
-
-def _puzzle_official(rule: str, r: str, g: str) -> bool:
-    """SCORER.md step 8 on ``r = inner(response)``, ``g = inner(gold)``."""
-    if rule == "1":
-        return _NON_LETTER_RE.sub("", r).lower() == _NON_LETTER_RE.sub("", g).lower()
-    if rule == "2":
-        return _NON_LETTER_RE.sub("", r).lower() in g.split(",")
-    if rule == "3":
-        words = sorted(word for word in _NON_WORDS_RE.split(r.lower()) if word)
-        return words == sorted(g.split(" "))
-    if rule == "4":
-        return _NON_LETTER_RE.sub("", r).lower() in g
-    if rule == "5":
-        return sorted(_WS_RE.sub("", r).split(",")) == sorted(g.split(","))
-    if rule == "9":
-        return _equation_rule(r, g, exact=False)
-    if rule == "10":
-        return _point24_rule(r, g, exact=False)
-    if rule == "18":
-        return _COMMA_SPACE_RE.sub("", r) == _COMMA_SPACE_RE.sub("", g)
-    return _NON_WORDS_RE.sub("", r) == _NON_WORDS_RE.sub("", g)
-
-
-def _equation_rule(r: str, g: str, exact: bool) -> bool:
-    """Puzzle rule 9: same operators left of ``=`` as the gold, and the left side evaluates to the
-    gold's target.  ``exact`` uses fractions (robust); otherwise Python float semantics (official)."""
-    r = r.replace("×", "*").replace("−", "-")
-    g = g.replace("×", "*").replace("−", "-")
-    left = r.split("=")[0]
-    if _OPS_RE.findall(left) != _OPS_RE.findall(g.split("=")[0]):
-        return False
-    match = _TARGET_RE.search(g)
-    if match is None:
-        return False
-    target = _int_key(match.group(1))
-    value = mathexpr.eval_exact_arithmetic(left) if exact else mathexpr.eval_python_arithmetic(left)
-    return value is not None and value == target
-
-
-def _point24_rule(r: str, g: str, exact: bool) -> bool:
-    """Puzzle rule 10: the same numbers (alphanumerics, sorted) as the gold, evaluating to 24."""
-    left = r.replace("×", "*").replace("−", "-").split("=")[0]
-    gold_left = g.split("\n")[0].split("=")[0]
-    if sorted(_NON_WORDS_RE.sub("", left)) != sorted(_NON_WORDS_RE.sub("", gold_left)):
-        return False
-    value = mathexpr.eval_exact_arithmetic(left) if exact else mathexpr.eval_python_arithmetic(left)
-    return value is not None and value == 24
-
-
-def _idx_int(idx: str) -> int | None:
-    try:
-        return int(idx)
-    except (TypeError, ValueError):
-        return None
-
-
-def _official(response: str, gold: str, category: str, rule: str, idx: str) -> bool:
-    """SCORER.md's decision: the first branch that applies."""
-    if category == "logic":
-        answer = extract(response, "logic")
-        if rule == "5":
-            return sorted(answer.split(";")) == sorted(gold.split(";"))
-        return answer == extract(gold, "logic")
-    if category == "operation":
-        number = _idx_int(idx)
-        if number in (178, 179):
-            found = ["".join(m) for m in _INEQ_RE.findall(extract(response, "clean"))]
-            wanted = ["".join(m) for m in _INEQ_RE.findall(gold)]
-            return sorted(found) == sorted(wanted)
-        if rule == "18":
-            found = _NON_WORD_RE.sub("", extract(response, "clean"))
-            wanted = _NON_WORD_RE.sub("", inner(gold))
-            return sorted(found) == sorted(wanted)
-        if rule in ("23", "24", "25"):
-            found_ints = [_int_key(d) for d in _INT_RE.findall(extract(response, "clean"))]
-            return found_ints == [_int_key(d) for d in _INT_RE.findall(gold)]
-        if number in SYMBOLIC_IDX:
-            # String-equality fallback of the symbolic comparison; see the module docstring.
-            answer = extract(response, "math")
-            return answer != NULL and answer == extract(gold, "math")
-        if "or" in gold:
-            answer = extract(response, "clean").replace("\\text{or}", "or")
-            if answer == NULL:
-                return False
-            found = sorted(part.strip() for part in answer.strip("[]").split("or"))
-            wanted = sorted(part.strip() for part in extract(gold, "clean").strip("[]").split("or"))
-            return found == wanted
-    if category == "puzzle":
-        return _puzzle_official(rule, inner(response), inner(gold))
-    return extract(response, "clean") == gold
-
-
-def score_official(response: object, item: KorItem, gold: str | None = None) -> bool:
-    """The official ``is_correct`` of ``response`` for ``item``.  Never raises.
-
-    ``gold`` overrides ``item.answer``: pass a file's recorded answer to reproduce a verdict made
-    against an older gold, or ``item.real_life_answer`` for counterfactual's ``is_real_life``.
-    """
-    try:
-        wanted = item.answer if gold is None else gold
-        text = as_text(response)
-        if too_long(text):
-            return False
-        return _official(text, as_text(wanted), item.category, item.rule_id, item.idx)
-    except Exception:  # noqa: BLE001 - a scorer reports, it does not crash a run over one record
-        return False
-
-
-# --------------------------------------------------------------------------- robust
-
 
 def _gold_inner(gold: str) -> str:
     stripped = gold.strip()
@@ -261,7 +101,7 @@ def _gold_inner(gold: str) -> str:
 
 def _squash(text: str) -> str:
     """Whitespace, quotes and one trailing period removed: what 'only spacing differs' means."""
-    text = _WS_RE.sub("", text).replace('"', "").replace("“", "").replace("”", "")
+    text = WS_RE.sub("", text).replace('"', "").replace("“", "").replace("”", "")
     return text[:-1] if text.endswith(".") else text
 
 
@@ -383,7 +223,7 @@ def _relations(text: str) -> set[tuple[str, Fraction]] | None:
     """``{x∣x≤0 or x≥1}``, ``x \\geq 3``, ``(-∞,0]∪[1,∞)`` → {(op, bound)}; None if none found."""
     for old, new in _REL_NORMAL:
         text = text.replace(old, new)
-    text = _WS_RE.sub("", text)
+    text = WS_RE.sub("", text)
     found: set[tuple[str, Fraction]] = set()
     for op, number, number_left, op_left in _REL_RE.findall(text):
         bound = mathexpr.parse_number(number or number_left)
@@ -474,7 +314,7 @@ def _numbers_equal(pred: str, gold: str) -> bool:
 
 
 def _robust_operation(pred: str, gold: str, item: KorItem) -> str | None:
-    number = _idx_int(item.idx)
+    number = idx_int(item.idx)
     code = _text_compare(pred, gold)
     if code:
         return code
@@ -572,12 +412,12 @@ def _rule_key_empty(rule: str, text: str) -> bool:
     letters, 18 drops commas and spaces, the default drops non-word characters).  Two empty keys
     are equal, so an answer of symbols would match a gold of other symbols."""
     if rule in _LETTER_RULES:
-        return not _NON_LETTER_RE.sub("", text)
+        return not NON_LETTER_RE.sub("", text)
     if rule in ("5", "9", "10"):
         return False
     if rule == "18":
-        return not _COMMA_SPACE_RE.sub("", text)
-    return not _NON_WORDS_RE.sub("", text)
+        return not COMMA_SPACE_RE.sub("", text)
+    return not NON_WORDS_RE.sub("", text)
 
 
 def _robust_puzzle(pred: str, gold: str, item: KorItem) -> str | None:
@@ -590,21 +430,19 @@ def _robust_puzzle(pred: str, gold: str, item: KorItem) -> str | None:
     if rule in _LETTER_RULES and _has_digit(pred) and not _has_digit(gold):
         return None  # the letters-only rules would read ``21T347`` as the word ``t``
     if rule == "4":
-        word = _NON_LETTER_RE.sub("", pred).lower()
-        options = {_NON_LETTER_RE.sub("", w).lower() for w in re.split(r"[\s,]+", gold)}
+        word = NON_LETTER_RE.sub("", pred).lower()
+        options = {NON_LETTER_RE.sub("", w).lower() for w in re.split(r"[\s,]+", gold)}
         if word and word in options:
             return "puzzle_rule"
-        return "partial_word" if _puzzle_official(rule, pred, gold) else None
+        return "partial_word" if puzzle_official(rule, pred, gold) else None
     if rule in ("9", "10"):
-        if _puzzle_official(rule, pred, gold):
+        if puzzle_official(rule, pred, gold):
             return "puzzle_rule"
-        exact = (
-            _equation_rule(pred, gold, exact=True) if rule == "9" else _point24_rule(pred, gold, exact=True)
-        )
+        exact = equation_rule(pred, gold, exact=True) if rule == "9" else point24_rule(pred, gold, exact=True)
         return "exact_arithmetic" if exact else None
-    if _puzzle_official(rule, pred, gold):
+    if puzzle_official(rule, pred, gold):
         return "puzzle_rule"
-    if _puzzle_official(rule, pred.lower(), gold.lower()):
+    if puzzle_official(rule, pred.lower(), gold.lower()):
         return "case"
     return None
 
@@ -660,164 +498,3 @@ def score_robust(response: object, item: KorItem, gold: str | None = None) -> tu
         return False, "error"
     finally:
         _WORK.reset(token)
-
-
-# --------------------------------------------------------------------------- rescoring files
-
-_FILE_RE = re.compile(
-    r"^evaluation_(?P<model>.+)_(?P<category>"
-    + "|".join(CATEGORIES)
-    + r")_(?P<mode>[A-Za-z0-9.\-]+)\.jsonl\.json$"
-)
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """One item where our verdict differs from the file's ``is_correct``."""
-
-    idx: str
-    ours: bool
-    theirs: bool
-    reason: str
-
-
-@dataclass(frozen=True)
-class RescoreResult:
-    """Our verdicts on one published evaluation file next to the file's own.
-
-    ``accuracy``/``file_accuracy`` are over the ``n`` scored records; ``agreement`` is the share
-    of those where both verdicts match.  ``gold_mismatches`` lists items whose recorded gold
-    differs from the dataset's (the dataset was corrected after the run); ``skipped`` lists
-    records that could not be scored at all (unknown idx, unreadable ``is_correct``) with why.
-    """
-
-    path: str
-    model: str
-    category: str
-    prompt_mode: str
-    mode: str
-    gold_source: str
-    n: int
-    accuracy: float
-    file_accuracy: float
-    agreement: float
-    disagreements: tuple[Disagreement, ...]
-    gold_mismatches: tuple[str, ...] = ()
-    skipped: tuple[tuple[str, str], ...] = ()
-    reasons: dict[str, int] = field(default_factory=dict)
-
-
-def parse_file_name(path: str | Path) -> tuple[str, str, str]:
-    """``(model, category, prompt_mode)`` from ``evaluation_<model>_<category>_<mode>.jsonl.json``.
-
-    The model is everything between ``evaluation_`` and the last ``_<category>_``, so any model name
-    (dashes, dots, underscores, even a category word) works.
-    """
-    name = Path(path).name
-    match = _FILE_RE.match(name)
-    if match is None:
-        raise ConfigError(
-            f"{name} is not a KOR-Bench evaluation file; expected "
-            f"evaluation_<model>_<category>_<mode>.jsonl.json with <category> one of {', '.join(CATEGORIES)}"
-        )
-    return match.group("model"), match.group("category"), match.group("mode")
-
-
-def _verdict(value: object) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    return None
-
-
-def load_records(path: Path) -> list:
-    if not path.is_file():
-        raise ConfigError(f"evaluation file {path} not found; pass an existing evaluation_*.jsonl.json file")
-    try:
-        records = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path} is not JSON ({exc.msg}); expected a JSON list of evaluation records"
-        ) from None
-    if not isinstance(records, list):
-        raise ConfigError(
-            f"{path} holds a JSON {type(records).__name__}; expected a list of evaluation records"
-        )
-    return records
-
-
-def rescore_file(
-    path: str | Path, data_dir: str | Path, mode: str = "official", gold_source: str = "file"
-) -> RescoreResult:
-    """Score every record of a published evaluation file with ``mode`` and compare with ``is_correct``.
-
-    ``gold_source="file"`` scores against the ``answer`` recorded in the file (the gold the
-    official scorer saw; six items of the reference files were corrected in the dataset since),
-    ``"data"`` against the current dataset.  Rule ids always come from the dataset.  A file that is
-    not in this format is a ConfigError; a record's content never raises.
-    """
-    if mode not in MODES:
-        raise ConfigError(f"unknown scoring mode {mode!r}; known: {', '.join(MODES)}")
-    if gold_source not in ("file", "data"):
-        raise ConfigError(f"unknown gold source {gold_source!r}; use 'file' or 'data'")
-    path = Path(path)
-    model, category, prompt_mode = parse_file_name(path)
-    records = load_records(path)
-    items = load_category(data_dir, category)
-    skipped: list[tuple[str, str]] = []
-    disagreements: list[Disagreement] = []
-    gold_mismatches: list[str] = []
-    reasons: Counter[str] = Counter()
-    n = ours_correct = theirs_correct = agree = 0
-    for position, record in enumerate(records):
-        if not isinstance(record, dict):
-            skipped.append((f"#{position}", "record is not an object"))
-            continue
-        idx = str(record.get("idx", ""))
-        item = items.get(idx)
-        theirs = _verdict(record.get("is_correct"))
-        if item is None:
-            skipped.append((idx or f"#{position}", "idx not in the dataset"))
-            continue
-        if theirs is None:
-            skipped.append((idx, "is_correct is not a boolean"))
-            continue
-        recorded = record.get("answer")
-        gold = item.answer
-        if isinstance(recorded, str):
-            if recorded != item.answer:
-                gold_mismatches.append(idx)
-            if gold_source == "file":
-                gold = recorded
-        response = record.get("response")
-        if mode == "official":
-            ours, reason = score_official(response, item, gold), "official"
-        else:
-            ours, reason = score_robust(response, item, gold)
-        reasons[reason] += 1
-        n += 1
-        ours_correct += ours
-        theirs_correct += theirs
-        if ours == theirs:
-            agree += 1
-        else:
-            disagreements.append(Disagreement(idx=idx, ours=ours, theirs=theirs, reason=reason))
-    return RescoreResult(
-        path=str(path),
-        model=model,
-        category=category,
-        prompt_mode=prompt_mode,
-        mode=mode,
-        gold_source=gold_source,
-        n=n,
-        accuracy=ours_correct / n if n else 0.0,
-        file_accuracy=theirs_correct / n if n else 0.0,
-        agreement=agree / n if n else 0.0,
-        disagreements=tuple(disagreements),
-        gold_mismatches=tuple(gold_mismatches),
-        skipped=tuple(skipped),
-        reasons=dict(reasons),
-    )
