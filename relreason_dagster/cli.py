@@ -586,6 +586,9 @@ def family_command_modules() -> list[ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from relreason_dagster.benchmarks.registry import family_names
+
+    families = ", ".join(family_names())
     parser = _Parser(prog="relreason", description="Measure how well language models reason.")
     sub = parser.add_subparsers(dest="cmd", required=True)
 
@@ -601,7 +604,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="a model of models.yaml, or dlm (the trained baseline); repeat to run several side by side",
     )
-    run.add_argument("--benchmark", default=None)
+    run.add_argument(
+        "--benchmark", default=None, help=f"only this family: {families} (default: the profile's families)"
+    )
     run.add_argument(
         "--train-size",
         type=_positive_int,
@@ -613,10 +618,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=functools.partial(cmd_run, run_keywords=context.run_keywords))
 
     models = sub.add_parser("models", help="list or add models in models.yaml")
-    models.set_defaults(handler=cmd_models)
     msub = models.add_subparsers(dest="models_cmd", required=True)
-    msub.add_parser("list")
+    msub.add_parser("list").set_defaults(handler=cmd_models)
     add = msub.add_parser("add")
+    add.set_defaults(handler=cmd_models)
     add.add_argument("name")
     add.add_argument("litellm_model")
     add.add_argument("--param", action="append", help="generation parameter KEY=VALUE (repeatable)")
@@ -641,7 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     samples.set_defaults(handler=cmd_samples)
     samples.add_argument("--model", default=None)
-    samples.add_argument("--benchmark", default=None)
+    samples.add_argument("--benchmark", default=None, help=f"only this family: {families}")
     samples.add_argument("--task", default=None)
     samples.add_argument("--setting", default=None)
     outcome = samples.add_mutually_exclusive_group()
