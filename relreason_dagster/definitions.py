@@ -9,14 +9,9 @@ from relreason_dagster.defs.checks import ALL_CHECKS
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
-from relreason_dagster.defs.kor_assets import KOR_CHECKS, kor_self_correction
 from relreason_dagster.defs.resources import build_resources
-from relreason_dagster.defs.selfcontra_assets import (
-    selfcontra_annotations,
-    selfcontra_detections,
-    symbolic_checks,
-)
 from relreason_dagster.defs.sensors import models_sensor
+from relreason_dagster.defs.steps import STEP_ASSETS
 
 ALL_ASSETS = [
     samples,
@@ -27,13 +22,10 @@ ALL_ASSETS = [
     dlm_answers,
     relreason_dbt_models,
     *FIGURE_ASSETS,
-    selfcontra_annotations,
-    selfcontra_detections,
-    symbolic_checks,
-    kor_self_correction,
+    *STEP_ASSETS.values(),
 ]
 
-ALL_ASSET_CHECKS = [*ALL_CHECKS, *KOR_CHECKS]
+ALL_ASSET_CHECKS = list(ALL_CHECKS)
 
 
 def build_definitions(executor: str | None = None) -> dg.Definitions:

@@ -1,7 +1,7 @@
 """What one `relreason run` is: validate it, then launch the pipeline's jobs through Dagster.
 
-The CLI's `demo`, `run` and `selfcontra detect` use this.  It holds no copy of
-the graph: it names jobs (``defs/jobs.py``) and partition keys, and the
+The CLI's `demo` and `run`, and family commands that rerun a step (a judge), use this.
+It holds no copy of the graph: it names jobs (``defs/jobs.py``) and partition keys, and the
 launcher (``defs/launcher.py``) orders the runs by asset dependencies and runs
 partitions side by side, so a run started here shows up in the Dagster UI
 exactly like one launched there, named and tagged with what it was.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from relreason_dagster import settings
-from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.benchmarks.registry import baseline_family, get_family
 from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
@@ -49,7 +49,7 @@ class PipelineReport:
 
 def prepare_environment(profile: str) -> None:
     """Validate the profile and point Dagster at RELREASON_HOME before definitions load."""
-    settings.get_profile(profile, "relational")
+    settings.profile_families(profile)  # an unknown profile or a bad profile file: one line
     os.environ["RELREASON_PROFILE"] = profile
     home = settings.relreason_home()
     ensure_dagster_home(home)
@@ -78,6 +78,8 @@ def _stdout_to(path: Any) -> Iterator[None]:
 
 def _collect(events: list[Any], report: PipelineReport) -> None:
     """Calls, DLM trainings, check results and step failures from one run's DagsterEvents."""
+    from relreason_dagster.defs.steps import STEP_KIND_META
+
     for event in events:
         if event.event_type_value != "ASSET_MATERIALIZATION":
             continue
@@ -89,17 +91,20 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                 k: int(meta.get(k, 0))
                 for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
             }
-        if key == "selfcontra_detections":
-            report.calls[f"{meta.get('judge')} (judge)"] = {
-                "prompts": int(meta.get("judge_prompts", 0)),
-                "model_calls": int(meta.get("judge_calls", 0)),
-                "from_cache": int(meta.get("from_cache", 0)),
-                "already_stored": 0,
-                "errors": int(meta.get("errors", 0)),
-            }
-        if key == "kor_self_correction" and mat.partition and mat.partition in report.calls:
-            report.calls[mat.partition]["model_calls"] += int(meta.get("model_calls", 0))
-            report.calls[mat.partition]["self_correction_calls"] = int(meta.get("model_calls", 0))
+        if STEP_KIND_META in meta:  # a follow-up step that asked a model (defs/steps.py)
+            kind, calls = str(meta[STEP_KIND_META]), int(meta.get("model_calls", 0))
+            if mat.partition:  # asked the partition's model: its calls count with that model's
+                if mat.partition in report.calls:
+                    report.calls[mat.partition]["model_calls"] += calls
+                    report.calls[mat.partition][f"{kind}_calls"] = calls
+            else:
+                report.calls[f"{meta.get('step_model')} ({kind})"] = {
+                    "prompts": int(meta.get("prompts", 0)),
+                    "model_calls": calls,
+                    "from_cache": int(meta.get("from_cache", 0)),
+                    "already_stored": 0,
+                    "errors": int(meta.get("errors", 0)),
+                }
         if key == "dlm_checkpoints" and mat.partition:
             report.dlm[mat.partition] = {k: int(meta.get(k, 0)) for k in ("trained", "reused")}
     for event in events:
@@ -194,6 +199,24 @@ def _run_tags(models: list[str], families: list[str], profile: str, kind: str) -
     }
 
 
+def _require_step_models(run_settings: Any, families: list[str]) -> list[str]:
+    """The models the families' across-models steps ask (a judge), each checked to exist and have its key.
+
+    Checked before any model runs: an unknown judge or a missing key fails in one line, not after the
+    benchmark models' calls.
+    """
+    from relreason_dagster.benchmarks.registry import family_steps
+
+    names = []
+    for family in families:
+        for step in family_steps(family):
+            if step.stage == "across_models" and step.kind is not None:
+                name = run_settings.step_model(family, step)
+                require_api_key(get_model(settings.models_path(), name))
+                names.append(name)
+    return names
+
+
 def run_pipeline(
     models: list[str],
     *,
@@ -204,11 +227,11 @@ def run_pipeline(
     dlm_train_size: int | None = None,
     judge: str | None = None,
 ) -> PipelineReport:
-    """prepare, then every model's and DLM task's partition side by side, then the judge and the marts.
+    """prepare, then every model's and DLM task's partition side by side, then the follow-ups and the marts.
 
     The model name ``dlm`` trains (or reuses) the DLM baseline for the profile's ``dlm_tasks`` and
-    scores it on the relational test samples instead of calling an LLM.  With the selfcontra family,
-    ``judge`` (default: the profile's) labels the responses for Self-Contra after every model has run.
+    scores it on its family's test samples instead of calling an LLM.  ``judge`` (default: the
+    profile's) is the model the families' across-models steps ask after every model has run.
     """
     from relreason_dagster.dlm.plan import DLM_MODEL, dlm_settings
 
@@ -218,9 +241,12 @@ def run_pipeline(
     models = list(dict.fromkeys(models))
     dlm_tasks: tuple[str, ...] = ()
     if DLM_MODEL in models:
-        if benchmarks and "relational" not in benchmarks:
-            raise ConfigError("the dlm model needs the relational benchmark; add --benchmark relational")
-        dlm_tasks = dlm_settings(settings.get_profile(profile, "relational"), dlm_train_size).tasks
+        dlm_family = baseline_family(DLM_MODEL)
+        if benchmarks and dlm_family not in benchmarks:
+            raise ConfigError(
+                f"the {DLM_MODEL} model needs the {dlm_family} benchmark; add --benchmark {dlm_family}"
+            )
+        dlm_tasks = dlm_settings(settings.get_profile(profile, dlm_family), dlm_train_size).tasks
     specs = [get_model(settings.models_path(), m) for m in models if m != DLM_MODEL]
     for spec in specs:
         require_api_key(spec)
@@ -239,9 +265,8 @@ def run_pipeline(
         judge=judge or "",
     )
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
-    # Self-Contra detection runs after LLM responses; an unknown judge or a missing key fails before any call.
-    if "selfcontra" in families and specs:
-        require_api_key(get_model(settings.models_path(), run_settings.judge_model()))
+    if specs:
+        _require_step_models(run_settings, families)
     register_model_partitions(dg.DagsterInstance.get(), [m.name for m in specs])
     jobs = ["prepare", "model_work", "dlm_work", "judge"] + (["marts"] if run_dbt else [])
     partitions = {"model_work": [m.name for m in specs], "dlm_work": list(dlm_tasks)}
@@ -249,6 +274,45 @@ def run_pipeline(
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(
             jobs, partitions, families, run_settings, _run_tags(models, families, profile, "run")
+        )
+    if run_dbt:
+        report.dbt_log = str(log)
+    return report
+
+
+def run_steps(
+    benchmark: str,
+    *,
+    profile: str = settings.DEFAULT_PROFILE,
+    step_model: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    run_dbt: bool = True,
+) -> PipelineReport:
+    """Only ``benchmark``'s steps over stored answers (e.g. a judge's verdicts), then dbt build.
+
+    No benchmark model is called.  ``step_model`` replaces the profile's (``--judge``); ``overrides``
+    change single knobs of the family's profile section for this run (a command's options).
+    """
+    import json
+
+    prepare_environment(profile)
+    get_family(benchmark)
+    from relreason_dagster.defs.resources import RunSettings
+
+    run_settings = RunSettings(
+        profile=profile,
+        benchmarks=[benchmark],
+        models_file=str(settings.models_path()),
+        judge=step_model or "",
+        overrides=json.dumps({benchmark: overrides}) if overrides else "",
+    )
+    families = run_settings.family_names()  # a profile without the family's section fails here, in one line
+    _require_step_models(run_settings, families)
+    jobs = ["judge"] + (["marts"] if run_dbt else [])
+    log = settings.relreason_home() / "logs" / "dbt.log"
+    with _stdout_to(log) if run_dbt else contextlib.nullcontext():
+        report = _launch(
+            jobs, {}, families, run_settings, _run_tags([], families, profile, "detect"), skip_unfed=False
         )
     if run_dbt:
         report.dbt_log = str(log)
@@ -263,30 +327,13 @@ def run_detection(
     methods: list[str] | None = None,
     run_dbt: bool = True,
 ) -> PipelineReport:
-    """Only Self-Contra detection: the judge labels stored annotations and responses, then dbt build.
+    """The old entry of `relreason selfcontra detect`: ``run_steps`` of that family with its knobs.
 
-    No benchmark model is called; ``limit`` annotated responses per source file (None: the profile's),
-    ``methods`` a subset of iro/binary/fge (None: the profile's).
+    Kept only until the family's command calls ``run_steps`` itself; then this goes.
     """
-    prepare_environment(profile)
-    from relreason_dagster.defs.resources import RunSettings
-
-    run_settings = RunSettings(
-        profile=profile,
-        benchmarks=["selfcontra"],
-        models_file=str(settings.models_path()),
-        judge=judge or "",
-        detect_limit=-1 if limit is None else limit,
-        detect_methods=list(methods or []),
-    )
-    families = run_settings.family_names()  # a profile without a selfcontra section fails here, in one line
-    require_api_key(get_model(settings.models_path(), run_settings.judge_model()))
-    jobs = ["judge"] + (["marts"] if run_dbt else [])
-    log = settings.relreason_home() / "logs" / "dbt.log"
-    with _stdout_to(log) if run_dbt else contextlib.nullcontext():
-        report = _launch(
-            jobs, {}, families, run_settings, _run_tags([], families, profile, "detect"), skip_unfed=False
-        )
-    if run_dbt:
-        report.dbt_log = str(log)
-    return report
+    overrides: dict[str, Any] = {}
+    if limit is not None:
+        overrides["detect_limit"] = limit
+    if methods:
+        overrides["detect_methods"] = list(methods)
+    return run_steps("selfcontra", profile=profile, step_model=judge, overrides=overrides, run_dbt=run_dbt)

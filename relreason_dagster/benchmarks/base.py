@@ -177,11 +177,21 @@ class Profile:
 
 
 class BenchmarkFamily(Protocol):
-    """What the pipeline needs from a family; register it in ``benchmarks.registry``.
+    """What the pipeline needs from a family; register it with one ``register(...)`` line in
+    ``benchmarks.registry`` (from outside the package: ``registry.register`` or ``RELREASON_FAMILIES``).
 
-    Its folder also holds ``profiles.yaml`` (its sections of the built-in profiles) and
-    ``profile_schema.py`` (``SCHEMA``: knob -> type), so a user's profile file is checked against
-    the knobs the family really reads, and adding a family touches no central profile table.
+    Its folder also holds, found by name (``registry.family_module``):
+
+    * ``profiles.yaml`` (its sections of the built-in profiles) and ``profile_schema.py``
+      (``SCHEMA``: knob -> type), so a user's profile file is checked against the knobs it reads;
+    * ``checks.py``: ``QUALITY`` (a :class:`QualityBounds` for the shared checks) and ``CHECKS``
+      (:class:`FamilyCheck` s of its own);
+    * ``steps.py``: ``STEPS``, its :class:`FollowUpStep` s (self-correction rounds, a judge...).
+
+    Optional class attributes: ``marts_folder`` and ``marts_description`` (its dbt marts,
+    ``models/marts/<folder>/``, one group in the Dagster UI), ``parse_statuses`` (what ``parse`` may
+    answer; ``parse_status_check`` holds stored answers to it) and ``baselines`` (non-LLM models that
+    train on its samples, e.g. the DLM).
     """
 
     name: str
@@ -198,3 +208,140 @@ class BenchmarkFamily(Protocol):
     def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
         """Parse and score one response; never raises on model text."""
         ...
+
+
+# ------------------------------------------------------------------------------------ follow-up steps
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model's reply to one step prompt: its text, or why there is none."""
+
+    content: str | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.content is not None
+
+
+@dataclass(frozen=True)
+class StepPrompt:
+    """A prompt a follow-up step asks (stored in ``raw.prompts`` with the step's ``kind``).
+
+    ``prompt_id`` is the step's own stable hash: the same question is the same prompt (one call,
+    cached), and a changed question is a new one.
+    """
+
+    prompt_id: str
+    sample_id: str
+    task: str
+    split: str
+    setting: str
+    messages: list[dict[str, str]]
+    template_version: str
+    max_tokens: int
+
+    def row(self, benchmark: str, kind: str) -> dict[str, Any]:
+        """Its ``raw.prompts`` row, less the token count (the ask helper adds it)."""
+        return {
+            "prompt_id": self.prompt_id,
+            "sample_id": self.sample_id,
+            "benchmark": benchmark,
+            "kind": kind,
+            "task": self.task,
+            "split": self.split,
+            "setting": self.setting,
+            "messages": json.dumps(self.messages),
+            "template_version": self.template_version,
+            "max_tokens": self.max_tokens,
+        }
+
+
+@dataclass
+class StepRows:
+    """What a step stores: rows of its table, which stored rows they replace, and a summary."""
+
+    rows: list[dict[str, Any]]
+    replace_where: str
+    replace_params: list[Any]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+# Where a step runs: before any model (``inputs``), once per model on that model's answers (``per_model``,
+# asking that model), or once over every model's answers (``across_models``, asking the step model).
+STEP_STAGES = ("inputs", "per_model", "across_models")
+
+
+class FollowUpStep(Protocol):
+    """A family's step after (or beside) its test prompts: KOR self-correction, a judge, a checker.
+
+    Everything here is plain Python: ``reads`` names the stored rows it needs (SQL on the ``raw``
+    tables), ``prompts`` says what to ask given those rows and the replies so far (called again
+    after each batch of replies, until it asks nothing new: a multi-round step is a chain of
+    batches), and ``rows`` turns rows and replies into the step's table.  The generic Dagster layer
+    (``defs/steps.py``) makes an asset of it; one helper (``llm/ask.py``) asks the model.
+    """
+
+    name: str  # asset key and raw table's owner, e.g. ``kor_self_correction``
+    description: str
+    table: str  # the raw table its rows go to
+    stage: str  # one of STEP_STAGES
+    kind: str | None  # raw.prompts kind of its prompts; None: it asks no model
+    model_knob: str | None  # profile knob naming the model it asks (across_models); None: the run's model
+    after: tuple[str, ...]  # other steps of its family whose rows it reads
+
+    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+        """Named queries ``(sql, params)`` of the stored rows the step needs."""
+        ...
+
+    def prompts(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> list[StepPrompt]:
+        """Every prompt the step asks given ``replies`` so far (those already answered included)."""
+        ...
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        """The step's rows once every prompt is answered."""
+        ...
+
+
+# ------------------------------------------------------------------------------------- data quality
+
+
+@dataclass(frozen=True)
+class QualityBounds:
+    """The bounds the shared data-quality checks hold a family's rows to (``data_quality/``).
+
+    ``label_balance``: (min, max) positive share of gold cells per task, ``"*"`` the family default;
+    None when the family's answers are not labels (nothing to balance, not checked).
+    ``token_ranges``: (min, max) input tokens per prompt setting (unlisted settings: unbounded).
+    ``min_parse_rate``: the least share of readable answers per model before the check warns.
+    """
+
+    label_balance: dict[str, tuple[float, float]] | None = None
+    token_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
+    min_parse_rate: float = 0.5
+
+
+# The stored assets a family check can look at.
+CHECKED_ASSETS = ("samples", "prompts", "parsed_answers")
+
+
+@dataclass(frozen=True)
+class FamilyCheck:
+    """A data-quality check of the family's own (beside the shared ones every family gets).
+
+    ``sql`` reads the frame to check, with one ``?`` for the family's name; ``run`` validates it
+    (a ``data_quality.suites.SuiteResult``), given the family's profile section (None when the run
+    does not cover the family) and the run's seed.  ``warn``: a failure is a warning, not an error.
+    """
+
+    name: str
+    asset: str  # one of CHECKED_ASSETS
+    description: str
+    sql: str
+    run: Any  # Callable[[pandas.DataFrame, Profile | None, int], SuiteResult]
+    warn: bool = False

@@ -1,20 +1,70 @@
-"""The benchmark families the pipeline knows, by name."""
+"""The benchmark families the pipeline knows, by name: one ``register`` line per family.
+
+A family is its folder plus one line here.  Beside ``family.py`` the folder may hold, by name:
+``steps.py`` (``STEPS``: its follow-up steps), ``checks.py`` (``QUALITY``: bounds of the shared
+checks; ``CHECKS``: checks of its own), ``profiles.yaml`` and ``profile_schema.py``; the functions at
+the end of this module find them.  A family from outside the package (a toy family in a
+test, a user's own) is registered the same way, ``register(MyFamily())``, or, so that the
+pipeline's child processes see it too, named in ``RELREASON_FAMILIES`` as
+``package.module:Attribute`` entries separated by commas (the attribute is a family instance or a
+class to instantiate).
+"""
 
 from __future__ import annotations
 
-from relreason_dagster.benchmarks.base import BenchmarkFamily
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+from relreason_dagster.benchmarks.base import BenchmarkFamily, FamilyCheck, FollowUpStep, QualityBounds
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.benchmarks.kor.family import KorFamily
 from relreason_dagster.benchmarks.relational.family import RelationalFamily
 from relreason_dagster.benchmarks.selfcontra.family import SelfContraFamily
 from relreason_dagster.errors import ConfigError
 
-FAMILIES: dict[str, BenchmarkFamily] = {
-    "relational": RelationalFamily(),
-    "flenqa": FlenqaFamily(),
-    "selfcontra": SelfContraFamily(),
-    "kor": KorFamily(),
-}
+FAMILIES_ENV = "RELREASON_FAMILIES"
+
+FAMILIES: dict[str, BenchmarkFamily] = {}
+
+
+def register(family: BenchmarkFamily) -> BenchmarkFamily:
+    """Make ``family`` known under ``family.name`` (registering the same name again replaces it)."""
+    FAMILIES[family.name] = family
+    return family
+
+
+def unregister(name: str) -> None:
+    """Forget family ``name`` (a test that registered a toy family cleans up after itself)."""
+    FAMILIES.pop(name, None)
+
+
+register(RelationalFamily())
+register(FlenqaFamily())
+register(SelfContraFamily())
+register(KorFamily())
+
+
+def load_family(entry: str) -> BenchmarkFamily:
+    """The family ``package.module:Attribute`` names (an instance, or a class called without arguments)."""
+    module_name, _, attribute = entry.strip().partition(":")
+    try:
+        found: Any = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(
+            f"{FAMILIES_ENV}: cannot load {entry!r} ({exc}); use package.module:FamilyClass"
+        ) from None
+    return found() if isinstance(found, type) else found
+
+
+def register_from_env() -> list[str]:
+    """Register the families ``RELREASON_FAMILIES`` names; returns their names."""
+    entries = [e for e in os.environ.get(FAMILIES_ENV, "").split(",") if e.strip()]
+    return [register(load_family(entry)).name for entry in entries]
+
+
+register_from_env()
 
 
 def family_names() -> list[str]:
@@ -27,3 +77,44 @@ def get_family(name: str) -> BenchmarkFamily:
         return FAMILIES[name]
     except KeyError:
         raise ConfigError(f"unknown benchmark {name!r}; known: {', '.join(family_names())}") from None
+
+
+def family_module(name: str, part: str) -> ModuleType | None:
+    """Module ``part`` of family ``name``'s folder (``steps``, ``checks``); None when it has none."""
+    package = type(get_family(name)).__module__.rpartition(".")[0]
+    module_name = f"{package}.{part}"
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+
+
+def family_steps(name: str) -> tuple[FollowUpStep, ...]:
+    """The follow-up steps family ``name`` declares in its ``steps.py`` (none without one)."""
+    return tuple(getattr(family_module(name, "steps"), "STEPS", ()))
+
+
+def family_checks(name: str) -> tuple[FamilyCheck, ...]:
+    """The data-quality checks of its own family ``name`` declares in its ``checks.py``."""
+    return tuple(getattr(family_module(name, "checks"), "CHECKS", ()))
+
+
+def family_quality(name: str) -> QualityBounds:
+    """The bounds family ``name`` sets for the shared checks (defaults when it declares none)."""
+    return getattr(family_module(name, "checks"), "QUALITY", None) or QualityBounds()
+
+
+def baseline_family(model: str) -> str:
+    """The family whose samples the non-LLM baseline ``model`` trains on: the one that declares it
+    in ``baselines`` (the relational family declares the DLM)."""
+    for name, family in FAMILIES.items():
+        if model in getattr(family, "baselines", ()):
+            return name
+    raise ConfigError(f"no registered benchmark family declares the baseline model {model!r}")
+
+
+def marts_folder(name: str) -> str | None:
+    """The dbt marts folder of family ``name`` (``models/marts/<folder>``), if it has one."""
+    return getattr(get_family(name), "marts_folder", None)

@@ -1,14 +1,22 @@
-"""Great Expectations suites (``data_quality/``) exposed as Dagster asset checks."""
+"""Great Expectations suites (``data_quality/``) exposed as Dagster asset checks.
+
+Two kinds: the shared checks every family gets (label balance, token lengths and targets, parse
+statuses, parse rate), each reading its bounds from the family that declares them, and each
+family's checks of its own (``benchmarks/<family>/checks.py``: ``CHECKS``), made here into asset
+checks by one generic function.
+"""
 
 from collections.abc import Callable
 
 import dagster as dg
 import pandas as pd
 
-from data_quality import suites
+from data_quality import suites, targets
+from relreason_dagster.benchmarks.base import FamilyCheck
+from relreason_dagster.benchmarks.registry import FAMILIES, family_checks
 from relreason_dagster.defs.assets import parsed_answers, prompts, samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL
-from relreason_dagster.defs.resources import DuckDBFile
+from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.results.numbers import rounded_dicts
 from relreason_dagster.storage.duckdb_io import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
@@ -51,41 +59,54 @@ def check_result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg
     )
 
 
+Query = str | Callable[[], tuple[str, list]]
+
+
+def _read(con, sql: Query) -> pd.DataFrame:
+    text, params = (sql, []) if isinstance(sql, str) else sql()
+    return con.execute(text, params).df()
+
+
 def suite_check(
     name: str,
-    asset: dg.AssetsDefinition,
+    asset: dg.AssetsDefinition | dg.AssetKey,
     description: str,
-    sql: str,
+    sql: Query,
     suite: Callable[[pd.DataFrame], suites.SuiteResult],
     severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR,
 ) -> dg.AssetChecksDefinition:
-    """An asset check named ``name`` that runs ``suite`` on the frame ``sql`` reads from DuckDB."""
+    """An asset check named ``name`` that runs ``suite`` on the frame ``sql`` reads from DuckDB.
+
+    ``sql`` is the query, or a function returning ``(query, params)`` when it depends on the
+    registered families (read when the check runs, so a family registered later is covered).
+    """
 
     @dg.asset_check(name=name, asset=asset, pool=DUCKDB_POOL, description=description)
     def _check(duckdb: DuckDBFile) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:
             ensure_schema(con)
-            df = con.execute(sql).df()
+            df = _read(con, sql)
         return check_result(suite(df), severity)
 
     return _check
 
 
+def _labelled_samples() -> tuple[str, list]:
+    """Samples of the families whose golds are labels (a family without label bounds is not checked)."""
+    names = [name for name in FAMILIES if targets.has_labels(name)] or [""]
+    return (
+        "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
+        f" FROM raw.samples WHERE benchmark IN ({', '.join('?' for _ in names)})",
+        names,
+    )
+
+
 label_balance_check = suite_check(
     "label_balance_check",
     samples,
-    "Positive share of target cells per task (and balance cell) within configured bounds.",
-    "SELECT benchmark, task, split, gold_pos, n_cells, json_extract_string(variant, '$.cell') AS cell"
-    " FROM raw.samples WHERE benchmark <> 'kor'",  # KOR questions have answers, not labels
+    "Positive share of target cells per task (and balance cell) within the family's bounds.",
+    _labelled_samples,
     suites.label_balance,
-)
-padding_entities_check = suite_check(
-    "padding_entities_check",
-    samples,
-    "FLenQA: no padding paragraph of the similar kind names an entity of its own instance.",
-    "SELECT sample_id, task, json_extract_string(variant, '$.padding') AS padding, input"
-    " FROM raw.samples WHERE benchmark = 'flenqa' AND json_extract_string(variant, '$.padding') = 'similar'",
-    suites.padding_entities,
 )
 token_length_check = suite_check(
     "token_length_check",
@@ -97,24 +118,57 @@ token_length_check = suite_check(
 token_target_check = suite_check(
     "token_target_check",
     prompts,
-    "Length-controlled prompts (FLenQA) within 5% of their target length, exact tokens.",
+    "Length-controlled prompts (those with a target length) within 5% of it, exact tokens.",
     "SELECT prompt_id, benchmark, task, setting, input_tokens, target_tokens, target_tolerance, target_exempt"
     " FROM raw.prompts WHERE target_tokens IS NOT NULL",
     suites.token_targets,
 )
+parse_status_check = suite_check(
+    "parse_status_check",
+    parsed_answers,
+    "Every parsed answer has a parse status its family declares (or error: the call failed).",
+    "SELECT benchmark, parse_status, count(*) AS n FROM raw.parsed_answers GROUP BY ALL ORDER BY ALL",
+    suites.parse_statuses,
+)
+# What dbt computes (marts.parse_rate), checked against each family's least rate: counted once, in SQL.
 parse_rate_check = suite_check(
     "parse_rate_check",
-    parsed_answers,
-    "Share of readable answers per benchmark and model.",
-    "SELECT benchmark, model, parse_status FROM raw.parsed_answers",
+    dg.AssetKey(["marts", "parse_rate"]),
+    "Share of readable answers per benchmark and model, as marts.parse_rate has it.",
+    "SELECT benchmark, model, n_ok, n_na, n_refused FROM marts.parse_rate",
     suites.parse_rate,
     dg.AssetCheckSeverity.WARN,
 )
 
-ALL_CHECKS = [
+SHARED_CHECKS = [
     label_balance_check,
-    padding_entities_check,
     token_length_check,
     token_target_check,
+    parse_status_check,
     parse_rate_check,
 ]
+
+_CHECKED = {"samples": samples, "prompts": prompts, "parsed_answers": parsed_answers}
+
+
+def family_check(family: str, check: FamilyCheck) -> dg.AssetChecksDefinition:
+    """The asset check of one of ``family``'s own checks."""
+    severity = dg.AssetCheckSeverity.WARN if check.warn else dg.AssetCheckSeverity.ERROR
+
+    @dg.asset_check(
+        name=check.name, asset=_CHECKED[check.asset], pool=DUCKDB_POOL, description=check.description
+    )
+    def _check(duckdb: DuckDBFile, run_settings: RunSettings) -> dg.AssetCheckResult:
+        with duckdb.get_connection() as con:
+            ensure_schema(con)
+            df = con.execute(check.sql, [family]).df()
+        covered = family in run_settings.family_names()
+        profile = run_settings.profile_for(family) if covered else None
+        return check_result(check.run(df, profile, run_settings.seed), severity)
+
+    return _check
+
+
+FAMILY_CHECKS = [family_check(name, check) for name in FAMILIES for check in family_checks(name)]
+
+ALL_CHECKS = [*SHARED_CHECKS, *FAMILY_CHECKS]

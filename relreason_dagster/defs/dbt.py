@@ -115,7 +115,7 @@ def relreason_dbt_models(
         for event in events:
             is_output = isinstance(event, dg.Output)
             path = context.asset_key_for_output(event.output_name).path if is_output else []
-            if len(path) == 2 and path[0] == "marts":  # every mart, in whatever folder (FLenQA's too)
+            if len(path) == 2 and path[0] == "marts":  # every mart, in whatever family folder
                 try:
                     count, preview = mart_preview(con, f'marts."{path[1]}"')
                 except Exception as exc:  # noqa: BLE001 - a preview must never fail the build

@@ -1,10 +1,11 @@
-"""DLM assets: ``dlm_checkpoints[task]`` trains, ``dlm_answers[task]`` scores, both per relational task.
+"""DLM assets: ``dlm_checkpoints[task]`` trains, ``dlm_answers[task]`` scores, both per task.
 
-Training reads the stored few-shot samples (those the LLM prompts contain)
-and is skipped when a run with the same id already has its checkpoint on
-disk with the recorded hash.  The answers are ``raw.parsed_answers`` rows of
-model ``dlm`` and setting ``dlm``, scored by the same helper as every LLM
-answer, so ``relational_f1`` and ``dlm_vs_llm`` treat DLM like any model.
+The DLM trains on the samples of the family that declares it as a baseline (``baselines`` in the
+family class; the registry finds it), one partition per task of that family.  Training reads the
+stored few-shot samples (those the LLM prompts contain) and is skipped when a run with the same id
+already has its checkpoint on disk with the recorded hash.  The answers are ``raw.parsed_answers``
+rows of model ``dlm`` and setting ``dlm``, scored by the family like a parsed answer, so the marts
+treat DLM like any model.
 """
 
 import json
@@ -15,16 +16,16 @@ import dagster as dg
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Sample, stable_hash
-from relreason_dagster.benchmarks.relational.generate import BENCHMARK, decode_gold, encode_gold
-from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
-from relreason_dagster.benchmarks.scoring import score_cells
+from relreason_dagster.benchmarks.registry import baseline_family, get_family
 from relreason_dagster.defs.assets import answer_row, samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.schema import ensure_schema
 
-relational_tasks_partitions = dg.StaticPartitionsDefinition(list(TASKS))
+DLM = "dlm"  # dlm.plan.DLM_MODEL, named here because importing dlm.plan loads torch
+BENCHMARK = baseline_family(DLM)
+tasks_partitions = dg.StaticPartitionsDefinition(list(get_family(BENCHMARK).tasks))
 
 
 def _stored_samples(con: Any, task: str, splits: tuple[str, ...]) -> list[Sample]:
@@ -65,11 +66,12 @@ def _reusable(con: Any, run: Any) -> dict[str, Any] | None:
 @dg.asset(
     group_name="model_output",
     deps=[samples],
-    partitions_def=relational_tasks_partitions,
+    partitions_def=tasks_partitions,
     tags=family_tag(BENCHMARK),
     description=(
-        "Differentiable Logic Machines trained per relational task and seed on the prompts' few-shot "
-        "samples; checkpoint files under RELREASON_HOME/dlm, one raw.dlm_runs row each."
+        "Differentiable Logic Machines trained per task and seed on the prompts' few-shot samples of "
+        "the family that declares the DLM baseline; checkpoint files under RELREASON_HOME/dlm, one "
+        "raw.dlm_runs row each."
     ),
 )
 def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
@@ -131,7 +133,7 @@ def dlm_checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_s
     group_name="model_output",
     pool=DUCKDB_POOL,
     deps=[dlm_checkpoints],
-    partitions_def=relational_tasks_partitions,
+    partitions_def=tasks_partitions,
     tags=family_tag(BENCHMARK),
     description="DLM predictions on the IID and OOD test samples, as model 'dlm' in raw.parsed_answers.",
 )
@@ -141,7 +143,7 @@ def dlm_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_setti
     from relreason_dagster.dlm.train import predict
 
     task = context.partition_key
-    spec = task_spec(task)
+    family = get_family(BENCHMARK)
     rows: list[dict[str, Any]] = []
     f1_by_split: dict[str, list[float]] = {}
     with duckdb.get_connection() as con:
@@ -156,13 +158,7 @@ def dlm_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_setti
             model = load_checkpoint(settings.relreason_home() / stored["checkpoint_path"])
             for sample in tests:
                 cells = predict(model, sample)
-                scored = score_cells(
-                    cells,
-                    decode_gold(sample.gold, spec.arity),
-                    sample.n_cells,
-                    encode_gold(cells, spec.arity),
-                    {"seed": run.seed, "run_id": run.run_id},
-                )
+                scored = family.score_prediction(sample, cells, {"seed": run.seed, "run_id": run.run_id})
                 f1_by_split.setdefault(sample.split, []).append(scored.detail["f1"])
                 base = {
                     "prompt_id": stable_hash(DLM_MODEL, run.run_id, sample.sample_id),

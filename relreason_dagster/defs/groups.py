@@ -1,38 +1,52 @@
 """The asset groups of the Dagster UI, and what each holds: one screen of lineage per group.
 
 About fifty assets in one lineage graph cannot be read, so assets are grouped by stage (inputs,
-model output, staging) and the metric marts by study.  Dagster shows a group's name but has no
-field for its description, so the descriptions live here (and in the README); a unit test keeps
-every asset's group in this list.
+model output, staging) and the metric marts by study: each family's marts folder
+(``models/marts/<marts_folder>/``, declared by the family) is a group of its own.  Dagster shows a
+group's name but has no field for its description, so the descriptions live here and in the
+families; a unit test keeps every asset's group in this list.
 """
 
 from __future__ import annotations
 
-GROUPS: dict[str, str] = {
-    "inputs": "What the models are asked: generated samples, their prompts, Self-Contra annotations.",
+from relreason_dagster.benchmarks.registry import FAMILIES
+
+STAGE_GROUPS: dict[str, str] = {
+    "inputs": "What the models are asked: generated samples, their prompts, and the families' inputs "
+    "steps (e.g. imported human annotations).",
     "model_output": "What the models answered: responses (Parquet lake), parsed and scored answers, DLM "
-    "checkpoints and answers, KOR self-correction rounds, Self-Contra judge verdicts, symbolic checks.",
+    "checkpoints and answers, and the families' follow-up steps (self-correction rounds, judge "
+    "verdicts, symbolic checks).",
     "staging": "dbt staging views: the raw tables, restricted to the current test prompts.",
     "metrics": "Marts every family shares: answer scores, accuracy, label bias, parse rate, and "
     "sample_results (the per-sample view: prompt, response, gold, parsed answer, score).",
-    "relational": "Relational reasoning marts: F1 per task, split and setting, and DLM vs LLM (Table 1).",
-    "flenqa": "FLenQA marts: accuracy by input length, padding and position, label bias, CoT and next word.",
-    "kor": "KOR-Bench marts: accuracy by category and rule, self-correction, mixed and counterfactual.",
-    "selfcontra": "Self-Contra marts: SCR, judged labels, detection F1, categories, correlation, and the "
-    "symbolic SCR of relational chains of thought.",
     "report": "Figures (PNG) drawn from the marts; `relreason report` embeds the same pictures.",
 }
 
-# dbt marts folders that are a study of their own; marts at the top level go by name, else "metrics".
-_MART_FOLDERS = {"flenqa", "kor", "selfcontra"}
-_RELATIONAL_MARTS = {"relational_f1", "dlm_vs_llm"}
+
+def mart_folders() -> dict[str, str]:
+    """Each registered family's marts folder and what its marts hold."""
+    folders = {}
+    for family in FAMILIES.values():
+        folder = getattr(family, "marts_folder", None)
+        if folder:
+            folders[folder] = getattr(family, "marts_description", f"{family.name} marts.")
+    return folders
+
+
+GROUPS: dict[str, str] = {**STAGE_GROUPS, **mart_folders()}
 
 
 def dbt_group(fqn: list[str]) -> str:
-    """The group of a dbt model from its fully qualified name (project, folders..., model)."""
+    """The group of a dbt model from its fully qualified name (project, folders..., model).
+
+    A mart in a family's folder is in that family's group; a top-level mart named after a family's
+    folder (``<folder>_...``) too; every other top-level mart is shared (``metrics``).
+    """
     if "marts" not in fqn:
         return "staging"
-    folder = next((part for part in fqn if part in _MART_FOLDERS), None)
+    folders = mart_folders()
+    folder = next((part for part in fqn[:-1] if part in folders), None)
     if folder is not None:
         return folder
-    return "relational" if fqn[-1] in _RELATIONAL_MARTS else "metrics"
+    return next((f for f in folders if fqn[-1].startswith(f + "_")), "metrics")

@@ -4,10 +4,10 @@ A job is an asset selection with one partitioning.  Which job runs after which
 is not written down anywhere: :func:`job_order` reads it off the asset
 dependencies, so adding an asset to a job is all it takes to place it.
 
-* ``prepare``: samples, prompts (and the checks on them), imported annotations;
-* ``model_work`` (one run per model partition): responses, parsed answers and the per-model follow-ups;
-* ``dlm_work`` (one run per relational task): DLM training and its answers;
-* ``judge``: Self-Contra detection over every model's answers;
+* ``prepare``: samples, prompts (and the checks on them), the families' input steps;
+* ``model_work`` (one run per model partition): responses, parsed answers and the per-model steps;
+* ``dlm_work`` (one run per task of the DLM's family): DLM training and its answers;
+* ``judge``: the families' steps over every model's answers (a judge model);
 * ``marts``: dbt build and the figures drawn from the marts (``defs/figure_assets.py``).
 
 Executors (``RELREASON_EXECUTOR``): ``in_process`` (one process, tests and
@@ -28,12 +28,7 @@ from relreason_dagster.defs.assets import model_responses, parsed_answers, promp
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
-from relreason_dagster.defs.kor_assets import kor_self_correction
-from relreason_dagster.defs.selfcontra_assets import (
-    selfcontra_annotations,
-    selfcontra_detections,
-    symbolic_checks,
-)
+from relreason_dagster.defs.steps import steps_in
 from relreason_dagster.errors import ConfigError
 
 EXECUTORS = ("in_process", "multiprocess", "celery")
@@ -41,18 +36,21 @@ DEFAULT_EXECUTOR = "multiprocess"
 
 JOB_SELECTIONS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
     "prepare": (
-        "Generate samples and prompts of the run's families (and their checks); import annotations.",
-        [samples, prompts, selfcontra_annotations],
+        "Generate samples and prompts of the run's families (and their checks); their input steps.",
+        [samples, prompts, *steps_in("inputs")],
     ),
     "model_work": (
         "One model's responses (lake), parsed answers and per-model follow-ups; one run per model partition.",
-        [model_responses, parsed_answers, symbolic_checks, kor_self_correction],
+        [model_responses, parsed_answers, *steps_in("per_model")],
     ),
     "dlm_work": (
-        "Train the DLM baseline on one relational task and score it; one run per task partition.",
+        "Train the DLM baseline on one task of its family and score it; one run per task partition.",
         [dlm_checkpoints, dlm_answers],
     ),
-    "judge": ("Self-Contra detection by the judge model over stored answers.", [selfcontra_detections]),
+    "judge": (
+        "Follow-up steps over every model's stored answers (a judge model's verdicts).",
+        steps_in("across_models"),
+    ),
     "marts": (
         "dbt build of the staging views and metric marts, then the figures.",
         [relreason_dbt_models, *FIGURE_ASSETS],

@@ -1,8 +1,9 @@
-"""Dagster resources: the DuckDB file, the run settings (profile, seed, benchmarks) and dbt."""
+"""Dagster resources: the DuckDB file, the run settings (profile, seed, benchmarks, step model) and dbt."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,9 +46,10 @@ class RunSettings(dg.ConfigurableResource):
     benchmarks: list[str] = []
     models_file: str = ""
     dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
-    judge: str = ""  # Self-Contra detection judge (a models.yaml name); "": the profile's ``judge``
-    detect_limit: int = -1  # annotated responses judged per source file; -1: the profile's detect_limit
-    detect_methods: list[str] = []  # detection methods; []: the profile's detect_methods
+    # The model across-models steps ask (a models.yaml name); "": the profile knob each step names.
+    judge: str = ""
+    # This run's changes to single profile knobs, JSON ``{family: {knob: value}}`` (a command's options).
+    overrides: str = ""
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.
@@ -67,24 +69,21 @@ class RunSettings(dg.ConfigurableResource):
         return names
 
     def profile_for(self, family: str) -> Profile:
-        return settings.get_profile(self.profile, family)
+        """The family's section of the profile, with this run's overrides of single knobs."""
+        profile = settings.get_profile(self.profile, family)
+        changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
+        return Profile(name=profile.name, params={**profile.params, **changed}) if changed else profile
 
-    def judge_model(self) -> str:
-        """The judge of Self-Contra detection: ``judge`` if set, else the selfcontra profile's."""
-        judge = self.judge or self.profile_for("selfcontra").get("judge")
-        if not judge:
+    def step_model(self, family: str, step: Any) -> str:
+        """The model an across-models step asks: ``judge`` if set, else the profile knob the step names."""
+        knob = step.model_knob
+        name = self.judge or (self.profile_for(family).get(knob) if knob else None)
+        if not name:
             raise ConfigError(
-                f"profile {self.profile!r} names no Self-Contra judge; pass --judge MODEL or set 'judge' "
-                "in its selfcontra section"
+                f"profile {self.profile!r} names no model for {step.name}; pass --judge MODEL or set "
+                f"{knob!r} in its {family} section"
             )
-        return str(judge)
-
-    def detection_plan(self) -> tuple[list[str], int | None]:
-        """``(methods, limit)`` of Self-Contra detection: these settings, else the profile's."""
-        profile = self.profile_for("selfcontra")
-        methods = list(self.detect_methods or profile.get("detect_methods", ["iro", "binary", "fge"]))
-        limit = profile.get("detect_limit") if self.detect_limit < 0 else self.detect_limit
-        return methods, limit
+        return str(name)
 
     def models_path(self) -> str:
         return self.models_file or str(settings.models_path())

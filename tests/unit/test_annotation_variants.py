@@ -243,7 +243,9 @@ def test_pipeline_asset_uses_the_same_tolerant_reader(
     import dagster as dg
 
     from relreason_dagster.defs.resources import DuckDBFile, RunSettings
-    from relreason_dagster.defs.selfcontra_assets import selfcontra_annotations
+    from relreason_dagster.defs.steps import asset_of
+
+    selfcontra_annotations = asset_of("selfcontra_annotations")
 
     good = _write(
         tmp_path / "winogender_zero_answer_a.csv", _variant("pandas_unnamed", SYNTH_HEADER, SYNTH_BODY, "a")

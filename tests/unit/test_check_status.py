@@ -20,12 +20,14 @@ def test_check_state_reads_zero_rows_as_skipped():
 
 
 def test_a_real_suite_on_no_rows_is_reported_skipped():
-    res = suites.parse_rate(pd.DataFrame(columns=["benchmark", "model", "parse_status"]))
+    res = suites.parse_rate(pd.DataFrame(columns=["benchmark", "model", "n_ok", "n_na", "n_refused"]))
     assert (res.success, res.checked) == (True, 0)
     result = check_result(res, dg.AssetCheckSeverity.WARN)
     assert result.metadata["state"].value == SKIPPED_NO_ROWS
     assert SKIPPED_NO_ROWS in (result.description or "")
-    rows = pd.DataFrame({"benchmark": ["relational"] * 3, "model": ["m"] * 3, "parse_status": ["ok"] * 3})
+    rows = pd.DataFrame(
+        {"benchmark": ["relational"], "model": ["m"], "n_ok": [3], "n_na": [0], "n_refused": [0]}
+    )
     checked = check_result(suites.parse_rate(rows), dg.AssetCheckSeverity.WARN)
     assert checked.metadata["state"].value == "passed"
     assert checked.metadata["rows_checked"].value > 0

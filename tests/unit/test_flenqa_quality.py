@@ -18,6 +18,7 @@ import pytest
 from data_quality import suites
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.benchmarks.flenqa.checks import padding_entities
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 
@@ -109,7 +110,7 @@ def test_similar_padding_entities_pass_and_fail_when_an_entity_leaks(data):
     df = _sample_frame(samples)
     similar = df[df["padding"] == "similar"][["sample_id", "task", "padding", "input"]].reset_index(drop=True)
     assert len(similar) > 0
-    good = suites.padding_entities(similar)
+    good = padding_entities(similar)
     assert good.success, good.failures
     # Leak: a padding paragraph that names the instance's first entity.
     data0 = json.loads(similar.loc[0, "input"])
@@ -118,6 +119,6 @@ def test_similar_padding_entities_pass_and_fail_when_an_entity_leaks(data):
     data0["paragraphs"][pad_index] += f" Later that day {name} went home."
     leaked = similar.copy()
     leaked.loc[0, "input"] = json.dumps(data0)
-    broken = suites.padding_entities(leaked)
+    broken = padding_entities(leaked)
     assert not broken.success
     assert [f["sample_id"] for f in broken.failures] == [similar.loc[0, "sample_id"]]

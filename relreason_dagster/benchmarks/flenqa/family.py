@@ -32,6 +32,13 @@ class FlenqaFamily:
     name: str = BENCHMARK
     tasks: tuple[str, ...] = TASKS
     settings: tuple[str, ...] = prompts.SETTINGS
+    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    marts_folder: str = "flenqa"
+    marts_description: str = (
+        "FLenQA marts: accuracy by input length, padding and position, label bias, CoT and next word."
+    )
+    # What parse() may answer ("error" is the pipeline's, for a failed call).
+    parse_statuses: tuple[str, ...] = ("ok", "na", "refused")
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         return generate_samples(profile, seed)

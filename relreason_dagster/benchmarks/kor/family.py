@@ -92,6 +92,13 @@ class KorFamily:
 
     name: str = BENCHMARK
     tasks: tuple[str, ...] = (*CATEGORIES, MIXED_TASK)
+    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    marts_folder: str = "kor"
+    marts_description: str = (
+        "KOR-Bench marts: accuracy by category and rule, self-correction, mixed and counterfactual."
+    )
+    # What parse() may answer ("error" is the pipeline's, for a failed call).
+    parse_statuses: tuple[str, ...] = ("ok", "na")
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         rounds = profile.get("self_correction_rounds", 0)

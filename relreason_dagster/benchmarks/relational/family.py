@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample
 from relreason_dagster.benchmarks.relational import prompts
 from relreason_dagster.benchmarks.relational.generate import (
@@ -22,6 +24,16 @@ class RelationalFamily:
     name: str = BENCHMARK
     tasks: tuple[str, ...] = TASKS
     settings: tuple[str, ...] = prompts.SETTINGS
+    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    marts_folder: str = "relational"
+    marts_description: str = (
+        "Relational reasoning marts: F1 per task, split and setting, DLM vs LLM (Table 1), and the "
+        "symbolic SCR of chains of thought."
+    )
+    # What parse() may answer ("error" is the pipeline's, for a failed call).
+    parse_statuses: tuple[str, ...] = ("ok", "na")
+    # Non-LLM models trained on this family's samples: the DLM baseline (relreason_dagster/dlm/).
+    baselines: tuple[str, ...] = ("dlm",)
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         """Few-shot, IID and OOD samples of every task, deterministic in ``seed``."""
@@ -34,6 +46,12 @@ class RelationalFamily:
     def render_gold(self, sample: Sample, setting: str) -> str:
         """The gold answer in ``setting``'s answer format (also the few-shot answers)."""
         return prompts.render_gold(sample, setting)
+
+    def score_prediction(self, sample: Sample, cells: Any, detail: dict[str, Any]) -> Parsed:
+        """Score a baseline's predicted true cells (not text) exactly like a parsed response."""
+        spec = task_spec(sample.task)
+        gold = decode_gold(sample.gold, spec.arity)
+        return score_cells(cells, gold, sample.n_cells, encode_gold(cells, spec.arity), detail)
 
     def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
         """Read and score one response against the sample's gold cells; never raises on model text."""

@@ -58,6 +58,11 @@ class SelfContraFamily:
 
     name: str = BENCHMARK
     tasks: tuple[str, ...] = DATASETS
+    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    marts_folder: str = "selfcontra"
+    marts_description: str = "Self-Contra marts: SCR, judged labels, detection F1, categories, correlation."
+    # What parse() may answer ("error" is the pipeline's, for a failed call).
+    parse_statuses: tuple[str, ...] = ("ok", "na")
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         sources = dict(profile.get("sources", {"generated": 50}))

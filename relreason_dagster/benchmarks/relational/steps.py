@@ -1,0 +1,89 @@
+"""The relational family's step after the models: its chain-of-thought answers checked symbolically.
+
+``symbolic_checks[model]``: every ``nl_cot`` response of one model, checked step by step against
+its sample's knowledge base (``cot_verdict.check_reasoning``; no judge model, no labels), one
+``raw.symbolic_checks`` row per response.  A plain function of stored rows: the generic Dagster layer
+runs it, tests call it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from relreason_dagster.benchmarks.base import Profile, Reply, Sample, StepPrompt, StepRows
+from relreason_dagster.benchmarks.relational.cot_verdict import check_reasoning
+from relreason_dagster.benchmarks.relational.generate import BENCHMARK
+
+COT_SETTING = "nl_cot"
+
+RESPONSES_SQL = """
+SELECT a.prompt_id, a.setting, a.parse_status, a.correct, r.content,
+       s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
+       s.seed, s.generator_version
+FROM raw.parsed_answers a
+JOIN raw.responses r USING (prompt_id, model)
+JOIN raw.samples s ON s.sample_id = a.sample_id
+WHERE a.model = ? AND a.benchmark = ? AND a.setting = ?
+  AND r.error IS NULL AND r.content IS NOT NULL
+"""
+
+
+class SymbolicChecks:
+    """Symbolic Self-Contra of one model's relational CoT responses (``raw.symbolic_checks``)."""
+
+    name = "symbolic_checks"
+    description = (
+        "Symbolic Self-Contra of one model's relational CoT responses: every stated fact checked "
+        "against the sample's knowledge base (raw.symbolic_checks)."
+    )
+    table = "symbolic_checks"
+    stage = "per_model"
+    kind = None
+    model_knob = None
+    after: tuple[str, ...] = ()
+
+    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+        return {"responses": (RESPONSES_SQL, [model, BENCHMARK, COT_SETTING])}
+
+    def prompts(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> list[StepPrompt]:
+        return []
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        rows = []
+        for r in stored["responses"]:
+            correct = r["correct"] if r["parse_status"] == "ok" else None
+            verdict = check_reasoning(Sample.from_row(r), r["content"], correct)
+            rows.append(
+                {
+                    "prompt_id": r["prompt_id"],
+                    "model": model,
+                    "task": r["task"],
+                    "split": r["split"],
+                    "setting": r["setting"],
+                    "correct": correct,
+                    "n_steps": verdict.n_steps,
+                    "n_claims": len(verdict.claims),
+                    "n_checked": verdict.n_checked,
+                    "n_false": len(verdict.false_claims),
+                    "n_contradictions": len(verdict.contradictions),
+                    "category": verdict.category,
+                    "self_contra": verdict.self_contra,
+                    "detail": json.dumps(verdict.detail(), default=str),
+                }
+            )
+        categories = Counter(r["category"] for r in rows)
+        return StepRows(
+            rows=rows,
+            replace_where="model = ?",
+            replace_params=[model],
+            summary={"responses": len(rows), **{f"category_{k}": v for k, v in sorted(categories.items())}},
+        )
+
+
+STEPS = (SymbolicChecks(),)

@@ -1,0 +1,278 @@
+"""Self-Contra's steps beside its test prompts: imported human annotations and the judge's verdicts.
+
+* ``selfcontra_annotations`` (before any model): the annotation CSVs the profile names, into
+  ``raw.annotations``; an unreadable file is skipped with its reason, the others are stored.
+* ``selfcontra_detections`` (after every model): a judge model (the profile's ``judge``, or the
+  run's ``--judge``) labels annotated responses and our own selfcontra responses with each detection
+  method.  Its prompts are ordinary ``raw.prompts`` rows of kind ``judge`` (never parsed as test
+  answers), asked once and cached like every call; identical texts share one prompt.
+
+Plain functions of stored rows and replies: the generic Dagster layer runs them, tests call them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import json
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.base import Profile, Reply, Sample, StepPrompt, StepRows, stable_hash
+from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
+from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
+from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.storage.annotations import annotation_rows
+
+JUDGE_KIND = "judge"
+# Hashed into every judge prompt's id (the benchmark name these prompts had before the kind column),
+# so the ids, and with them the stored verdicts, stay what they were.
+JUDGE_ID_TAG = "selfcontra_judge"
+DEFAULT_METHODS = ["iro", "binary", "fge"]
+
+ANNOTATIONS_SQL = """
+SELECT annotation_id, source, dataset, model, setting, question, response, correct
+FROM (SELECT *, row_number() OVER (PARTITION BY source ORDER BY row_number) AS k FROM raw.annotations)
+WHERE CAST(? AS INTEGER) IS NULL OR k <= CAST(? AS INTEGER)
+ORDER BY source, row_number
+"""
+RESPONSES_SQL = """
+SELECT a.prompt_id, a.model, a.setting, a.parse_status, a.correct, r.content,
+       s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
+       s.seed, s.generator_version
+FROM raw.parsed_answers a
+JOIN raw.responses r USING (prompt_id, model)
+JOIN raw.prompts p USING (prompt_id)
+JOIN raw.samples s ON s.sample_id = a.sample_id
+WHERE a.benchmark = ? AND r.error IS NULL AND r.content IS NOT NULL
+ORDER BY a.model, a.prompt_id
+"""
+
+
+def annotation_paths(patterns: list[str]) -> list[Path]:
+    """Files matching the profile's patterns; relative ones are under RELREASON_REFERENCE_DIR."""
+    paths: list[Path] = []
+    for pattern in patterns:
+        full = Path(pattern).expanduser()
+        if not full.is_absolute():
+            full = settings.reference_dir() / full
+        matched = sorted(Path(p) for p in glob.glob(str(full)))
+        if not matched:
+            raise ConfigError(
+                f"no annotation file matches {full}; set RELREASON_REFERENCE_DIR or fix 'annotation_files'"
+            )
+        paths.extend(matched)
+    return paths
+
+
+class Annotations:
+    """Human Self-Contra annotations from the CSV files the profile names (``raw.annotations``)."""
+
+    name = "selfcontra_annotations"
+    description = "Human Self-Contra annotations from the CSV files the profile names (raw.annotations)."
+    table = "annotations"
+    stage = "inputs"
+    kind = None
+    model_knob = None
+    after: tuple[str, ...] = ()
+
+    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+        return {}
+
+    def prompts(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> list[StepPrompt]:
+        return []
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        paths = annotation_paths(list(profile.get("annotation_files", [])))
+        batch = read_annotation_files(paths, limit=profile.get("annotation_limit"))
+        if paths and not batch.results:
+            raise ConfigError(batch.summary_line())
+        rows = [row for result in batch.results for row in annotation_rows(result)]
+        # Each imported file replaces its own stored rows (an emptied file leaves no stale labels).
+        sources = [Path(result.path).name for result in batch.results]
+        per_file = []
+        for result in batch.results:
+            summary = result.summary()
+            per_file.append(
+                {
+                    "file": Path(result.path).name,
+                    **{k: summary[k] for k in ("n", "accuracy", "scr", "skipped")},
+                }
+            )
+        return StepRows(
+            rows=rows,
+            replace_where=f"source IN ({', '.join('?' for _ in sources)})" if sources else "false",
+            replace_params=sources,
+            summary={
+                "files": len(batch.results),
+                "skipped_files": len(batch.skipped),
+                "skipped": [f"{name}: {reason}" for name, reason in batch.skipped],
+                "summary": batch.summary_line(),
+                "per_file": per_file,
+            },
+        )
+
+
+def detection_plan(profile: Profile) -> tuple[list[str], int | None]:
+    """``(methods, limit)``: the detection methods and annotated rows per file the profile asks for."""
+    methods = list(profile.get("detect_methods") or DEFAULT_METHODS)
+    unknown = [m for m in methods if m not in detection.METHODS]
+    if unknown:
+        raise ConfigError(f"detect_methods {unknown} unknown; known: {', '.join(detection.METHODS)}")
+    limit = profile.get("detect_limit")
+    return methods, None if limit is None else int(limit)
+
+
+Target = tuple[dict[str, Any], detection.DetectionTarget]
+
+
+def annotation_targets(rows: list[dict[str, Any]]) -> list[Target]:
+    """Annotated responses as detection targets, with what the verdict rows keep of them."""
+    out = []
+    for r in rows:
+        target = detection.target_from_text(
+            r["annotation_id"],
+            r["question"] or "",
+            r["response"] or "",
+            order_of(r["setting"] or ""),
+            r["correct"],
+        )
+        meta = {
+            "target_kind": "annotation",
+            "dataset": r["dataset"],
+            "model": r["model"],
+            "setting": r["setting"],
+        }
+        out.append((meta, target))
+    return out
+
+
+def response_targets(rows: list[dict[str, Any]]) -> list[Target]:
+    """Our own selfcontra responses (every model's) as detection targets."""
+    out = []
+    for r in rows:
+        item = item_of(Sample.from_row(r))
+        order = order_of(r["setting"])
+        answer = parsing.read_answer(r["content"], item, order)
+        target = detection.DetectionTarget(
+            target_id=r["prompt_id"],
+            question=prompts.question_text(item, order),
+            candidates=item.candidates,
+            pronoun=item.pronoun,
+            answer_text=answer.answer_text,
+            reasoning=answer.reasoning,
+            predicted=answer.index,
+            correct=r["correct"] if r["parse_status"] == "ok" else None,
+        )
+        meta = {"target_kind": "response", "dataset": r["task"], "model": r["model"], "setting": r["setting"]}
+        out.append((meta, target))
+    return out
+
+
+class Detection:
+    """A judge model's Self-Contra verdicts (I+R→O, binary, FGE) on annotated and own responses."""
+
+    name = "selfcontra_detections"
+    description = (
+        "A judge model's Self-Contra verdicts (I+R→O, binary, FGE) on annotated and own responses "
+        "(raw.detections)."
+    )
+    table = "detections"
+    stage = "across_models"
+    kind = JUDGE_KIND
+    model_knob = "judge"
+    after: tuple[str, ...] = ("selfcontra_annotations",)
+
+    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+        _, limit = detection_plan(profile)
+        queries = {"responses": (RESPONSES_SQL, [BENCHMARK])}
+        if limit != 0:
+            queries["annotations"] = (ANNOTATIONS_SQL, [limit, limit])
+        return queries
+
+    def _plan(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile
+    ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
+        methods, _ = detection_plan(profile)
+        max_tokens = int(profile.get("judge_max_tokens", 8))
+        targets = annotation_targets(stored.get("annotations", [])) + response_targets(stored["responses"])
+        plan = []
+        for meta, target in targets:
+            for method in methods:
+                probes = {}
+                for probe, messages in detection.judge_prompts(method, target).items():
+                    probes[probe] = StepPrompt(
+                        prompt_id=stable_hash(JUDGE_ID_TAG, probe, messages, detection.TEMPLATE_VERSION),
+                        sample_id=target.target_id,
+                        task=method,
+                        split=meta["target_kind"],
+                        setting=probe,
+                        messages=messages,
+                        template_version=detection.TEMPLATE_VERSION,
+                        max_tokens=max_tokens * (4 if probe == "iro" else 1),
+                    )
+                plan.append((meta, target, method, probes))
+        return plan
+
+    def prompts(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> list[StepPrompt]:
+        return [p for *_, probes in self._plan(stored, profile) for p in probes.values()]
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        methods, _ = detection_plan(profile)
+        plan = self._plan(stored, profile)
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        rows = []
+        for meta, target, method, probes in plan:
+            texts = {}
+            for probe, p in probes.items():
+                reply = replies.get(p.prompt_id)
+                texts[probe] = reply.content if reply is not None and reply.error is None else None
+            verdict = detection.decide(method, target, texts)
+            rows.append(
+                {
+                    "detection_id": stable_hash(
+                        method, model, meta["target_kind"], target.target_id, meta["model"]
+                    ),
+                    "method": method,
+                    "judge": model,
+                    **meta,
+                    "target_id": target.target_id,
+                    "status": verdict.status,
+                    "self_contra": verdict.self_contra,
+                    "type": verdict.type,
+                    "correct": target.correct,
+                    "probes": verdict.probes,
+                    "created_at": now,
+                }
+            )
+        status: dict[str, int] = {}
+        for r in rows:
+            key = f"{r['method']}/{r['status']}"
+            status[key] = status.get(key, 0) + 1
+        for r in rows:
+            r["probes"] = json.dumps(r["probes"])
+        # This judge's and methods' verdicts are replaced; other judges' and methods' rows stay.
+        return StepRows(
+            rows=rows,
+            replace_where=f"judge = ? AND method IN ({', '.join('?' for _ in methods)})",
+            replace_params=[model, *methods],
+            summary={
+                "judge": model,
+                "targets": len(plan) // max(len(methods), 1),
+                "verdicts": len(rows),
+                "status": dict(sorted(status.items())),
+            },
+        )
+
+
+STEPS = (Annotations(), Detection())

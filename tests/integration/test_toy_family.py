@@ -1,0 +1,103 @@
+"""A family defined only in the test folder (``tests/toy_family/``) runs end to end once registered.
+
+``registry.register(ToyFamily())`` is the one line a family needs, the line every built-in family
+has in ``benchmarks/registry.py``; no other file names the toy family.  The scripted model
+``toy-answerer`` answers from the number in each prompt: right for most, a wrong answer for numbers
+ending in 2 and an unreadable one for numbers ending in 5, so every expected figure follows from
+the generated samples.  The run goes samples -> prompts -> scripted model -> parsed answers -> the
+marts every family gets (accuracy, parse rate), with the shared checks reading the toy's bounds.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.registry import get_family, register, unregister
+from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
+from tests.pipeline_home import isolated_home, rows
+from tests.toy_family.family import ToyFamily
+
+pytestmark = pytest.mark.integration
+
+MODELS_YAML = """\
+models:
+  - name: toy-answerer
+    litellm_model: scripted/toy-answerer
+    params: {temperature: 0}
+    concurrency: 4
+"""
+
+
+def _answer(number: int) -> str:
+    if number % 10 == 5:
+        return "I would rather not say."
+    even = number % 2 == 0
+    if number % 10 == 2:
+        even = not even
+    return "yes" if even else "no"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    root = tmp_path_factory.mktemp("toy_family")
+    mp = pytest.MonkeyPatch()
+    isolated_home(mp, root, MODELS_YAML)
+    register(ToyFamily())
+    register_scripted_provider()
+    set_responder(
+        "toy-answerer",
+        lambda messages, params: _answer(int(re.search(r"\d+", messages[-1]["content"]).group())),
+    )
+    family = get_family("toy")
+    numbers = [
+        s.input["number"]
+        for s in family.generate(settings.get_profile("smoke", "toy"), settings.DEFAULT_SEED)
+    ]
+    yield numbers
+    set_responder("toy-answerer", None)
+    unregister("toy")
+    mp.undo()
+
+
+def test_a_registered_toy_family_runs_end_to_end(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    numbers = home
+    n = len(numbers)
+    n_na = sum(k % 10 == 5 for k in numbers)
+    n_correct = sum(k % 10 not in (2, 5) for k in numbers)
+    assert n == 8 and 0 < n_correct < n  # the profile's size, and a result that is neither 0 nor 1
+
+    reset_calls()
+    report = run_pipeline(["toy-answerer"], profile="smoke", benchmarks=["toy"])
+    assert report.failures == []
+    assert call_count("toy-answerer") == n
+    assert rows("SELECT benchmark, count(*) FROM raw.samples GROUP BY 1") == [("toy", n)]
+    assert rows("SELECT benchmark, kind, setting, count(*) FROM raw.prompts GROUP BY ALL") == [
+        ("toy", "test", "direct", n)
+    ]
+    statuses = dict(rows("SELECT parse_status, count(*) FROM raw.parsed_answers GROUP BY 1"))
+    assert statuses == {"ok": n - n_na, **({"na": n_na} if n_na else {})}
+    # The marts every family gets, computed by dbt from the toy's rows.
+    assert rows("SELECT benchmark, model, n, n_correct, n_na FROM marts.accuracy") == [
+        ("toy", "toy-answerer", n, n_correct, n_na)
+    ]
+    assert rows("SELECT benchmark, n_ok, n_na, parse_rate FROM marts.parse_rate") == [
+        ("toy", n - n_na, n_na, round((n - n_na) / n, 4))
+    ]
+    # The shared checks ran on the toy's rows with the bounds its checks.py declares.
+    checks = {name: passed for name, passed, _ in report.checks}
+    for name in ("label_balance_check", "token_length_check", "parse_status_check", "parse_rate_check"):
+        assert checks[name] is True, name
+        assert report.check_rows[name] > 0, name
+
+
+def test_a_second_run_asks_nothing(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    reset_calls()
+    report = run_pipeline(["toy-answerer"], profile="smoke", benchmarks=["toy"], run_dbt=False)
+    assert report.failures == [] and report.total_calls == 0 and call_count("toy-answerer") == 0
