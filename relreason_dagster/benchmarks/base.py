@@ -345,3 +345,29 @@ class FamilyCheck:
     sql: str
     run: Any  # Callable[[pandas.DataFrame, Profile | None, int], SuiteResult]
     warn: bool = False
+
+
+class Step:
+    """Defaults for a :class:`FollowUpStep` to subclass: it asks no model, reads nothing, follows no
+    other step; a subclass sets its name, table and stage and overrides what it does."""
+
+    name: str
+    description: str
+    table: str
+    stage: str
+    kind: str | None = None
+    model_knob: str | None = None
+    after: tuple[str, ...] = ()
+
+    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+        return {}
+
+    def prompts(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> list[StepPrompt]:
+        return []
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        raise NotImplementedError

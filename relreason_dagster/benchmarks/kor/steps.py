@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster.benchmarks.base import Profile, Reply, Sample, StepPrompt, StepRows, stable_hash
+from relreason_dagster.benchmarks.base import Profile, Reply, Sample, Step, StepPrompt, StepRows, stable_hash
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import (
     BENCHMARK,
@@ -93,7 +93,7 @@ class _Round:
     row: dict[str, Any]  # None-free once answered; ``parse_status`` None while unanswered
 
 
-class SelfCorrection:
+class SelfCorrection(Step):
     """The self-correction rounds of one model's wrong zero-shot answers (table ``raw.kor_rounds``)."""
 
     name = "kor_self_correction"
@@ -104,8 +104,6 @@ class SelfCorrection:
     table = "kor_rounds"
     stage = "per_model"
     kind = SELF_CORRECTION_KIND
-    model_knob = None
-    after: tuple[str, ...] = ()
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {"base": (BASE_SQL, [model, BENCHMARK, kor_prompts.ZERO_SHOT, MIXED_TASK])}

@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from relreason_dagster.benchmarks.base import Profile, Reply, Sample, StepPrompt, StepRows
+from relreason_dagster.benchmarks.base import Profile, Reply, Sample, Step, StepRows
 from relreason_dagster.benchmarks.relational.cot_verdict import check_reasoning
 from relreason_dagster.benchmarks.relational.generate import BENCHMARK
 
@@ -30,7 +30,7 @@ WHERE a.model = ? AND a.benchmark = ? AND a.setting = ?
 """
 
 
-class SymbolicChecks:
+class SymbolicChecks(Step):
     """Symbolic Self-Contra of one model's relational CoT responses (``raw.symbolic_checks``)."""
 
     name = "symbolic_checks"
@@ -40,17 +40,9 @@ class SymbolicChecks:
     )
     table = "symbolic_checks"
     stage = "per_model"
-    kind = None
-    model_knob = None
-    after: tuple[str, ...] = ()
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {"responses": (RESPONSES_SQL, [model, BENCHMARK, COT_SETTING])}
-
-    def prompts(
-        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
-    ) -> list[StepPrompt]:
-        return []
 
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import settings
-from relreason_dagster.benchmarks.base import Profile, Reply, Sample, StepPrompt, StepRows, stable_hash
+from relreason_dagster.benchmarks.base import Profile, Reply, Sample, Step, StepPrompt, StepRows, stable_hash
 from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
@@ -67,24 +67,13 @@ def annotation_paths(patterns: list[str]) -> list[Path]:
     return paths
 
 
-class Annotations:
+class Annotations(Step):
     """Human Self-Contra annotations from the CSV files the profile names (``raw.annotations``)."""
 
     name = "selfcontra_annotations"
     description = "Human Self-Contra annotations from the CSV files the profile names (raw.annotations)."
     table = "annotations"
     stage = "inputs"
-    kind = None
-    model_knob = None
-    after: tuple[str, ...] = ()
-
-    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
-        return {}
-
-    def prompts(
-        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
-    ) -> list[StepPrompt]:
-        return []
 
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
@@ -175,7 +164,7 @@ def response_targets(rows: list[dict[str, Any]]) -> list[Target]:
     return out
 
 
-class Detection:
+class Detection(Step):
     """A judge model's Self-Contra verdicts (I+R→O, binary, FGE) on annotated and own responses."""
 
     name = "selfcontra_detections"

@@ -1,0 +1,34 @@
+"""Registering a family: one ``register`` line, or ``RELREASON_FAMILIES`` for child processes too."""
+
+from __future__ import annotations
+
+import pytest
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks import registry
+from relreason_dagster.errors import ConfigError
+
+
+def test_a_family_from_outside_the_package_brings_its_folder(monkeypatch):
+    monkeypatch.setenv(registry.FAMILIES_ENV, "tests.toy_family.family:ToyFamily")
+    try:
+        assert registry.register_from_env() == ["toy"]
+        assert "toy" in registry.family_names()
+        # Its folder's profiles.yaml and checks.py are found by name, as for the built-in families.
+        assert settings.get_profile("smoke", "toy").params["n"] == 8
+        assert registry.family_quality("toy").token_ranges == {"direct": (5, 64)}
+        assert registry.family_steps("toy") == () and registry.family_checks("toy") == ()
+    finally:
+        registry.unregister("toy")
+    assert "toy" not in settings.profile_families("smoke")
+
+
+def test_a_bad_entry_is_one_line():
+    with pytest.raises(ConfigError, match=r"RELREASON_FAMILIES: cannot load 'tests\.nowhere:Nope'"):
+        registry.load_family("tests.nowhere:Nope")
+
+
+def test_the_dlm_baseline_is_declared_by_its_family():
+    assert registry.baseline_family("dlm") == "relational"
+    with pytest.raises(ConfigError, match="gpt"):
+        registry.baseline_family("gpt")
