@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import os
 import signal
 import subprocess
@@ -566,23 +565,12 @@ class CommandContext:
 def family_command_modules() -> list[ModuleType]:
     """The ``commands`` module of every registered family that has one, in family-name order.
 
-    Found next to the family's class (``<family package>.commands``), as ``profiles.py`` finds its
-    ``profile_schema.py``: a family registered later, e.g. a test's toy family, brings its commands.
+    Found in the family's folder by the registry, like its ``steps.py`` and ``checks.py``: a family
+    registered later, e.g. a test's toy family, brings its commands with it.
     """
-    from relreason_dagster.benchmarks.registry import family_names, get_family
+    from relreason_dagster.benchmarks.registry import family_module, family_names
 
-    modules = []
-    for name in family_names():
-        package = type(get_family(name)).__module__.rpartition(".")[0]
-        if not package:
-            continue
-        module_name = f"{package}.commands"
-        try:
-            modules.append(importlib.import_module(module_name))
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-    return modules
+    return [module for name in family_names() if (module := family_module(name, "commands")) is not None]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -165,10 +165,16 @@ def detect(args: argparse.Namespace, context: CommandContext) -> int:
     """Only the judge (no benchmark model is called), then the marts; prints detection F1 per method."""
     import time
 
-    from relreason_dagster.pipeline import run_detection
+    from relreason_dagster.pipeline import run_steps
 
+    # The options override single knobs of the profile's selfcontra section, for this run only.
+    overrides: dict[str, Any] = {}
+    if args.limit is not None:
+        overrides["detect_limit"] = args.limit
+    if args.method:
+        overrides["detect_methods"] = list(args.method)
     start = time.perf_counter()
-    report = run_detection(profile=args.profile, judge=args.judge, limit=args.limit, methods=args.method)
+    report = run_steps("selfcontra", profile=args.profile, step_model=args.judge, overrides=overrides)
     context.print_report(report, time.perf_counter() - start)
     cols, rows = context.query(
         "SELECT method, judge, dataset, model, n, n_unparsed, precision, recall, f1 "
