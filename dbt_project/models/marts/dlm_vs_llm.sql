@@ -8,11 +8,10 @@ with f1 as (
     where (model = 'dlm' and setting = 'dlm') or (model <> 'dlm' and setting = 'nl')
 ),
 seed_means as (
-    select s.model, s.task, s.split, (a.detail ->> 'seed') as seed, avg(s.f1) as f1
-    from {{ ref('answer_scores') }} s
-    join {{ ref('stg_parsed_answers') }} a using (prompt_id, model)
-    where s.model = 'dlm'
-    group by s.model, s.task, s.split, (a.detail ->> 'seed')
+    select model, task, split, (detail ->> 'seed') as seed, avg(f1) as f1
+    from {{ ref('int_answer_scores') }}
+    where model = 'dlm'
+    group by model, task, split, (detail ->> 'seed')
 ),
 seeds as (
     select model, task, split, count(*) as n_seeds, stddev_samp(f1) as seed_sd

@@ -1,8 +1,8 @@
 {{ config(materialized='view') }}
 -- One row per answer to a test prompt, per model (and per DLM answer on a current sample): the prompt's
 -- messages, the full response, the gold answer, the parsed answer with its status and the score.
--- The one place this four-table join is written: `relreason samples`, `relreason report` and
--- `relreason export` read it.  A view, so a build copies nothing and a new response shows at once.
+-- The one place answers (int_answers: answer + sample) are joined with their prompt and response:
+-- `relreason samples`, `relreason report` and `relreason export` read it.  A view, so a build copies nothing and a new response shows at once.
 -- Scores come from answer_scores (one F1 formula); a provider error has no score (f1 and correct NULL).
 -- outcome: correct | wrong (readable, not exactly right) | na (unreadable or refused) | error (no answer).
 select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_id,
@@ -12,7 +12,7 @@ select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_i
        r.finish_reason,
        pr.input_tokens,
        r.completion_tokens,
-       s.gold,
+       a.gold,
        a.parsed,
        a.parse_status,
        sc.correct,
@@ -27,8 +27,7 @@ select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_i
            else 'wrong'
        end as outcome,
        a.detail
-from {{ ref('stg_parsed_answers') }} a
-join {{ ref('stg_samples') }} s using (sample_id)
+from {{ ref('int_answers') }} a
 -- Benchmark prompts only (not the judge's or the self-correction follow-ups); the DLM has no prompt.
 left join {{ ref('stg_prompts') }} pr on pr.prompt_id = a.prompt_id
 left join {{ source('raw', 'prompts') }} p on p.prompt_id = a.prompt_id

@@ -7,7 +7,7 @@ with agg as (
            count(*) filter (where correct) as n_correct,
            count(*) filter (where parse_status = 'refused') as n_refused,
            round(avg(input_tokens), 1) as mean_input_tokens
-    from {{ ref('stg_flenqa_answers') }}
+    from {{ ref('int_flenqa_answers') }}
     where setting in ('direct', 'cot')
     group by model, task, setting, length, padding, position
 )

@@ -11,7 +11,7 @@ with agg as (
            count(*) filter (where keys_covered < 2 and correct) as n_uncovered_correct,
            count(*) filter (where answer_first and correct) as n_answer_first_correct,
            count(*) filter (where correct) as n_correct
-    from {{ ref('stg_flenqa_answers') }}
+    from {{ ref('int_flenqa_answers') }}
     where setting = 'cot'
     group by model, task, length
 )

@@ -9,7 +9,7 @@ with agg as (
            count(*) filter (where answer = 'false') as n_false,
            count(*) filter (where answer = 'refused') as n_refused,
            count(*) filter (where not label) as n_gold_false
-    from {{ ref('stg_flenqa_answers') }}
+    from {{ ref('int_flenqa_answers') }}
     where setting in ('direct', 'cot')
     group by model, setting, length
 )

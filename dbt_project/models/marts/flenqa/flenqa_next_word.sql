@@ -3,13 +3,13 @@
 -- correlation of the two across lengths, per model (the study finds it negative).
 with nw as (
     select model, length, count(*) as n_next_word, count(*) filter (where correct) as n_nw_correct
-    from {{ ref('stg_flenqa_answers') }}
+    from {{ ref('int_flenqa_answers') }}
     where setting = 'next_word'
     group by model, length
 ),
 rs as (
     select model, length, count(*) as n_reasoning, count(*) filter (where correct) as n_rs_correct
-    from {{ ref('stg_flenqa_answers') }}
+    from {{ ref('int_flenqa_answers') }}
     where setting = 'direct' and padding <> 'none'
     group by model, length
 ),

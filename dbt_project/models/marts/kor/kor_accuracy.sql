@@ -2,7 +2,7 @@
 -- categories), 95% Wilson CI.  accuracy uses the robust scorer; official_accuracy is the official
 -- scorer's verdict on the same responses (what the paper's tables report).  Mixed records: kor_mixed.
 with answers as (
-    select * from {{ ref('stg_kor_answers') }} where category <> 'mixed'
+    select * from {{ ref('int_kor_answers') }} where category <> 'mixed'
 ),
 agg as (
     select model, source, setting, coalesce(category, 'overall') as category,

@@ -4,7 +4,7 @@ with agg as (
     select model, source, setting, category, rule_id, answer_format,
            count(*) as n,
            count(*) filter (where correct) as n_correct
-    from {{ ref('stg_kor_answers') }}
+    from {{ ref('int_kor_answers') }}
     where category <> 'mixed'
     group by model, source, setting, category, rule_id, answer_format
 )

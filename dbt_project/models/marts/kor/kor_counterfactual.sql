@@ -5,7 +5,7 @@ with agg as (
            count(*) as n,
            count(*) filter (where correct) as n_story,
            count(*) filter (where real_life) as n_real_life
-    from {{ ref('stg_kor_answers') }}
+    from {{ ref('int_kor_answers') }}
     where category = 'counterfactual'
     group by model, source, setting
 )

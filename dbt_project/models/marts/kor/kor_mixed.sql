@@ -7,7 +7,7 @@ with agg as (
            count(*) filter (where correct) as n_correct,
            sum(n_questions) as n_questions,
            sum(coalesce(n_passed, 0)) as n_passed
-    from {{ ref('stg_kor_answers') }}
+    from {{ ref('int_kor_answers') }}
     where category = 'mixed'
     group by model, source, mixed_setting
 )

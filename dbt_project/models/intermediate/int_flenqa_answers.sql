@@ -1,0 +1,16 @@
+-- FLenQA answers with the coordinates of their sample (length, padding, position), what the parser
+-- read (answer, answer-first, key sentences covered) and the prompt's input tokens.  length 0 /
+-- padding 'none' is the minimal text (key paragraphs only).  Provider errors are left out.
+select a.prompt_id, a.model, a.task, a.setting, a.sample_id, a.parse_status, a.correct,
+       a.label,
+       json_extract_string(a.variant, '$.base_id') as base_id,
+       coalesce(json_extract(a.variant, '$.length')::integer, 0) as length,
+       json_extract_string(a.variant, '$.padding') as padding,
+       json_extract_string(a.variant, '$.position') as position,
+       json_extract_string(a.detail, '$.answer') as answer,
+       json_extract(a.detail, '$.answer_first')::boolean as answer_first,
+       json_extract(a.detail, '$.keys_covered')::integer as keys_covered,
+       p.input_tokens
+from {{ ref('int_answers') }} a
+join {{ ref('stg_prompts') }} p using (prompt_id)
+where a.benchmark = 'flenqa' and a.parse_status <> 'error'
