@@ -224,16 +224,26 @@ class ImportResult:
     inference: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        """Accuracy and SCR as in the study's Table 2 (SCR = #Self-Contra / #annotated), plus type counts."""
+        """What the file holds: annotated rows, how many are correct and Self-Contra, and the type counts.
+
+        The counts are what parsing found.  The rates users read (accuracy, SCR = #Self-Contra /
+        #annotated, with intervals) are computed once, in SQL (``marts.selfcontra_scr``).
+        """
         n = len(self.rows)
+        n_correct = sum(row.correct for row in self.rows)
+        n_self_contra = sum(row.self_contra for row in self.rows)
         types = [row.type for row in self.rows]
         return {
             "dataset": self.dataset,
             "model": self.model,
             "setting": self.setting,
             "n": n,
-            "accuracy": sum(row.correct for row in self.rows) / n if n else None,
-            "scr": sum(row.self_contra for row in self.rows) / n if n else None,
+            "n_correct": n_correct,
+            "n_self_contra": n_self_contra,
+            # Derived from the counts for the per-file line that `import-annotations` and the
+            # annotations step print; to be dropped once they print the counts (issue 18, item 4).
+            "accuracy": n_correct / n if n else None,
+            "scr": n_self_contra / n if n else None,
             "n_type1": types.count("type1"),
             "n_type2": types.count("type2"),
             "n_type3": types.count("type3"),
