@@ -1,5 +1,5 @@
 -- The one place a per-sample score is computed.  Python stores what parsing found (tp, fp, fn, correct,
--- parse_status); F1 is derived here and nowhere else.  One row per answer, provider errors excluded
+-- parse_status); every F1 a mart reports is derived here.  One row per answer, provider errors excluded
 -- (they are no answer: see parse_rate).  f1: F1 over the target's true cells; an unreadable (na) or
 -- refused answer scores 0, an empty prediction for an empty gold scores 1.  detail and parsed are kept
 -- for the marts that need the answer's parse facts (the DLM's seed, for one).
