@@ -211,7 +211,7 @@ def _require_step_models(run_settings: Any, families: list[str]) -> list[str]:
     for family in families:
         for step in family_steps(family):
             if step.stage == "across_models" and step.kind is not None:
-                name = run_settings.step_model(family, step)
+                name = run_settings.model_for_step(family, step)
                 require_api_key(get_model(settings.models_path(), name))
                 names.append(name)
     return names
@@ -262,7 +262,7 @@ def run_pipeline(
         benchmarks=benchmarks or [],
         models_file=str(settings.models_path()),
         dlm_train_size=dlm_train_size or 0,
-        judge=judge or "",
+        step_model=judge or "",
     )
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
     if specs:
@@ -303,7 +303,7 @@ def run_steps(
         profile=profile,
         benchmarks=[benchmark],
         models_file=str(settings.models_path()),
-        judge=step_model or "",
+        step_model=step_model or "",
         overrides=json.dumps({benchmark: overrides}) if overrides else "",
     )
     families = run_settings.family_names()  # a profile without the family's section fails here, in one line
@@ -317,23 +317,3 @@ def run_steps(
     if run_dbt:
         report.dbt_log = str(log)
     return report
-
-
-def run_detection(
-    *,
-    profile: str = settings.DEFAULT_PROFILE,
-    judge: str | None = None,
-    limit: int | None = None,
-    methods: list[str] | None = None,
-    run_dbt: bool = True,
-) -> PipelineReport:
-    """The old entry of `relreason selfcontra detect`: ``run_steps`` of that family with its knobs.
-
-    Kept only until the family's command calls ``run_steps`` itself; then this goes.
-    """
-    overrides: dict[str, Any] = {}
-    if limit is not None:
-        overrides["detect_limit"] = limit
-    if methods:
-        overrides["detect_methods"] = list(methods)
-    return run_steps("selfcontra", profile=profile, step_model=judge, overrides=overrides, run_dbt=run_dbt)

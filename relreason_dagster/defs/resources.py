@@ -46,8 +46,9 @@ class RunSettings(dg.ConfigurableResource):
     benchmarks: list[str] = []
     models_file: str = ""
     dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
-    # The model across-models steps ask (a models.yaml name); "": the profile knob each step names.
-    judge: str = ""
+    # The model the families' across-models steps ask (a models.yaml name; `relreason run --judge`);
+    # "": the profile knob each step names (the step's ``model_knob``, e.g. ``judge``).
+    step_model: str = ""
     # This run's changes to single profile knobs, JSON ``{family: {knob: value}}`` (a command's options).
     overrides: str = ""
 
@@ -74,10 +75,10 @@ class RunSettings(dg.ConfigurableResource):
         changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
         return Profile(name=profile.name, params={**profile.params, **changed}) if changed else profile
 
-    def step_model(self, family: str, step: Any) -> str:
-        """The model an across-models step asks: ``judge`` if set, else the profile knob the step names."""
+    def model_for_step(self, family: str, step: Any) -> str:
+        """The model an across-models step asks: ``step_model`` if set, else the profile knob it names."""
         knob = step.model_knob
-        name = self.judge or (self.profile_for(family).get(knob) if knob else None)
+        name = self.step_model or (self.profile_for(family).get(knob) if knob else None)
         if not name:
             raise ConfigError(
                 f"profile {self.profile!r} names no model for {step.name}; pass --judge MODEL or set "

@@ -61,7 +61,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
         if per_model:
             model = context.partition_key
         elif step.kind is not None:
-            model = run_settings.step_model(family, step)
+            model = run_settings.model_for_step(family, step)
         else:
             model = ""
         with duckdb.get_connection() as con:

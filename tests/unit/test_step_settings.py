@@ -1,0 +1,37 @@
+"""The generic step options of a run: the step model (``--judge``) and per-run knob overrides."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from relreason_dagster.benchmarks.registry import family_steps
+from relreason_dagster.defs.resources import RunSettings
+from relreason_dagster.errors import ConfigError
+from tests.profile_files import use_profiles
+
+
+def _across(family: str):
+    (step,) = [s for s in family_steps(family) if s.stage == "across_models"]
+    return step
+
+
+def test_the_step_model_is_the_run_option_else_the_knob_the_step_names(tmp_path, monkeypatch):
+    use_profiles(monkeypatch, tmp_path / "p.yaml", {"it-steps": {"selfcontra": {"judge": "from-profile"}}})
+    step = _across("selfcontra")
+    assert RunSettings(profile="it-steps").model_for_step("selfcontra", step) == "from-profile"
+    assert RunSettings(profile="it-steps", step_model="cli").model_for_step("selfcontra", step) == "cli"
+    use_profiles(monkeypatch, tmp_path / "p.yaml", {"it-steps": {"selfcontra": {}}})
+    with pytest.raises(ConfigError, match=r"names no model for selfcontra_detections.*'judge'"):
+        RunSettings(profile="it-steps").model_for_step("selfcontra", step)
+
+
+def test_overrides_change_single_knobs_of_one_family(tmp_path, monkeypatch):
+    use_profiles(
+        monkeypatch, tmp_path / "p.yaml", {"it-steps": {"selfcontra": {"detect_limit": 5, "judge": "j"}}}
+    )
+    overrides = json.dumps({"selfcontra": {"detect_limit": 2}})
+    profile = RunSettings(profile="it-steps", overrides=overrides).profile_for("selfcontra")
+    assert profile.get("detect_limit") == 2 and profile.get("judge") == "j"
+    assert RunSettings(profile="it-steps").profile_for("selfcontra").get("detect_limit") == 5
