@@ -160,6 +160,21 @@ class Parsed:
     correct: bool | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
+    def row(self, keys: dict[str, Any]) -> dict[str, Any]:
+        """Its ``raw.parsed_answers`` row: ``keys`` (prompt, model, sample...) plus the scored answer."""
+        return {
+            **keys,
+            "parse_status": self.parse_status,
+            "parsed": json.dumps(self.parsed),
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "pred_pos": self.pred_pos,
+            "n_cells": self.n_cells,
+            "correct": self.correct,
+            "detail": json.dumps(self.detail, default=str),
+        }
+
 
 @dataclass(frozen=True)
 class Profile:

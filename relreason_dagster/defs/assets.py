@@ -215,15 +215,4 @@ def parse_response_row(model: str, r: dict[str, Any]) -> dict[str, Any]:
 
 def answer_row(base: dict[str, Any], parsed: Parsed) -> dict[str, Any]:
     """A ``raw.parsed_answers`` row: the keys in ``base`` plus the scored answer (LLM and DLM alike)."""
-    return {
-        **base,
-        "parse_status": parsed.parse_status,
-        "parsed": json.dumps(parsed.parsed),
-        "tp": parsed.tp,
-        "fp": parsed.fp,
-        "fn": parsed.fn,
-        "pred_pos": parsed.pred_pos,
-        "n_cells": parsed.n_cells,
-        "correct": parsed.correct,
-        "detail": json.dumps(parsed.detail, default=str),
-    }
+    return parsed.row(base)
