@@ -40,8 +40,9 @@ GROUPS: dict[str, str] = {**STAGE_GROUPS, **mart_folders()}
 def dbt_group(fqn: list[str]) -> str:
     """The group of a dbt model from its fully qualified name (project, folders..., model).
 
-    A mart in a family's folder is in that family's group; a top-level mart named after a family's
-    folder (``<folder>_...``) too; every other top-level mart is shared (``metrics``).
+    A mart in a family's folder is in that family's group; so is a top-level mart named after the
+    family's folder or one of its baselines (``<folder>_...``, ``dlm_...``); every other top-level
+    mart is shared (``metrics``).
     """
     if "marts" not in fqn:
         return "staging"
@@ -49,4 +50,9 @@ def dbt_group(fqn: list[str]) -> str:
     folder = next((part for part in fqn[:-1] if part in folders), None)
     if folder is not None:
         return folder
-    return next((f for f in folders if fqn[-1].startswith(f + "_")), "metrics")
+    for family in FAMILIES.values():
+        folder = getattr(family, "marts_folder", None)
+        prefixes = (folder, *getattr(family, "baselines", ())) if folder else ()
+        if any(fqn[-1].startswith(f"{prefix}_") for prefix in prefixes):
+            return folder
+    return "metrics"
