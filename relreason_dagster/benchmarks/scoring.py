@@ -2,7 +2,8 @@
 
 The study scores with F1 over positive cells because positives are rare; a
 family turns its parsed answer into a set of cells and calls ``score_cells`` so
-that tp/fp/fn land in ``raw.parsed_answers`` and F1 can be re-aggregated in SQL.
+that tp/fp/fn land in ``raw.parsed_answers``.  Those counts are what parsing
+found; F1 is a metric, computed once, in SQL (dbt ``int_answer_scores``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from relreason_dagster.benchmarks.base import Parsed
 
 
 def set_f1(pred: set[Hashable], gold: set[Hashable]) -> tuple[int, int, int, float]:
-    """``(tp, fp, fn, f1)`` of a predicted set against the gold set; F1 is 1.0 when both are empty."""
+    """``(tp, fp, fn, f1)`` of a predicted set against the gold set; F1 is 1.0 when both are empty.
+
+    For evaluation without a database (DLM experiments, benchmarks); nothing the pipeline stores or
+    reports uses its F1.  ``tests/unit/test_metric_marts.py`` keeps it equal to the mart's.
+    """
     tp = len(pred & gold)
     fp = len(pred - gold)
     fn = len(gold - pred)
@@ -31,7 +36,7 @@ def score_cells(
     detail: dict[str, Any] | None = None,
 ) -> Parsed:
     """A readable answer: cell counts against the gold set, ``correct`` iff the sets are equal."""
-    tp, fp, fn, f1 = set_f1(pred, gold)
+    tp, fp, fn, _ = set_f1(pred, gold)
     return Parsed(
         parse_status="ok",
         parsed=parsed,
@@ -41,7 +46,7 @@ def score_cells(
         pred_pos=len(pred),
         n_cells=n_cells,
         correct=pred == gold,
-        detail={**(detail or {}), "f1": f1},
+        detail=dict(detail or {}),
     )
 
 

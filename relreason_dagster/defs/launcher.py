@@ -319,73 +319,59 @@ def launch(
     if watcher is not None:
         watcher.start()
     try:
-        return _launch_all(runs, instance, executor, run_settings, tags, max_runs, on_start, on_done, watcher)
+        order = job_order()
+        pending = list(runs)
+        remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
+        outcomes: list[RunOutcome] = []
+        run_config = _run_config(run_settings)
+        workers = 1 if executor == "in_process" else max(1, max_runs)
+
+        def ready(run: PlannedRun) -> bool:
+            return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
+
+        def finish(outcome: RunOutcome) -> None:
+            if watcher is not None:  # the run's last step lines before its "done" line
+                watcher.poll()
+            remaining[outcome.planned.job] -= 1
+            outcomes.append(outcome)
+            if on_done is not None:
+                on_done(outcome)
+
+        if workers == 1:  # in this thread: in-process runs keep the caller's registered providers and state
+            while pending:
+                batch = [r for r in pending if ready(r)]
+                if on_start is not None:
+                    on_start(batch)
+                for run in batch:
+                    pending.remove(run)
+                    finish(_execute(run, executor, instance, run_config, dict(tags)))
+            return outcomes
+
+        if watcher is not None:
+            watcher.say(f"relreason: starting {workers} run processes (each loads the pipeline once, ~10 s)")
+        with _pool(workers) as pool:
+            running: dict[concurrent.futures.Future, PlannedRun] = {}
+            while pending or running:
+                batch = [r for r in pending if ready(r)]
+                if batch and on_start is not None:
+                    on_start(batch)
+                for run in batch:
+                    pending.remove(run)
+                    running[pool.submit(_execute_in_child, run, executor, run_config, dict(tags))] = run
+                if not running:  # nothing ready and nothing running: an order cycle (a bug in jobs.py)
+                    raise RuntimeError(f"runs never became ready: {pending}")
+                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    run = running.pop(future)
+                    try:
+                        outcome = future.result()
+                    except Exception as exc:  # noqa: BLE001 - e.g. the run's process was killed
+                        now = time.time()
+                        outcome = RunOutcome(run, "", False, now, now, [], f"{type(exc).__name__}: {exc}")
+                    if outcome.run_id:
+                        outcome.events = _events_of(instance, outcome.run_id)
+                    finish(outcome)
+        return outcomes
     finally:
         if watcher is not None:
             watcher.stop()
-
-
-def _launch_all(
-    runs: Sequence[PlannedRun],
-    instance: dg.DagsterInstance,
-    executor: str,
-    run_settings: Mapping[str, Any],
-    tags: Mapping[str, str],
-    max_runs: int,
-    on_start: Callable[[list[PlannedRun]], None] | None,
-    on_done: Callable[[RunOutcome], None] | None,
-    watcher: StepWatcher | None,
-) -> list[RunOutcome]:
-    order = job_order()
-    pending = list(runs)
-    remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
-    outcomes: list[RunOutcome] = []
-    run_config = _run_config(run_settings)
-    workers = 1 if executor == "in_process" else max(1, max_runs)
-
-    def ready(run: PlannedRun) -> bool:
-        return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
-
-    def finish(outcome: RunOutcome) -> None:
-        if watcher is not None:  # the run's last step lines before its "done" line
-            watcher.poll()
-        remaining[outcome.planned.job] -= 1
-        outcomes.append(outcome)
-        if on_done is not None:
-            on_done(outcome)
-
-    if workers == 1:  # in this thread: in-process runs keep the caller's registered providers and state
-        while pending:
-            batch = [r for r in pending if ready(r)]
-            if on_start is not None:
-                on_start(batch)
-            for run in batch:
-                pending.remove(run)
-                finish(_execute(run, executor, instance, run_config, dict(tags)))
-        return outcomes
-
-    if watcher is not None:
-        watcher.say(f"relreason: starting {workers} run processes (each loads the pipeline once, ~10 s)")
-    with _pool(workers) as pool:
-        running: dict[concurrent.futures.Future, PlannedRun] = {}
-        while pending or running:
-            batch = [r for r in pending if ready(r)]
-            if batch and on_start is not None:
-                on_start(batch)
-            for run in batch:
-                pending.remove(run)
-                running[pool.submit(_execute_in_child, run, executor, run_config, dict(tags))] = run
-            if not running:  # nothing ready and nothing running: an order cycle (a bug in jobs.py)
-                raise RuntimeError(f"runs never became ready: {pending}")
-            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in done:
-                run = running.pop(future)
-                try:
-                    outcome = future.result()
-                except Exception as exc:  # noqa: BLE001 - e.g. the run's process was killed
-                    now = time.time()
-                    outcome = RunOutcome(run, "", False, now, now, [], f"{type(exc).__name__}: {exc}")
-                if outcome.run_id:
-                    outcome.events = _events_of(instance, outcome.run_id)
-                finish(outcome)
-    return outcomes

@@ -148,9 +148,10 @@ def test_import_and_export_commands(home, capsys, tmp_path):
     report = json.loads(capsys.readouterr().out)
     assert report["summary"] == "imported 1 files (50 rows), skipped 0"
     summary = report["files"]
-    assert [(s["model"], s["setting"], s["n"], s["accuracy"], s["scr"]) for s in summary] == [
-        ("gpt3.5", "few_answer", 50, 0.72, 0.32)
+    assert [(s["model"], s["setting"], s["n"], s["n_correct"], s["n_self_contra"]) for s in summary] == [
+        ("gpt3.5", "few_answer", 50, 36, 16)
     ]
+    assert "scr" not in summary[0]  # the rate is marts.selfcontra_scr's
     out = tmp_path / "to_annotate.csv"
     assert main(["selfcontra", "export-annotations", str(out), "--model", "oracle"]) == 0
     with out.open(encoding="utf-8-sig") as fh:

@@ -198,10 +198,11 @@ def test_table2_gpt35_and_mistral_within_004(released50: dict[str, ImportResult]
         summary = released50[name].summary()
         accuracy, scr = TABLE2[name]
         assert summary["n"] == 50
-        assert summary["accuracy"] == pytest.approx(accuracy, abs=0.04 + 1e-9), name
-        assert summary["scr"] == pytest.approx(scr, abs=0.04 + 1e-9), name
+        # The importer counts; the rates are marts.selfcontra_scr's (count / n).
+        assert summary["n_correct"] / 50 == pytest.approx(accuracy, abs=0.04 + 1e-9), name
+        assert summary["n_self_contra"] / 50 == pytest.approx(scr, abs=0.04 + 1e-9), name
     # Codes 4 (no reasoning) count as not self-contradictory: 13/50 = 0.26; counting them would give 0.34.
-    assert released50["winobias_zero_answer_gpt3.5.csv"].summary()["scr"] == pytest.approx(13 / 50)
+    assert released50["winobias_zero_answer_gpt3.5.csv"].summary()["n_self_contra"] == 13
 
 
 def test_table2_claude_measured(released50: dict[str, ImportResult]) -> None:
@@ -215,8 +216,8 @@ def test_table2_claude_measured(released50: dict[str, ImportResult]) -> None:
     """
     zero = released50["winobias_zero_answer_claude.csv"].summary()
     few = released50["winobias_few_answer_claude.csv"].summary()
-    assert (zero["n"], zero["accuracy"], zero["scr"]) == (49, pytest.approx(42 / 49), pytest.approx(16 / 49))
-    assert (few["n"], few["accuracy"], few["scr"]) == (50, pytest.approx(47 / 50), pytest.approx(4 / 50))
+    assert (zero["n"], zero["n_correct"], zero["n_self_contra"]) == (49, 42, 16)
+    assert (few["n"], few["n_correct"], few["n_self_contra"]) == (50, 47, 4)
     assert (zero["n_type1"], zero["n_type2"], zero["n_type3"], zero["n_rr"], zero["n_ww"]) == (
         1,
         13,
@@ -316,7 +317,7 @@ def test_new_model_with_header_variant(tmp_path: Path) -> None:
     assert reasons[10] == "empty record"
     summary = result.summary()
     assert (summary["n"], summary["n_type1"], summary["n_type2"], summary["n_type3"]) == (6, 1, 2, 1)
-    assert summary["scr"] == pytest.approx(4 / 6) and summary["skipped"] == 4
+    assert summary["n_self_contra"] == 4 and summary["skipped"] == 4
     # Overrides win over the file name.
     assert read_annotation_csv(path, model="llama3", limit=1).rows[0].model == "llama3"
 

@@ -240,10 +240,6 @@ class ImportResult:
             "n": n,
             "n_correct": n_correct,
             "n_self_contra": n_self_contra,
-            # Derived from the counts for the per-file line that `import-annotations` and the
-            # annotations step print; to be dropped once they print the counts (issue 18, item 4).
-            "accuracy": n_correct / n if n else None,
-            "scr": n_self_contra / n if n else None,
             "n_type1": types.count("type1"),
             "n_type2": types.count("type2"),
             "n_type3": types.count("type3"),

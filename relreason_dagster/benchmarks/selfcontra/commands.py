@@ -25,8 +25,8 @@ SUMMARY_COLUMNS = [
     "model",
     "setting",
     "n",
-    "accuracy",
-    "scr",
+    "n_correct",
+    "n_self_contra",
     "n_type1",
     "n_type2",
     "n_type3",
@@ -50,7 +50,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
     scsub = sc.add_subparsers(dest="selfcontra_cmd", required=True)
     imp = scsub.add_parser(
         "import-annotations",
-        help="import annotation CSVs (the study's shape) and print accuracy/SCR per file",
+        help="import annotation CSVs (the study's shape) and print per-file counts (rates: selfcontra_scr)",
     )
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.add_argument(
@@ -79,7 +79,11 @@ def register(subparsers: Any, context: CommandContext) -> None:
 
 
 def import_annotations(args: argparse.Namespace, context: CommandContext) -> int:
-    """Human-labelled CSVs into ``raw.annotations``, with accuracy and SCR per file as a check."""
+    """Human-labelled CSVs into ``raw.annotations``, with per-file counts as a check.
+
+    Counts only (annotated, correct, Self-Contra, per type): the rates are computed once, in SQL
+    (``marts.selfcontra_scr``), which the next `dbt build` fills from the stored rows.
+    """
     import json
 
     from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files

@@ -91,7 +91,7 @@ class Annotations(Step):
             per_file.append(
                 {
                     "file": Path(result.path).name,
-                    **{k: summary[k] for k in ("n", "accuracy", "scr", "skipped")},
+                    **{k: summary[k] for k in ("n", "n_correct", "n_self_contra", "skipped")},
                 }
             )
         return StepRows(
