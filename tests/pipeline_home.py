@@ -22,6 +22,16 @@ def isolated_home(mp: pytest.MonkeyPatch, root: Path, models_yaml: str) -> Path:
     return models
 
 
+def scripted_models_yaml(*names: str, concurrency: int = 8) -> str:
+    """A models.yaml of scripted models (``scripted/<name>``, temperature 0): what the pipeline tests run."""
+    entries = "".join(
+        f"  - name: {name}\n    litellm_model: scripted/{name}\n    params: {{temperature: 0}}\n"
+        f"    concurrency: {concurrency}\n"
+        for name in names
+    )
+    return "models:\n" + entries
+
+
 def rows(sql: str) -> list[tuple]:
     """The rows of ``sql`` on the current home's DuckDB file, opened read-only (a run may follow)."""
     con = duckdb.connect(str(settings.duckdb_path()), read_only=True)

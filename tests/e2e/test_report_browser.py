@@ -26,26 +26,12 @@ from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.results.figures import FIGURES
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
-from tests.pipeline_home import isolated_home, rows
+from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
-MODELS_YAML = """\
-models:
-  - name: oracle
-    litellm_model: scripted/oracle
-    params: {temperature: 0}
-    concurrency: 8
-  - name: coin
-    litellm_model: scripted/coin
-    params: {temperature: 0}
-    concurrency: 8
-  - name: judge
-    litellm_model: scripted/judge
-    params: {temperature: 0}
-    concurrency: 8
-"""
+MODELS_YAML = scripted_models_yaml("oracle", "coin", "judge")
 JUNK = "Hmm, hard to say."
 
 

@@ -24,24 +24,14 @@ from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
-from tests.pipeline_home import isolated_home
+from tests.pipeline_home import isolated_home, scripted_models_yaml
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
 PROFILE = "it-idempotent"
 ROUNDS = 3
-MODELS_YAML = """\
-models:
-  - name: mixed
-    litellm_model: scripted/mixed
-    params: {temperature: 0}
-    concurrency: 4
-  - name: judge
-    litellm_model: scripted/judge
-    params: {temperature: 0}
-    concurrency: 4
-"""
+MODELS_YAML = scripted_models_yaml("mixed", "judge", concurrency=4)
 WRONG = "After careful thought: [[not the answer]]"
 
 # Columns that record *when* a step ran rather than what it stored; everything else must match.

@@ -17,22 +17,12 @@ from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
-from tests.pipeline_home import isolated_home, rows
+from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
 
-MODELS_YAML = """\
-models:
-  - name: learner
-    litellm_model: scripted/learner
-    params: {temperature: 0}
-    concurrency: 4
-  - name: stubborn
-    litellm_model: scripted/stubborn
-    params: {temperature: 0}
-    concurrency: 4
-"""
+MODELS_YAML = scripted_models_yaml("learner", "stubborn", concurrency=4)
 ROUNDS = 2
 
 

@@ -17,18 +17,12 @@ import pytest
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family, register, unregister
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
-from tests.pipeline_home import isolated_home, rows
+from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 from tests.toy_family.family import ToyFamily
 
 pytestmark = pytest.mark.integration
 
-MODELS_YAML = """\
-models:
-  - name: toy-answerer
-    litellm_model: scripted/toy-answerer
-    params: {temperature: 0}
-    concurrency: 4
-"""
+MODELS_YAML = scripted_models_yaml("toy-answerer", concurrency=4)
 
 
 def _answer(number: int) -> str:

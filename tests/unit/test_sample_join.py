@@ -19,19 +19,9 @@ from relreason_dagster.cli import main
 from relreason_dagster.results.readonly import open_results
 from relreason_dagster.results.samples import sample_rows
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
-from tests.pipeline_home import isolated_home, rows
+from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 
-MODELS_YAML = """\
-models:
-  - name: oracle
-    litellm_model: scripted/oracle
-    params: {temperature: 0}
-    concurrency: 8
-  - name: junk
-    litellm_model: scripted/junk
-    params: {temperature: 0}
-    concurrency: 8
-"""
+MODELS_YAML = scripted_models_yaml("oracle", "junk")
 JUNK = (
     "Hmm.\nI would rather not say ¯\\_(ツ)_/¯ — the family tree is long and I lost my place in it, "
     "twice.\nSo: no answer here."
