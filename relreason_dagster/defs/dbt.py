@@ -35,7 +35,8 @@ def _dbt_executable() -> str:
 
 def ensure_manifest(project_dir: Path = settings.DBT_PROJECT_DIR) -> Path:
     manifest = project_dir / "target" / "manifest.json"
-    sources = [p for p in project_dir.rglob("*") if p.suffix in {".sql", ".yml"} and "target" not in p.parts]
+    inputs = {".sql", ".yml", ".csv"}  # models, their schemas, and seeds
+    sources = [p for p in project_dir.rglob("*") if p.suffix in inputs and "target" not in p.parts]
     newest = max((p.stat().st_mtime for p in sources), default=0)
     if not manifest.exists() or manifest.stat().st_mtime < newest:
         env = {
