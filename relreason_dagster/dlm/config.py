@@ -46,7 +46,7 @@ class DLMConfig:
     soft_quantifiers: str = "max"  # training-time ∃/∀: max/min, or "noisy_or" (1 - Π(1 - p) / Π p)
     max_epochs: int = 500
     stop_loss: float = 1e-8
-    # Beyond the study's recipe (see README "DLM"): stop once the hard program fits every training
+    # Beyond the study's recipe (see dlm/README.md): stop once the hard program fits every training
     # cell and the soft loss is below exact_stop_loss (checked every 10 epochs), and retry from a fresh
     # initialisation up to `restarts` times while the hard program still misfits the training set.
     exact_stop_loss: float = 1e-3

@@ -4,8 +4,8 @@ A trained DLM can only be as good as the programs its layers can express.  Each
 test sets the argmax selections of a network with the task's own configuration
 (depth, breadth, 8 units per arity) to the task's formula and checks that the hard
 network's output equals the generator's targets cell for cell on random worlds of
-sizes 10 and 20.  Where the printed formula is loose (see README "Relational
-reasoning", definitions) the wiring follows the generator's definition, and the
+sizes 10 and 20.  Where the printed formula is loose (see benchmarks/relational/README.md,
+"Definitions") the wiring follows the generator's definition, and the
 comment at each formula says where it differs from the printed text.
 
 The wiring also pins down the reduction semantics: a quantifier ranges over
