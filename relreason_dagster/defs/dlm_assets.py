@@ -145,7 +145,7 @@ def dlm_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_setti
     task = context.partition_key
     family = get_family(BENCHMARK)
     rows: list[dict[str, Any]] = []
-    # Counts per split for the UI; the DLM's F1 is marts.relational_f1 / dlm_vs_llm (computed in SQL).
+    # Counts per split for the UI; the DLM's F1 is computed once, in SQL, by the marts.
     by_split: dict[str, list[bool]] = {}
     with duckdb.get_connection() as con:
         ensure_schema(con)
