@@ -18,6 +18,8 @@ STAGE_GROUPS: dict[str, str] = {
     "checkpoints and answers, and the families' follow-up steps (self-correction rounds, judge "
     "verdicts, symbolic checks).",
     "staging": "dbt staging views: the raw tables, restricted to the current test prompts.",
+    "intermediate": "dbt int_* views: the joins several marts start from (answers with their samples, "
+    "the per-sample score, FLenQA and KOR answers with their variants), written once.",
     "metrics": "Marts every family shares: answer scores, accuracy, label bias, parse rate, and "
     "sample_results (the per-sample view: prompt, response, gold, parsed answer, score).",
     "report": "Figures (PNG) drawn from the marts; `relreason report` embeds the same pictures.",
@@ -44,6 +46,8 @@ def dbt_group(fqn: list[str]) -> str:
     family's folder or one of its baselines (``<folder>_...``, ``dlm_...``); every other top-level
     mart is shared (``metrics``).
     """
+    if "intermediate" in fqn:
+        return "intermediate"
     if "marts" not in fqn:
         return "staging"
     folders = mart_folders()
