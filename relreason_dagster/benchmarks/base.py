@@ -287,6 +287,13 @@ class StepRows:
 # asking that model), or once over every model's answers (``across_models``, asking the step model).
 STEP_STAGES = ("inputs", "per_model", "across_models")
 
+# The FROM clause of a step that reads scored answers with their response, prompt and sample (aliases
+# a, r, p, s): written once, since every step that re-asks or judges answers starts from this join.
+ANSWERS_JOIN = """FROM raw.parsed_answers a
+JOIN raw.responses r USING (prompt_id, model)
+JOIN raw.prompts p USING (prompt_id)
+JOIN raw.samples s ON s.sample_id = a.sample_id"""
+
 
 class FollowUpStep(Protocol):
     """A family's step after (or beside) its test prompts: KOR self-correction, a judge, a checker.

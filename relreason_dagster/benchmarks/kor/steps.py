@@ -21,7 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster.benchmarks.base import Profile, Reply, Sample, Step, StepPrompt, StepRows, stable_hash
+from relreason_dagster.benchmarks.base import (
+    ANSWERS_JOIN,
+    Profile,
+    Reply,
+    Sample,
+    Step,
+    StepPrompt,
+    StepRows,
+    stable_hash,
+)
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import (
     BENCHMARK,
@@ -39,14 +48,11 @@ ROUND_ID_TAG = "kor_selfcorrect"
 DEFAULT_CONTEXT_TOKENS = 4096
 
 # The zero-shot single questions of one model, with its answer and verdict (round 0 of every chain).
-BASE_SQL = """
+BASE_SQL = f"""
 SELECT a.prompt_id, a.parse_status, a.correct, a.detail, r.content, p.messages, p.max_tokens,
        s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
        s.seed, s.generator_version
-FROM raw.parsed_answers a
-JOIN raw.responses r USING (prompt_id, model)
-JOIN raw.prompts p USING (prompt_id)
-JOIN raw.samples s ON s.sample_id = a.sample_id
+{ANSWERS_JOIN}
 WHERE a.model = ? AND a.benchmark = ? AND a.setting = ? AND s.task <> ?
 ORDER BY a.prompt_id
 """

@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import settings
-from relreason_dagster.benchmarks.base import Profile, Reply, Sample, Step, StepPrompt, StepRows, stable_hash
+from relreason_dagster.benchmarks.base import (
+    ANSWERS_JOIN,
+    Profile,
+    Reply,
+    Sample,
+    Step,
+    StepPrompt,
+    StepRows,
+    stable_hash,
+)
 from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
@@ -38,14 +47,11 @@ FROM (SELECT *, row_number() OVER (PARTITION BY source ORDER BY row_number) AS k
 WHERE CAST(? AS INTEGER) IS NULL OR k <= CAST(? AS INTEGER)
 ORDER BY source, row_number
 """
-RESPONSES_SQL = """
+RESPONSES_SQL = f"""
 SELECT a.prompt_id, a.model, a.setting, a.parse_status, a.correct, r.content,
        s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
        s.seed, s.generator_version
-FROM raw.parsed_answers a
-JOIN raw.responses r USING (prompt_id, model)
-JOIN raw.prompts p USING (prompt_id)
-JOIN raw.samples s ON s.sample_id = a.sample_id
+{ANSWERS_JOIN}
 WHERE a.benchmark = ? AND r.error IS NULL AND r.content IS NOT NULL
 ORDER BY a.model, a.prompt_id
 """
