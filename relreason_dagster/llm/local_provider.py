@@ -11,7 +11,10 @@ thread-safe (and on few cores concurrent calls would not be faster anyway).
 ``n_ctx`` defaults to the model's training context capped at 8192; set
 ``context_window`` in models.yaml (or ``n_ctx`` in params) to change it.  A prompt that does not fit
 raises LiteLLM's ``ContextWindowExceededError`` before any compute, which the
-gateway stores as a ``context_length_exceeded`` row.
+gateway stores as a ``context_length_exceeded`` row.  The check is llama.cpp's
+own (it tokenizes the templated prompt and refuses one that fills the
+context); checking beforehand with our tokenizer rendered and tokenized every
+prompt a second time for nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse, Usage
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import chat_prompt_tokens, resolve_gguf, vocab_model
+from relreason_dagster.llm.tokenizer import resolve_gguf, vocab_model
 
 PROVIDER = "local"
 DEFAULT_N_CTX = 8192
@@ -96,13 +99,6 @@ def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[
         llm, lock, n_ctx = get_llama(name, n_ctx)
     except ConfigError as exc:
         raise litellm.NotFoundError(message=str(exc), model=model, llm_provider=PROVIDER) from None
-    prompt_tokens = chat_prompt_tokens(messages, name)
-    if prompt_tokens + 1 > n_ctx:
-        raise litellm.ContextWindowExceededError(
-            message=f"prompt has {prompt_tokens} tokens, context window is {n_ctx}",
-            model=model,
-            llm_provider=PROVIDER,
-        )
     kwargs: dict[str, Any] = {
         "temperature": float(params.get("temperature", 0.0)),
         "top_p": float(params.get("top_p", 1.0)),
@@ -116,6 +112,8 @@ def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[
         try:
             result = llm.create_chat_completion(messages=messages, **kwargs)
         except ValueError as exc:
+            # llama-cpp-python: "Requested tokens (N) exceed context window of M", raised after
+            # tokenizing and before any compute: the one context check this path makes.
             if "exceed context window" in str(exc):
                 raise litellm.ContextWindowExceededError(
                     message=str(exc), model=model, llm_provider=PROVIDER
@@ -123,7 +121,7 @@ def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[
             raise
     choice = result["choices"][0]
     usage = result.get("usage") or {}
-    p_tokens = int(usage.get("prompt_tokens", prompt_tokens))
+    p_tokens = int(usage.get("prompt_tokens", 0))
     c_tokens = int(usage.get("completion_tokens", 0))
     return ModelResponse(
         model=f"{PROVIDER}/{name}",
