@@ -37,6 +37,7 @@ import hashlib
 import json
 import random
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -330,6 +331,72 @@ def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random)
 
 
 # ---------------------------------------------------------------------------
+# LiteLLM's per-call work that relreason does not use
+# ---------------------------------------------------------------------------
+
+_zero_price_lock = threading.Lock()
+_zero_priced: set[str] = set()
+
+
+def price_unknown_model_at_zero(litellm_model: str) -> bool:
+    """Register a zero price for a model LiteLLM cannot price; True if this call registered it.
+
+    Why: LiteLLM prices every response, and relreason never reads the price (it
+    stores token counts).  For a model missing from LiteLLM's cost map (a local
+    GGUF, a self-hosted vLLM, the fake test server) each call tried to
+    generalise the name to a known model, failed, and recorded the failure:
+    the largest single part of LiteLLM's per-call CPU.  Registered at zero, the
+    lookup is one dict hit.  A model LiteLLM knows keeps its real price, so
+    LiteLLM's own spend tracking (and any callback a user adds) stays right.
+    Checked once per model per process; the check itself costs one failed lookup.
+    """
+    with _zero_price_lock:
+        if litellm_model in _zero_priced:
+            return False
+        _zero_priced.add(litellm_model)
+        try:
+            litellm.get_model_info(model=litellm_model)
+            return False
+        except Exception:  # noqa: BLE001 - LiteLLM raises a bare Exception subclass for "not mapped"
+            pass
+        provider = litellm_model.split("/", 1)[0] if "/" in litellm_model else "openai"
+        litellm.register_model(
+            {
+                litellm_model: {
+                    "input_cost_per_token": 0.0,
+                    "output_cost_per_token": 0.0,
+                    "litellm_provider": provider,
+                    "mode": "chat",
+                }
+            },
+            add_to_provider_model_sets=False,  # a price, not a new name for provider resolution
+        )
+        return True
+
+
+def _success_callbacks_registered() -> bool:
+    """Whether anyone asked LiteLLM to report successful calls (relreason itself never does)."""
+    return bool(litellm.callbacks or litellm.success_callback or litellm._async_success_callback)
+
+
+def _quiet_kwargs() -> dict[str, Any]:
+    """Per-call kwargs that switch off LiteLLM's success logging when nobody listens to it.
+
+    Why: after every answer LiteLLM schedules a task that builds its standard
+    logging payload (prices the response again, copies the messages) for the
+    success callbacks, even when there are none: about a tenth of its per-call
+    CPU.  LiteLLM skips that task for a call made with ``fallbacks`` set (so the
+    parent of a fallback chain is not logged twice); an empty list changes
+    nothing else (``[] or litellm.model_fallbacks`` is the same no-fallback
+    route, and ``fallbacks`` is a LiteLLM param, never sent to the provider).
+    With a success callback registered (a user's Langfuse, say) nothing is
+    switched off.  ``tests/unit/test_gateway_litellm_quiet.py`` checks the
+    installed LiteLLM still behaves so.
+    """
+    return {} if _success_callbacks_registered() else {"fallbacks": []}
+
+
+# ---------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------
 
@@ -485,6 +552,7 @@ class _Runner:
         self.hard_timeout = None if spec.provider == "local" else spec.timeout_s + _HARD_TIMEOUT_SLACK_S
         self.stats = RunStats(model=spec.name)
         self.total = 0
+        self.quiet_kwargs = _quiet_kwargs()
 
     def _report(self) -> None:
         if self.progress is not None:
@@ -551,7 +619,8 @@ class _Runner:
             )
 
     def _call_kwargs(self, work: _Work) -> dict[str, Any]:
-        kwargs: dict[str, Any] = dict(work.params)
+        kwargs: dict[str, Any] = dict(self.quiet_kwargs)
+        kwargs.update(work.params)
         kwargs.update(self.extra_kwargs)
         kwargs.update(
             model=self.spec.litellm_model,
@@ -721,6 +790,7 @@ async def run_model_async(
 ) -> RunStats:
     """Async form of :func:`run_model`, for callers that already run an event loop."""
     _register_builtin_providers(spec)
+    price_unknown_model_at_zero(spec.litellm_model)
     runner = _Runner(store, spec, progress, backoff_base_s, backoff_cap_s, random.Random(seed), extra_kwargs)
     return await runner.run(prompts)
 

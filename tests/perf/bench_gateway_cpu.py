@@ -1,0 +1,144 @@
+"""CPU per call of ``litellm.acompletion`` as the gateway makes it, with and without its LiteLLM tuning.
+
+Why CPU time and not requests/s: on a shared 2-core machine wall-clock rates
+swing by a third from one minute to the next, while the process CPU spent per
+call is what decides how many requests one core can keep in flight.  The
+variants run in alternating short rounds in one process against the same
+zero-latency fake server (in a child process, so its CPU is not counted), and
+the report gives the lower quartile of the rounds and the ratio to the
+untuned call; a plain aiohttp client is the floor.
+
+Variants:
+
+* ``untuned``: the kwargs the gateway sent before (model unknown to LiteLLM's
+  cost map, success logging on).
+* ``zero_price``: the model registered at zero price (:func:`price_unknown_model_at_zero`).
+* ``quiet``: success logging skipped (:func:`gateway._quiet_kwargs`).
+* ``tuned``: both, i.e. what the gateway sends now.
+
+Run: ``.venv/bin/python -m tests.perf.bench_gateway_cpu [calls_per_round] [rounds]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from tests.perf._common import REPO_ROOT
+
+_CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from tests.fakes.openai_server import FakeOpenAIServer, _Handler
+_Handler.disable_nagle_algorithm = True
+server = FakeOpenAIServer(delay_s=0.0).start()
+print(server.port, flush=True)
+sys.stdin.read()
+server.stop()
+"""
+
+
+def _kwargs(api_base: str, model: str, i: int, extra: dict[str, Any]) -> dict[str, Any]:
+    """What ``_Runner._call_kwargs`` builds for an ``openai/`` spec with a key and an api_base."""
+    kwargs: dict[str, Any] = dict(extra)
+    kwargs.update(
+        temperature=0,
+        max_tokens=16,
+        model=model,
+        messages=[{"role": "user", "content": f"question {i}: what is {i} + 1?"}],
+        timeout=30.0,
+        num_retries=0,
+        max_retries=0,
+        api_base=api_base,
+        api_key="sk-bench",
+    )
+    return kwargs
+
+
+async def _litellm_calls(api_base: str, model: str, extra: dict[str, Any], n: int) -> None:
+    import litellm
+
+    for i in range(n):
+        response = await litellm.acompletion(**_kwargs(api_base, model, i, extra))
+        if not isinstance(response.choices[0].message.content, str):
+            raise RuntimeError(f"unexpected answer: {response}")
+
+
+async def _aiohttp_calls(api_base: str, n: int) -> None:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        for i in range(n):
+            body = _kwargs(api_base, "fake", i, {})
+            payload = {k: body[k] for k in ("model", "messages", "temperature", "max_tokens")}
+            headers = {"Authorization": "Bearer sk-bench"}
+            async with session.post(api_base + "/chat/completions", json=payload, headers=headers) as r:
+                answer = await r.json()
+            if not isinstance(answer["choices"][0]["message"]["content"], str):
+                raise RuntimeError(f"unexpected answer: {answer}")
+
+
+def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
+    """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls."""
+    from relreason_dagster.llm import gateway
+
+    quiet = {"fallbacks": []}
+    if gateway._quiet_kwargs() != quiet:
+        raise RuntimeError("a LiteLLM success callback is registered: the quiet variant would not be quiet")
+    # Distinct model names so that pricing one at zero leaves the other unknown to LiteLLM.
+    untuned_model, tuned_model = "openai/bench-unpriced", "openai/bench-zero-priced"
+    gateway.price_unknown_model_at_zero(tuned_model)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(REPO_ROOT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        api_base = f"http://127.0.0.1:{int(proc.stdout.readline())}/v1"
+        variants = {
+            "untuned": lambda n: _litellm_calls(api_base, untuned_model, {}, n),
+            "zero_price": lambda n: _litellm_calls(api_base, tuned_model, {}, n),
+            "quiet": lambda n: _litellm_calls(api_base, untuned_model, quiet, n),
+            "tuned": lambda n: _litellm_calls(api_base, tuned_model, quiet, n),
+            "plain_aiohttp": lambda n: _aiohttp_calls(api_base, n),
+        }
+        cpu: dict[str, list[float]] = {name: [] for name in variants}
+        for run in variants.values():  # warm-up: imports, clients, first-call caches
+            asyncio.run(run(5))
+        rng = random.Random(0)
+        for _ in range(rounds):
+            order = list(variants)
+            rng.shuffle(order)
+            for name in order:
+                start = time.process_time()
+                asyncio.run(variants[name](calls))
+                cpu[name].append(1000 * (time.process_time() - start) / calls)
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+    def p25(values: list[float]) -> float:
+        return sorted(values)[len(values) // 4]
+
+    base = p25(cpu["untuned"])
+    return {
+        "calls_per_round": calls,
+        "rounds": rounds,
+        "cpu_ms_per_call_p25": {name: round(p25(v), 2) for name, v in cpu.items()},
+        "cpu_ms_per_call_median": {name: round(statistics.median(v), 2) for name, v in cpu.items()},
+        "ratio_to_untuned_p25": {name: round(p25(v) / base, 2) for name, v in cpu.items()},
+    }
+
+
+if __name__ == "__main__":
+    args = [int(a) for a in sys.argv[1:3]]
+    print(json.dumps(bench_gateway_cpu(*args), indent=1))
