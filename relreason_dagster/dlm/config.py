@@ -44,6 +44,15 @@ class DLMConfig:
     init: str = "normal"  # logits ~ N(0, init_std); "kaiming": kaiming_normal_(sigmoid), the authors'
     check_every: int = 10  # epochs between checks of the hard program for exact_stop_loss
     soft_quantifiers: str = "max"  # training-time ∃/∀: max/min, or "noisy_or" (1 - Π(1 - p) / Π p)
+    # The DLM authors' layer (difflogic/nn/dlm/neural_logic.py), off by default.  layout "authors": a unit's
+    # two atoms are chosen among the positive candidates only, and the units of an arity come in quarters
+    # AND(a, b), OR(a, b), AND(a, ¬b), OR(a, ¬b) (relreason: either atom may be any candidate or its
+    # negation, half AND, half OR).  head "and2": the target is a ∧ b over the last layer's arity-t outputs
+    # and True (relreason: one pick among all arity-t candidates, permuted, reduced, negated).
+    # loss_eps: predictions squeezed into [eps, 1 - eps] before the BCE (the authors: 1e-5).
+    layout: str = "relreason"
+    head: str = "select"
+    loss_eps: float = 0.0
     max_epochs: int = 500
     stop_loss: float = 1e-8
     # Beyond the study's recipe (see dlm/README.md): stop once the hard program fits every training
@@ -68,11 +77,16 @@ class DLMConfig:
         if values.get("soft_quantifiers", "max") not in SOFT_QUANTIFIERS:
             known = ", ".join(SOFT_QUANTIFIERS)
             raise ConfigError(f"unknown soft_quantifiers {values['soft_quantifiers']!r}; known: {known}")
+        for key, choices in (("layout", LAYOUTS), ("head", HEADS)):
+            if key in values and values[key] not in choices:
+                raise ConfigError(f"unknown DLM {key} {values[key]!r}; known: {', '.join(choices)}")
         return cls(**values)
 
 
 INITS = ("normal", "kaiming")
 SOFT_QUANTIFIERS = ("max", "noisy_or")
+LAYOUTS = ("relreason", "authors")
+HEADS = ("select", "and2")
 
 # Named training recipes; a profile picks one with `dlm_recipe`, and `dlm_overrides` apply on top.
 # "relreason-1": one pass over the ten samples per epoch (3 updates), the noise annealed per epoch,

@@ -63,14 +63,28 @@ class Noise:
 class Selector(nn.Module):
     """``k`` soft selections over the candidates of one arity (optionally with the True constant)."""
 
-    def __init__(self, arity: int, channels: int, k: int, with_true: bool, init_std: float) -> None:
+    def __init__(
+        self,
+        arity: int,
+        channels: int,
+        k: int,
+        with_true: bool,
+        init_std: float,
+        negations: bool = True,
+        permutations: bool = True,
+    ) -> None:
         super().__init__()
         self.arity = arity
         self.channels = channels
         self.k = k
         self.with_true = with_true
-        self.perms: list[tuple[int, ...]] = list(itertools.permutations(range(arity)))
-        n_candidates = int(with_true) + 2 * len(self.perms) * channels
+        # negations=False: candidates are the positive atoms only (the DLM authors' layer, where a unit's
+        # second atom is negated by the unit's type, not chosen); permutations=False: the identity only.
+        self.negations = negations
+        self.perms: list[tuple[int, ...]] = (
+            list(itertools.permutations(range(arity))) if permutations else [tuple(range(arity))]
+        )
+        n_candidates = int(with_true) + (2 if negations else 1) * len(self.perms) * channels
         self.logits = nn.Parameter(torch.randn(k, n_candidates) * init_std)
 
     def weights(self, noise: Noise | None) -> torch.Tensor:
@@ -107,8 +121,12 @@ class Selector(nn.Module):
         n_perm, d = len(self.perms), self.channels
         offset = int(self.with_true)
         pos = w[..., offset : offset + n_perm * d]
-        neg = w[..., offset + n_perm * d :]
-        const = neg.sum(dim=-1)  # Σ s·(1 - z) = Σ s - Σ s·z
+        if self.negations:
+            neg = w[..., offset + n_perm * d :]
+            const = neg.sum(dim=-1)  # Σ s·(1 - z) = Σ s - Σ s·z
+            signed = pos - neg
+        else:
+            const, signed = torch.zeros_like(w[..., 0]), pos
         if self.with_true:
             const = const + w[..., 0]
         if w.dim() == 3:  # per-sample weights [batch, k, K]: broadcast over the object axes
@@ -121,7 +139,7 @@ class Selector(nn.Module):
             )
         # [batch, n^r, D] @ [D, k] (shared weights) or [batch, D, k] (per-sample weights)
         flat = z.reshape(z.shape[0], -1, z.shape[-1])
-        return torch.matmul(flat, (pos - neg).transpose(-1, -2)).view(*z.shape[:-1], self.k) + const
+        return torch.matmul(flat, signed.transpose(-1, -2)).view(*z.shape[:-1], self.k) + const
 
 
 def _exclusion_mask(arity: int, n: int, device: torch.device) -> torch.Tensor:
@@ -153,6 +171,11 @@ class DLM(nn.Module):
             raise ValueError("target and input arities must be within the breadth")
         if config.predicates < 2 or config.predicates % 2:
             raise ValueError("predicates per arity must be an even number ≥ 2 (half AND, half OR)")
+        authors = config.layout == "authors"
+        if authors and config.predicates % 4:
+            raise ValueError(
+                "the authors' layout needs predicates per arity divisible by 4 (four unit types)"
+            )
         self.config = config
         self.n_base = n_base
         self.base_arity = base_arity
@@ -168,22 +191,48 @@ class DLM(nn.Module):
             for r in range(breadth + 1):
                 srcs = self._sources(r, prev_channels)
                 layer_sources.append(srcs)
-                selectors.append(Selector(r, len(srcs), 2 * m, with_true=True, init_std=config.init_std))
+                selectors.append(
+                    Selector(
+                        r, len(srcs), 2 * m, with_true=True, init_std=config.init_std, negations=not authors
+                    )
+                )
             self.layers.append(selectors)
             self.sources.append(layer_sources)
             residual = n_base if config.inputs_every_layer else 0
             prev_channels = [m + (residual if r == base_arity else 0) for r in range(breadth + 1)]
-        self.head_sources = self._sources(target_arity, prev_channels)
-        self.head = Selector(
-            target_arity, len(self.head_sources), 1, with_true=False, init_std=config.init_std
-        )
+        if config.head == "and2":  # the authors' head: a ∧ b over the last layer's arity-t outputs and True
+            self.head_sources = [Source("own", target_arity, j) for j in range(prev_channels[target_arity])]
+            self.head = Selector(
+                target_arity,
+                len(self.head_sources),
+                2,
+                with_true=True,
+                init_std=config.init_std,
+                negations=False,
+                permutations=False,
+            )
+        else:
+            self.head_sources = self._sources(target_arity, prev_channels)
+            self.head = Selector(
+                target_arity, len(self.head_sources), 1, with_true=False, init_std=config.init_std
+            )
         if config.init == "kaiming":  # the DLM authors' init: N(0, 1/fan_in), fan_in = candidates per unit
             for selector in [*(sel for layer in self.layers for sel in layer), self.head]:
                 nn.init.kaiming_normal_(selector.logits, nonlinearity="sigmoid")
+                if authors:  # their weight is [units, 2 atoms, candidates]: fan_in counts both atoms
+                    selector.logits.data.mul_(0.5**0.5)
         self.needed = self._needed_arities()
         self._masks: dict[tuple[int, int], torch.Tensor] = {}
-        # Units 0..m/2-1 of every arity are AND, the rest OR.
-        self.register_buffer("is_or", (torch.arange(m) >= m // 2).float(), persistent=False)
+        # relreason's layout: units 0..m/2-1 of every arity are AND, the rest OR.  The authors' layout:
+        # quarters AND(a, b), OR(a, b), AND(a, ¬b), OR(a, ¬b).
+        unit = torch.arange(m)
+        is_or = (unit % (m // 2) >= m // 4) if authors else (unit >= m // 2)
+        self.register_buffer("is_or", is_or.float(), persistent=False)
+        self.register_buffer("negate_b", (unit >= m // 2).float() * float(authors), persistent=False)
+
+    def unit_form(self, unit: int) -> tuple[str, bool]:
+        """``(op, second atom negated)`` of unit ``unit`` of any arity (for reading the program back)."""
+        return ("or" if self.is_or[unit] > 0 else "and"), bool(self.negate_b[unit] > 0)
 
     def _needed_arities(self) -> list[set[int]]:
         """Per layer, the arities whose outputs can still reach the head (arity moves ±1 per layer).
@@ -192,10 +241,9 @@ class DLM(nn.Module):
         network saves its two most expensive late layers.  Their parameters stay, so the
         parameter count is the authors' architecture.
         """
-        breadth = self.config.breadth
-        need = {
-            r for r in (self.target_arity - 1, self.target_arity, self.target_arity + 1) if 0 <= r <= breadth
-        }
+        breadth, t = self.config.breadth, self.target_arity
+        reach = (t,) if self.config.head == "and2" else (t - 1, t, t + 1)  # and2 reads arity t only
+        need = {r for r in reach if 0 <= r <= breadth}
         needed: list[set[int]] = []
         for _layer in range(self.config.depth):
             needed.append(need)
@@ -268,16 +316,29 @@ class DLM(nn.Module):
                 z = self._gather(r, state, batch, n, soft)
                 shape = (batch,) + (n,) * r
                 a, b = selector(z, noise, shape).unflatten(-1, (2, -1)).unbind(-2)
+                if self.config.layout == "authors":
+                    b = b + self.negate_b * (1.0 - 2.0 * b)  # units of the second half read ¬b
                 both = a * b
                 out = both + self.is_or * (a + b - 2 * both)  # AND: a·b; OR: a + b - a·b
                 if r == self.base_arity and self.config.inputs_every_layer:
                     out = torch.cat([out, base], dim=-1)
                 new_state.append(out)
             state = new_state
+        shape = (batch,) + (n,) * self.target_arity
+        if self.config.head == "and2":
+            picks = self.head(state[self.target_arity], noise, shape)
+            return picks[..., 0] * picks[..., 1]
         z = self._gather(self.target_arity, state, batch, n, soft)
-        return self.head(z, noise, (batch,) + (n,) * self.target_arity)[..., 0]
+        return self.head(z, noise, shape)[..., 0]
 
 
-def bce(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Binary cross-entropy on probabilities; torch clamps the logs at -100, so an exact 0/1 stays finite."""
-    return nn.functional.binary_cross_entropy(pred.clamp(0.0, 1.0), target)
+def bce(pred: torch.Tensor, target: torch.Tensor, eps: float = 0.0) -> torch.Tensor:
+    """Binary cross-entropy on probabilities; torch clamps the logs at -100, so an exact 0/1 stays finite.
+
+    ``eps`` > 0 squeezes predictions into ``[eps, 1 - eps]`` first (the DLM authors use 1e-5), which
+    bounds the loss of a confidently wrong cell at ``-log(eps)`` and its gradient at ``1/eps``.
+    """
+    pred = pred.clamp(0.0, 1.0)
+    if eps:
+        pred = eps + pred * (1.0 - 2.0 * eps)
+    return nn.functional.binary_cross_entropy(pred, target)

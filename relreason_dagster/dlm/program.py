@@ -175,7 +175,7 @@ class _Extractor:
         for layer, selectors in enumerate(model.layers):
             for r, selector in enumerate(selectors):
                 self.choice[(layer, r)] = selector.logits.detach().argmax(dim=1).tolist()
-        self.head_choice = model.head.logits.detach().argmax(dim=1).tolist()[0]
+        self.head_choice = model.head.logits.detach().argmax(dim=1).tolist()
         self.units: set[tuple[int, int, int]] = set()
 
     @staticmethod
@@ -203,7 +203,7 @@ class _Extractor:
                 return TRUE
             index -= 1
         per_sign = len(selector.perms) * selector.channels
-        negated, index = index >= per_sign, index % per_sign
+        negated, index = selector.negations and index >= per_sign, index % per_sign
         perm = selector.perms[index // selector.channels]
         source = sources[index % selector.channels]
         inner = [""] * len(args)
@@ -240,20 +240,19 @@ class _Extractor:
         m = self.model.config.predicates
         a = self._candidate(selector, sources, picks[unit], layer, args, scope)
         b = self._candidate(selector, sources, picks[m + unit], layer, args, scope)
-        op = "and" if unit < self.model.config.predicates // 2 else "or"
-        return _junction(op, a, b)
+        op, negate_b = self.model.unit_form(unit)
+        return _junction(op, a, _not(b) if negate_b else b)
 
     def program(self, target: str) -> Program:
         arity = self.model.target_arity
         args = VARIABLES[:arity]
-        body = self._candidate(
-            self.model.head,
-            self.model.head_sources,
-            self.head_choice,
-            len(self.model.layers),
-            args,
-            frozenset(args),
-        )
+        atoms = [  # one pick, or the "and2" head's conjunction of two
+            self._candidate(
+                self.model.head, self.model.head_sources, pick, len(self.model.layers), args, frozenset(args)
+            )
+            for pick in self.head_choice
+        ]
+        body = atoms[0] if len(atoms) == 1 else _junction("and", *atoms)
         return Program(target=target, args=args, body=body, units_used=len(self.units))
 
 

@@ -172,7 +172,7 @@ def _fit(
         epoch_loss, seen = 0.0, 0
         for idx in _epoch_batches(config, len(samples), generator):
             step_noise = dataclasses.replace(noise, per_sample=len(idx)) if config.sample_noise else noise
-            loss = bce(model(x_all[idx], step_noise), y_all[idx])
+            loss = bce(model(x_all[idx], step_noise), y_all[idx], config.loss_eps)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -7,8 +7,10 @@ Usage::
 
 Trains on the paper profile's ten few-shot samples of TASK (run seed 20240101),
 from training seed SEED, and scores the hard program on the ten IID (n = 10) and
-ten OOD (n = 20) test samples.  The key ``recipe`` names one of ``dlm.config.RECIPES``
-(default: relreason's first); the other keys override its settings.  Run one at a
+ten OOD (n = 20) test samples.  The key ``train_size`` trains on that many samples
+instead (the few-shot ones first, then more of the same stream, as ``dlm_train_size``
+does); ``recipe`` names one of ``dlm.config.RECIPES`` (default: relreason's first);
+the other keys override its settings.  Run one at a
 time, with one torch thread: two torch processes on two cores slow each other down
 several-fold.
 """
@@ -25,6 +27,7 @@ from relreason_dagster.benchmarks.relational.generate import decode_gold, genera
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
 from relreason_dagster.dlm.config import DEFAULT_RECIPE, config_for
+from relreason_dagster.dlm.plan import training_samples
 from relreason_dagster.dlm.program import extract_program
 from relreason_dagster.dlm.train import predict, train
 
@@ -33,10 +36,13 @@ def main(argv: list[str]) -> int:
     task, seed = argv[0], int(argv[1]) if len(argv) > 1 else 0
     overrides = json.loads(argv[2]) if len(argv) > 2 else {}
     recipe = overrides.pop("recipe", DEFAULT_RECIPE)
+    train_size = int(overrides.pop("train_size", 0))
     torch.set_num_threads(1)
     profile = settings.get_profile("paper", "relational")
     samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
     fewshot = [s for s in samples if s.split == "fewshot"]
+    if train_size:  # the few-shot samples, then more of the same seeded stream (what dlm_train_size does)
+        fewshot = list(training_samples(task, fewshot, train_size, profile, settings.DEFAULT_SEED))
     result = train(task, fewshot, config_for(task, overrides, recipe), seed, log=print)
     arity = task_spec(task).arity
     f1 = {}
@@ -46,7 +52,8 @@ def main(argv: list[str]) -> int:
             tests
         )
     print(
-        f"{task} seed {seed} {recipe} {overrides}: params {result.model.n_parameters()}, "
+        f"{task} seed {seed} {recipe} {overrides} train {len(fewshot)}: "
+        f"params {result.model.n_parameters()}, "
         f"{result.total_epochs} epochs, {result.total_updates} updates, loss {result.final_loss:.3g}, "
         f"{result.train_hard_errors} wrong training cells, {result.wall_s:.0f} s; "
         f"F1 iid {f1['iid']:.3f} ood {f1['ood']:.3f}"
