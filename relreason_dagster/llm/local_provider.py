@@ -29,7 +29,7 @@ import litellm
 from litellm import CustomLLM, ModelResponse, Usage
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import resolve_gguf, vocab_model
+from relreason_dagster.llm.tokenizer import import_llama_cpp, resolve_gguf, vocab_model
 
 PROVIDER = "local"
 DEFAULT_N_CTX = 8192
@@ -78,7 +78,7 @@ def get_llama(name: str, n_ctx: int | None = None) -> tuple[Any, threading.Lock,
     with _load_lock:
         entry = _models.get(key)
         if entry is None:
-            from llama_cpp import Llama
+            Llama = import_llama_cpp().Llama  # noqa: N806 - the class, under its own name
 
             # Flash attention: ~25% faster prompt processing on 3k-token prompts here (measured on 2
             # cores); still deterministic at temperature 0 with a seed. RELREASON_LLAMA_FLASH_ATTN=0 disables.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,34 @@ BUILTIN_GGUF: dict[str, tuple[str, str]] = {
 }
 
 _lock = threading.Lock()
+_import_lock = threading.Lock()
+
+
+def import_llama_cpp() -> Any:
+    """``llama_cpp``, loaded with its OpenMP threads told to sleep, not spin, between tokens.
+
+    Why: llama.cpp's CPU backend computes each token's graph in an OpenMP
+    parallel region, and GNU OpenMP keeps its threads spinning between regions
+    by default.  On cores shared with other work (a 2-core box running anything
+    else) the spinning threads take the core from the thread that computes:
+    measured 5x fewer tokens/s when llama.cpp was called from the main thread
+    (perf: 73 % of the CPU in libgomp's spin loop), and results that depended on
+    which thread made the call.  ``OMP_WAIT_POLICY=PASSIVE`` costs one futex
+    wake per token (microseconds against tens of milliseconds).  libgomp reads it
+    once, when it is loaded, i.e. by the first import of ``llama_cpp``; it is
+    set only for that moment (an OpenMP library loaded later, e.g. torch's own
+    copy, is unaffected) and a user's own setting wins.
+    """
+    with _import_lock:
+        if "OMP_WAIT_POLICY" in os.environ:
+            import llama_cpp
+        else:
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+            try:
+                import llama_cpp
+            finally:
+                os.environ.pop("OMP_WAIT_POLICY", None)
+    return llama_cpp
 
 
 @functools.lru_cache(maxsize=32)
@@ -37,6 +66,10 @@ def resolve_gguf(name: str) -> Path:
     """The GGUF file for ``name``: a built-in name or a path ending in ``.gguf``."""
     if name in BUILTIN_GGUF:
         package, pattern = BUILTIN_GGUF[name]
+        try:
+            import_llama_cpp()  # the model packages import llama_cpp themselves: load it our way first
+        except ModuleNotFoundError:
+            pass  # reported below as the missing model package, the thing to install
         try:
             root = importlib.resources.files(package)
         except ModuleNotFoundError:
@@ -67,7 +100,7 @@ class Vocab:
     """
 
     def __init__(self, path: str) -> None:
-        import llama_cpp
+        llama_cpp = import_llama_cpp()
         from llama_cpp._internals import LlamaModel
 
         params = llama_cpp.llama_model_default_params()
@@ -121,6 +154,7 @@ def vocab_model(tokenizer: str = DEFAULT_TOKENIZER) -> Vocab:
 @functools.lru_cache(maxsize=8)
 def _chat_formatter(path: str) -> Any:
     """The GGUF's own chat template, rendered the way llama-cpp-python renders it."""
+    import_llama_cpp()
     from llama_cpp import llama_chat_format
 
     llm = _vocab(path)

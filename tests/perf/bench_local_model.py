@@ -8,6 +8,12 @@ the same order, greedy decoding and the same ``max_tokens``; the ratio of
 their rates is the pipeline's overhead on real work.  Each round alternates
 the two paths so drifting machine load hits both alike, and the pipeline
 path gets a fresh DuckDB each round so no answer comes from the cache.
+
+Both paths load llama.cpp through ``tokenizer.import_llama_cpp`` (OpenMP
+threads sleep between tokens).  Before that, GNU OpenMP's spinning made the
+direct path, which calls from the main thread, 3-12x slower than the
+pipeline's worker thread whenever the machine was busy, so the ratio below
+measured the machine's load, not the pipeline.
 """
 
 from __future__ import annotations
