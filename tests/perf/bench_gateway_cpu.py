@@ -16,6 +16,9 @@ Variants:
 * ``quiet``: success logging skipped (:func:`gateway._quiet_kwargs`).
 * ``tuned``: both, i.e. what the gateway sends now.
 
+``run_model_ab`` does the same end to end: ``run_model`` (hashing, storage,
+concurrency 8) with the tuning switched off and on, alternating in one process.
+
 Run: ``.venv/bin/python -m tests.perf.bench_gateway_cpu [calls_per_round] [rounds]``.
 """
 
@@ -84,6 +87,72 @@ async def _aiohttp_calls(api_base: str, n: int) -> None:
                 raise RuntimeError(f"unexpected answer: {answer}")
 
 
+def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency: int = 8) -> dict[str, Any]:
+    """CPU ms per request of ``run_model`` with the LiteLLM tuning off ("untuned") and on ("tuned").
+
+    "Off" swaps the two tuning hooks for no-ops and uses a model name that stays
+    unpriced; each round gets fresh prompts and a fresh DuckDB, so every prompt is a call.
+    """
+    import os
+
+    from relreason_dagster.llm import gateway
+    from relreason_dagster.llm.registry import ModelSpec
+    from tests.perf._common import fresh_duckdb, isolated_env
+
+    os.environ.setdefault("RELREASON_BENCH_KEY", "sk-bench")
+    hooks = (gateway._quiet_kwargs, gateway.price_unknown_model_at_zero)
+    off = (lambda: {}, lambda model: False)
+    cpu: dict[str, list[float]] = {"untuned": [], "tuned": []}
+    rng = random.Random(1)
+    with isolated_env("gateway-cpu") as root:
+        try:
+            for r in range(rounds + 1):  # round 0 warms up both variants
+                order = list(cpu)
+                rng.shuffle(order)
+                for name in order:
+                    gateway._quiet_kwargs, gateway.price_unknown_model_at_zero = (
+                        hooks if name == "tuned" else off
+                    )
+                    spec = ModelSpec(
+                        name=name,
+                        litellm_model=f"openai/bench-{name}",
+                        params={"temperature": 0},
+                        concurrency=concurrency,
+                        api_base=api_base,
+                        api_key_env="RELREASON_BENCH_KEY",
+                        timeout_s=30.0,
+                    )
+                    batch = [
+                        {
+                            "prompt_id": f"{r}-{i}",
+                            "messages": [{"role": "user", "content": f"{name} round {r} question {i}"}],
+                            "max_tokens": 16,
+                        }
+                        for i in range(prompts)
+                    ]
+                    con, store = fresh_duckdb(root / f"{name}-{r}.duckdb")
+                    try:
+                        start = time.process_time()
+                        stats = gateway.run_model(store, spec, batch)
+                        spent = time.process_time() - start
+                    finally:
+                        con.close()
+                    if stats.errors or stats.called != prompts:
+                        raise RuntimeError(stats.summary())
+                    if r:
+                        cpu[name].append(1000 * spent / prompts)
+        finally:
+            gateway._quiet_kwargs, gateway.price_unknown_model_at_zero = hooks
+    med = {name: statistics.median(v) for name, v in cpu.items()}
+    return {
+        "prompts_per_round": prompts,
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "cpu_ms_per_request_median": {name: round(v, 2) for name, v in med.items()},
+        "ratio_tuned_to_untuned_median": round(med["tuned"] / med["untuned"], 2),
+    }
+
+
 def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
     """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls."""
     from relreason_dagster.llm import gateway
@@ -121,6 +190,7 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
                 start = time.process_time()
                 asyncio.run(variants[name](calls))
                 cpu[name].append(1000 * (time.process_time() - start) / calls)
+        end_to_end = run_model_ab(api_base)
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
@@ -136,6 +206,7 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
         "cpu_ms_per_call_p25": {name: round(p25(v), 2) for name, v in cpu.items()},
         "cpu_ms_per_call_median": {name: round(statistics.median(v), 2) for name, v in cpu.items()},
         "ratio_to_untuned_p25": {name: round(p25(v) / base, 2) for name, v in cpu.items()},
+        "run_model": end_to_end,
     }
 
 
