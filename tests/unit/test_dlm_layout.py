@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 
 import pytest
 import torch
@@ -109,9 +108,7 @@ def _assert_is_formula_4(result: TrainResult, samples: list[Sample]) -> None:
         assert program_cells(program, sample_predicates(s), int(s.input["n"])) == decode_gold(s.gold, 2)
 
 
-@pytest.mark.skipif(
-    not os.environ.get("RELREASON_SLOW_TESTS"), reason="slow: ~110 s on one core; set RELREASON_SLOW_TESTS=1"
-)
+@pytest.mark.slow  # ~110 s on one core
 def test_learns_is_grandparent_with_the_authors_layer_within_4000_updates():
     """Seed 0 on the paper profile's ten few-shot families with the authors' 250-update epochs.
 
