@@ -16,6 +16,20 @@ import pandas as pd
 
 from data_quality import targets
 
+# A check that had nothing to look at proved nothing: it says so instead of "passed".
+SKIPPED_NO_ROWS = "skipped (no rows)"
+
+
+def check_state(passed: bool, rows_checked: int | None, warn: bool = False) -> str:
+    """How a check's outcome reads: passed, skipped (no rows), warning (a WARN check failed) or FAILED.
+
+    ``rows_checked`` None (a check that does not count rows) never reads as skipped.
+    """
+    if passed:
+        return SKIPPED_NO_ROWS if rows_checked == 0 else "passed"
+    return "warning" if warn else "FAILED"
+
+
 _CONTEXT: Any = None
 
 

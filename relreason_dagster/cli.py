@@ -22,6 +22,8 @@ from typing import Any
 from relreason_dagster import profiles, settings
 from relreason_dagster.errors import ConfigError
 
+_STARTED = time.perf_counter()  # the time split `relreason run` prints counts startup from here
+
 
 def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int = 60) -> str:
     """A plain aligned text table (no extra dependency, readable in CI logs).
@@ -38,9 +40,7 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_widt
         return [s if len(s) <= max_width else s[: max_width - 1] + "…"]
 
     body = [[cell(v) for v in row] for row in rows]
-    widths = [
-        max([len(c)] + [len(line) for r in body for line in r[i]]) for i, c in enumerate(columns)
-    ]
+    widths = [max([len(c)] + [len(line) for r in body for line in r[i]]) for i, c in enumerate(columns)]
     line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
     sep = "  ".join("-" * w for w in widths)
     out = [line, sep]
@@ -73,7 +73,7 @@ def say(line: str) -> None:
 
 
 def _print_report(report: Any, seconds: float) -> None:
-    from relreason_dagster.defs.checks import check_state
+    from data_quality.suites import check_state
 
     for model, c in sorted(report.calls.items()):
         print(
@@ -88,9 +88,7 @@ def _print_report(report: Any, seconds: float) -> None:
         f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
         f"{seconds:.0f} s"
     )
-    from relreason_dagster.definitions import ALL_ASSET_CHECKS
-
-    gx_checks = {spec.name for c in ALL_ASSET_CHECKS for spec in c.check_specs}
+    gx_checks = set(report.gx_checks)
     dbt_tests = [(name, passed) for name, passed, _ in report.checks if name not in gx_checks]
     check_rows = getattr(report, "check_rows", {})
     for name, passed, desc in report.checks:
@@ -108,11 +106,19 @@ def _print_report(report: Any, seconds: float) -> None:
         print(f"step failed: {failure}", file=sys.stderr)
 
 
-def _write_report(out: Path) -> str:
-    """The run's report.html, so a run ends with something to open; a failure here never fails the run."""
-    from relreason_dagster.results.readonly import open_results
-    from relreason_dagster.results.report import build_report
+def _write_report(out: Path, unchanged_since: float | None = None) -> str:
+    """The run's report.html, so a run ends with something to open; a failure here never fails the run.
 
+    After a launch that was skipped because nothing changed since the one that finished at
+    ``unchanged_since``, a report written after that launch already shows these results (rendering
+    its figures takes seconds of the few a skipped launch costs).
+    """
+    from relreason_dagster.results.readonly import open_results
+    from relreason_dagster.results.report import REPORT_NAME, build_report
+
+    written = out / REPORT_NAME
+    if unchanged_since is not None and written.is_file() and written.stat().st_mtime >= unchanged_since:
+        return str(written)
     try:
         con = open_results()
         try:
@@ -123,7 +129,12 @@ def _write_report(out: Path) -> str:
         return f"not written ({type(exc).__name__}: {exc}); try relreason report"
 
 
-def _print_headlines(models: list[str] | None, families: list[str] | None, example: str) -> None:
+def _print_headlines(
+    models: list[str] | None,
+    families: list[str] | None,
+    example: str,
+    unchanged_since: float | None = None,
+) -> None:
     """The headline tables of what the run covered, then where to look next."""
     from relreason_dagster.results.headline import headline_tables
     from relreason_dagster.results.readonly import open_results
@@ -141,16 +152,14 @@ def _print_headlines(models: list[str] | None, families: list[str] | None, examp
     print()
     if plots.is_dir() and any(plots.glob("*.png")):
         print(f"plots: {plots} (one PNG per study; the Dagster UI shows them too: relreason ui)")
-    report = _write_report(home / "report")
+    report = _write_report(home / "report", unchanged_since)
     print(f"report: {report} (open it in a browser; relreason report rewrites it)")
     print(f"next: relreason samples --model {example} --limit 3  (whole prompts and answers; --wrong, --na)")
     print('      relreason sql "SELECT * FROM marts.parse_rate"  (any table; --max-width 0, --json, --csv)')
     print("      relreason export --format parquet  (every mart and the per-sample results as files)")
 
 
-def cmd_run(
-    args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None
-) -> int:
+def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None) -> int:
     """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
     (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
     from relreason_dagster.benchmarks.registry import get_family
@@ -180,7 +189,6 @@ def cmd_run(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
         f"(profile {args.profile}, results in {settings.relreason_home()})"
     )
-    say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ...")
     start = time.perf_counter()
     report = run_pipeline(
         models,
@@ -188,12 +196,31 @@ def cmd_run(
         benchmarks=benchmarks,
         seed=args.seed,
         dlm_train_size=train_size,
+        rerun=args.rerun,
+        on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
         **family_options,
     )
-    say(f"relreason: finished in {time.perf_counter() - start:.0f} s; results:")
-    _print_report(report, time.perf_counter() - start)
+    pipeline_s = time.perf_counter() - start
+    if report.unchanged_since is not None:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.unchanged_since))
+        say(
+            f"relreason: nothing changed since the run that finished {when} (same code, settings, "
+            "models, stored answers and database), so no run was started; its report and results "
+            "follow (--rerun starts the runs anyway)"
+        )
+    else:
+        say(f"relreason: finished in {pipeline_s:.0f} s; results:")
+    _print_report(report, pipeline_s)
     if settings.duckdb_path().exists():
-        _print_headlines(None if demo else models, None if demo else families, models[0])
+        _print_headlines(
+            None if demo else models, None if demo else families, models[0], report.unchanged_since
+        )
+    total = time.perf_counter() - _STARTED
+    say(
+        f"relreason: {total:.1f} s in all: startup {start - _STARTED:.1f} s, "
+        f"up-to-date check {report.check_seconds:.1f} s, runs {pipeline_s - report.check_seconds:.1f} s, "
+        f"results {time.perf_counter() - start - pipeline_s:.1f} s"
+    )
     return 1 if report.failures else 0
 
 
@@ -320,8 +347,10 @@ def cmd_samples(args: argparse.Namespace) -> int:
         print(json.dumps(found, indent=2, ensure_ascii=False, default=str))
         return 0
     if not found:
-        print("no samples match; `relreason sql \"SELECT model, benchmark, task, setting, outcome, count(*) "
-              "FROM marts.sample_results GROUP BY ALL\"` shows what is stored")
+        print(
+            'no samples match; `relreason sql "SELECT model, benchmark, task, setting, outcome, count(*) '
+            'FROM marts.sample_results GROUP BY ALL"` shows what is stored'
+        )
         return 0
     print("\n\n".join(format_sample(row) for row in found))
     print(f"\n({len(found)} sample{'s' if len(found) != 1 else ''})")
@@ -583,9 +612,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo", help="materialize everything at the smoke profile and print the result tables"
     )
-    add_profile_options(demo)
     run = sub.add_parser("run", help="compute models' responses (cached) and the metric tables")
-    add_profile_options(run)
+    for launcher in (demo, run):
+        add_profile_options(launcher)
+        launcher.add_argument(
+            "--rerun",
+            action="store_true",
+            help="start every run even when nothing changed since the last successful one",
+        )
     run.add_argument(
         "--model",
         required=True,

@@ -10,8 +10,10 @@ exactly like one launched there, named and tagged with what it was.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +24,7 @@ from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.settings import max_concurrent_runs
+from relreason_dagster.storage import launch_record
 
 
 @dataclass
@@ -37,6 +40,35 @@ class PipelineReport:
     check_rows: dict[str, int] = field(default_factory=dict)  # rows each check examined (0: skipped)
     runs: list[dict[str, Any]] = field(default_factory=list)  # job, partition, run id, success, seconds
     concurrent: list[list[str]] = field(default_factory=list)  # run labels launched together
+    # Set when nothing changed since a recorded launch (storage/launch_record.py): its end time; the
+    # report is that launch's, and no run was started.
+    unchanged_since: float | None = None
+    gx_checks: list[str] = field(default_factory=list)  # the checks that are GX checks, not dbt tests
+    check_seconds: float = 0.0  # time spent deciding whether anything changed
+
+    @property
+    def succeeded(self) -> bool:
+        """Every run succeeded and no model call ended in an error (a launch retries those)."""
+        return (
+            not self.failures
+            and all(run["success"] for run in self.runs)
+            and not any(c.get("errors") for c in self.calls.values())
+        )
+
+    def to_record(self) -> dict[str, Any]:
+        """The report as JSON-able values, for the launch record."""
+        record = dataclasses.asdict(self)
+        record["warn_checks"] = sorted(self.warn_checks)
+        for key in ("unchanged_since", "check_seconds"):
+            record.pop(key)
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> PipelineReport:
+        report = cls(**{f.name: record[f.name] for f in dataclasses.fields(cls) if f.name in record})
+        report.checks = [tuple(check) for check in report.checks]  # type: ignore[misc]
+        report.warn_checks = set(report.warn_checks)
+        return report
 
     @property
     def total_calls(self) -> int:
@@ -175,6 +207,9 @@ def _launch(
         state = "done" if outcome.success else "FAILED"
         say(f"relreason: {label} {state} in {seconds:.0f} s (run {outcome.run_id[:8]})")
 
+    from relreason_dagster.definitions import ALL_ASSET_CHECKS
+
+    report.gx_checks = sorted({spec.name for c in ALL_ASSET_CHECKS for spec in c.check_specs})
     launch(
         runs,
         instance=instance,
@@ -226,12 +261,18 @@ def run_pipeline(
     run_dbt: bool = True,
     dlm_train_size: int | None = None,
     judge: str | None = None,
+    rerun: bool = False,
+    on_launch: Any = None,
 ) -> PipelineReport:
     """prepare, then every model's and DLM task's partition side by side, then the follow-ups and the marts.
 
     The model name ``dlm`` trains (or reuses) the DLM baseline for the profile's ``dlm_tasks`` and
     scores it on its family's test samples instead of calling an LLM.  ``judge`` (default: the
     profile's) is the model the families' across-models steps ask after every model has run.
+    When nothing the results depend on changed since the last successful launch of the same
+    command (``storage/launch_record.py``), no run starts and that launch's report comes back
+    with ``unchanged_since`` set; ``rerun`` launches anyway.  ``on_launch`` is called once it is
+    decided that runs start (the CLI prints a line: loading the pipeline takes seconds).
     """
     from relreason_dagster.dlm.plan import DLM_MODEL, dlm_settings
 
@@ -250,6 +291,28 @@ def run_pipeline(
     specs = [get_model(settings.models_path(), m) for m in models if m != DLM_MODEL]
     for spec in specs:
         require_api_key(spec)
+    launch_key = {
+        "command": "run",
+        "models": models,
+        "profile": profile,
+        "benchmarks": benchmarks or [],
+        "seed": seed,
+        "run_dbt": run_dbt,
+        "dlm_tasks": list(dlm_tasks),
+        "dlm_train_size": dlm_train_size,
+        "judge": judge,
+    }
+    started = time.perf_counter()
+    before = None if rerun else launch_record.fingerprint(launch_key)
+    record = launch_record.read_record() if before is not None else None
+    if record is not None and record["fingerprint"] == before:
+        report = PipelineReport.from_record(record["report"])
+        report.unchanged_since = float(record["finished"])
+        report.check_seconds = time.perf_counter() - started
+        return report
+    check_seconds = time.perf_counter() - started
+    if on_launch is not None:
+        on_launch()
 
     import dagster as dg
 
@@ -277,6 +340,10 @@ def run_pipeline(
         )
     if run_dbt:
         report.dbt_log = str(log)
+    report.check_seconds = check_seconds
+    after = launch_record.fingerprint(launch_key) if report.succeeded else None
+    if after is not None:
+        launch_record.write_record(after, report.to_record(), time.time())
     return report
 
 

@@ -12,6 +12,7 @@ import dagster as dg
 import pandas as pd
 
 from data_quality import suites, targets
+from data_quality.suites import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.benchmarks.base import FamilyCheck
 from relreason_dagster.benchmarks.registry import FAMILIES, family_checks
 from relreason_dagster.defs.assets import parsed_answers, prompts, samples
@@ -20,19 +21,6 @@ from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.results.numbers import rounded_dicts
 from relreason_dagster.storage.duckdb_io import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
-
-# A check that had nothing to look at proved nothing: it says so instead of "passed".
-SKIPPED_NO_ROWS = "skipped (no rows)"
-
-
-def check_state(passed: bool, rows_checked: int | None, warn: bool = False) -> str:
-    """How a check's outcome reads: passed, skipped (no rows), warning (a WARN check failed) or FAILED.
-
-    ``rows_checked`` None (a check that does not count rows) never reads as skipped.
-    """
-    if passed:
-        return SKIPPED_NO_ROWS if rows_checked == 0 else "passed"
-    return "warning" if warn else "FAILED"
 
 
 def check_result(res: suites.SuiteResult, severity: dg.AssetCheckSeverity) -> dg.AssetCheckResult:

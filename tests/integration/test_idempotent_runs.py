@@ -1,5 +1,6 @@
 """A second identical run changes nothing: every raw table, staging view and mart is byte-identical
-after run 1 and run 2, and run 2 makes no model call.
+after run 1 and run 2, and run 2 makes no model call.  A third, not forced to rerun, starts no run at
+all (``storage/launch_record.py``).
 
 The run covers the follow-up prompts that once broke this: KOR self-correction rounds (kind
 ``self_correction``) and Self-Contra judge prompts (kind ``judge``).  They used to be parsed as extra
@@ -155,13 +156,21 @@ def test_second_identical_run_changes_nothing_and_calls_nothing(home):
     assert before["marts.kor_accuracy"][0] > 0 and before["marts.kor_self_correction"][0] > 0
 
     reset_calls()
-    second = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
-    assert second.failures == []
+    # rerun: every run starts although nothing changed (without it, the launch is skipped: below).
+    second = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"], rerun=True)
+    assert second.failures == [] and second.unchanged_since is None
     assert call_count() == 0 and second.total_calls == 0
+    assert {run["job"] for run in second.runs} >= {"prepare", "model_work", "marts"}
     after = table_checksums(path)
     assert sorted(after) == sorted(before)
     changed = {name: (before[name], after[name]) for name in before if before[name] != after[name]}
     assert changed == {}
+
+    # The same launch again, with nothing changed: no run starts, and the last launch's report returns.
+    third = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
+    assert third.unchanged_since is not None and third.succeeded
+    assert third.runs == second.runs and third.checks == second.checks
+    assert call_count() == 0 and table_checksums(path) == after
 
 
 def test_old_file_gains_prompt_kinds(tmp_path):

@@ -222,7 +222,8 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
     for label in ("run 1 (all model calls)", "run 2 (all cached)"):
         reset_calls()
         with timed_materialize() as records, Timer() as t:
-            report = run_pipeline([MODEL], profile=PROFILE, seed=seed)
+            # rerun: the cached run is measured, not the skip of a launch with nothing changed.
+            report = run_pipeline([MODEL], profile=PROFILE, seed=seed, rerun=True)
         calls = report.calls.get(MODEL, {})
         n_prompts = calls.get("prompts", n_gold)
         runs.append(

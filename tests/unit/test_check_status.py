@@ -6,8 +6,9 @@ import dagster as dg
 import pandas as pd
 
 from data_quality import suites
+from data_quality.suites import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.cli import _print_report
-from relreason_dagster.defs.checks import SKIPPED_NO_ROWS, check_result, check_state
+from relreason_dagster.defs.checks import check_result
 from relreason_dagster.pipeline import PipelineReport
 
 
@@ -40,6 +41,7 @@ def test_run_output_says_skipped_for_an_empty_check(capsys):
             ("token_length_check", True, "token_lengths: passed (40 rows checked)"),
         ],
         check_rows={"padding_entities_check": 0, "token_length_check": 40},
+        gx_checks=["padding_entities_check", "token_length_check"],
     )
     _print_report(report, 1.0)
     out = capsys.readouterr().out

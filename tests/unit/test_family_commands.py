@@ -117,8 +117,10 @@ def test_run_judge_reaches_the_pipeline(stopped_run, capsys):
     assert main(["run", "--model", "local", "--judge", "local"]) == 2
     assert stopped_run["judge"] == "local"
     assert main(["run", "--model", "local"]) == 2
-    assert stopped_run["judge"] is None
-    assert capsys.readouterr().err.count("stopped by the test") == 2
+    assert stopped_run["judge"] is None and stopped_run["rerun"] is False
+    assert main(["run", "--model", "local", "--rerun"]) == 2
+    assert stopped_run["rerun"] is True
+    assert capsys.readouterr().err.count("stopped by the test") == 3
 
 
 def _write(path: Path, text: str) -> None:
