@@ -210,6 +210,33 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
     }
 
 
+def render(result: dict[str, Any]) -> str:
+    p25 = result["cpu_ms_per_call_p25"]
+    ratio = result["ratio_to_untuned_p25"]
+    lines = [
+        "## Gateway CPU per call",
+        "",
+        f"CPU ms per `litellm.acompletion` call against a zero-latency server in a child process, lower "
+        f"quartile of {result['rounds']} shuffled rounds of {result['calls_per_round']} calls; untuned is "
+        "the call before the LiteLLM tuning, tuned is what the gateway sends now.",
+        "",
+        "| variant | CPU ms / call (p25) | median | ÷ untuned |",
+        "|---|---|---|---|",
+    ]
+    for name, value in p25.items():
+        lines.append(f"| {name} | {value} | {result['cpu_ms_per_call_median'][name]} | {ratio[name]} |")
+    e2e = result["run_model"]
+    med = e2e["cpu_ms_per_request_median"]
+    lines += [
+        "",
+        f"`run_model` end to end ({e2e['prompts_per_round']} prompts, concurrency {e2e['concurrency']}, "
+        f"median of {e2e['rounds']} rounds): untuned {med['untuned']} ms CPU per request, tuned "
+        f"{med['tuned']} ms ({e2e['ratio_tuned_to_untuned_median']}×). One core at this CPU cost "
+        f"serves at most ~{1000 / med['tuned']:.0f} requests/s.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     args = [int(a) for a in sys.argv[1:3]]
     print(json.dumps(bench_gateway_cpu(*args), indent=1))

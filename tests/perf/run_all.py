@@ -39,11 +39,13 @@ from tests.perf import (  # noqa: E402
     bench_concurrency,
     bench_dlm,
     bench_flenqa,
+    bench_gateway_cpu,
     bench_kor,
     bench_local_model,
     bench_parallel_models,
     bench_pipeline,
     bench_retries,
+    bench_second_demo,
     bench_selfcontra,
 )
 from tests.perf._common import busy_processes, machine_info  # noqa: E402
@@ -54,8 +56,10 @@ RESULTS_JSON = Path(__file__).resolve().parent / "report.json"
 BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]], str]]] = {
     "pipeline": (bench_pipeline.bench_pipeline, bench_pipeline.render),
     "concurrency": (bench_concurrency.bench_concurrency, bench_concurrency.render),
+    "gateway_cpu": (bench_gateway_cpu.bench_gateway_cpu, bench_gateway_cpu.render),
     "retries": (bench_retries.bench_retries, bench_retries.render),
     "local_model": (bench_local_model.bench_local_model, bench_local_model.render),
+    "second_demo": (bench_second_demo.bench_second_demo, bench_second_demo.render),
     "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
     "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
     "selfcontra": (bench_selfcontra.bench_selfcontra, bench_selfcontra.render),
