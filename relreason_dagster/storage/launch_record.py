@@ -4,7 +4,8 @@ A run whose answers are all stored still cost a minute or more: one Dagster run 
 partition, each a process that loads the pipeline, and a dbt build.  None of that can change a
 result when nothing the results are computed from has changed.  Those inputs are:
 
-* the code: this package, the modules of families registered from elsewhere, the dbt project;
+* the code: this package, the data-quality suites, the modules of families registered from
+  elsewhere, the dbt project;
 * the installed versions of the engines that compute (Dagster, dbt, DuckDB, LiteLLM, torch, ...);
 * the launch itself (models, profile, families, seed, options), the model registry file, the user
   profile file and every ``RELREASON_*`` environment variable;
@@ -90,17 +91,20 @@ def _hash_listing(digest: Any, root: Path, skip_top: set[str]) -> None:
         digest.update(f"{rel}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
 
 
-def _family_roots() -> list[Path]:
-    """Folders of families whose code lives outside this package (``RELREASON_FAMILIES``)."""
+def _code_roots() -> list[Path]:
+    """This package, the data-quality suites beside it, and the folders of families whose code lives
+    elsewhere (``RELREASON_FAMILIES``)."""
+    import data_quality
     from relreason_dagster.benchmarks.registry import family_names, get_family
 
-    roots = set()
+    package = settings.PACKAGE_ROOT.resolve()
+    roots = {Path(data_quality.__file__).resolve().parent}
     for name in family_names():
         module = sys.modules.get(type(get_family(name)).__module__)
         file = getattr(module, "__file__", None)
-        if file and not Path(file).resolve().is_relative_to(settings.PACKAGE_ROOT.resolve()):
+        if file and not Path(file).resolve().is_relative_to(package):
             roots.add(Path(file).resolve().parent)
-    return sorted(roots)
+    return [package, *sorted(roots)]
 
 
 def fingerprint(launch: Mapping[str, Any]) -> str | None:
@@ -113,7 +117,7 @@ def fingerprint(launch: Mapping[str, Any]) -> str | None:
     env = {k: v for k, v in os.environ.items() if k.startswith("RELREASON_")}
     digest.update(json.dumps(env, sort_keys=True).encode())
     digest.update(json.dumps({d: _version(d) for d in _ENGINES}, sort_keys=True).encode())
-    for root in [settings.PACKAGE_ROOT, *_family_roots()]:
+    for root in _code_roots():
         _hash_contents(digest, root, set())
     _hash_contents(digest, settings.DBT_PROJECT_DIR, _DBT_SKIP)
     for path in (settings.models_path(), profile_file()):

@@ -63,11 +63,16 @@ def test_what_a_launch_only_writes_leaves_the_fingerprint_alone(home):
         "environment",
         "model registry",
         "reference data",
+        "code",
         "launch",
     ],
 )
-def test_every_input_changes_the_fingerprint(home, change, monkeypatch):
+def test_every_input_changes_the_fingerprint(home, change, monkeypatch, tmp_path):
     key = dict(KEY)
+    code = tmp_path / "code"
+    _append(code / "family" / "parse.py", b"ANSWER = 1\n")
+    roots = [*launch_record._code_roots(), code]
+    monkeypatch.setattr(launch_record, "_code_roots", lambda: roots)
     first = launch_record.fingerprint(key)
     if change == "lake file":
         _append(home / "lake/responses/model=m/part-0.parquet")
@@ -83,6 +88,8 @@ def test_every_input_changes_the_fingerprint(home, change, monkeypatch):
         _append(Path(os.environ["RELREASON_MODELS"]), b"    params: {temperature: 0}\n")
     elif change == "reference data":
         _append(Path(os.environ["RELREASON_REFERENCE_DIR"]) / "kor" / "more.json", b"[]")
+    elif change == "code":
+        _append(code / "family" / "parse.py", b"ANSWER = 2\n")
     else:
         key["models"] = ["m", "dlm"]
     assert launch_record.fingerprint(key) != first
