@@ -14,7 +14,7 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,7 +262,7 @@ def run_pipeline(
     dlm_train_size: int | None = None,
     judge: str | None = None,
     rerun: bool = False,
-    on_launch: Any = None,
+    on_launch: Callable[[], None] | None = None,
 ) -> PipelineReport:
     """prepare, then every model's and DLM task's partition side by side, then the follow-ups and the marts.
 
