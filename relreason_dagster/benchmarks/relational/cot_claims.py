@@ -155,10 +155,14 @@ def _lexicon() -> dict[tuple[str, ...], str]:
 
 _LEXICON = _lexicon()
 _MAX_PHRASE = max(len(k) for k in _LEXICON)
+# First and last words of the phrases: most words are neither, and skip the phrase look-ups.
+_PHRASE_FIRST = frozenset(k[0] for k in _LEXICON)
+_PHRASE_LAST = frozenset(k[-1] for k in _LEXICON)
 
 _COPULAS = frozenset({"is", "are", "was", "were"})
 _HAVE = frozenset({"has", "have", "had"})
 _CLAUSE_VERBS = _COPULAS | _HAVE | {"does", "do", "did", "cannot", "must"}
+_ANCHORS = _COPULAS | _HAVE | {"be", "edge", "edges"}  # the words ``_StepParser.run`` acts on
 _NEGATORS = frozenset({"not", "never", "no", "neither"})
 _ADVERBS = frozenset(
     {
@@ -318,34 +322,61 @@ _RANGE_WORDS = frozenset(
 NAME, POSS, NUM, WORD, PUNCT = "name", "poss", "num", "word", "punct"
 
 
+# Token kind of each ``_TOKEN`` group (``Match.lastindex``: one group per alternative, none nested).
+_GROUP_KIND = (None, NAME, POSS, WORD, NUM, WORD, PUNCT)
+
+
 def _tokenise(norm: str) -> tuple[list[str], list[Any], list[int], list[int]]:
+    """Token kinds, values, start and end offsets of ``norm``.
+
+    Built with list comprehensions over the matches (the extractor's hottest loop); a negated
+    verb ("isn't", one match, two tokens) is rare and takes the explicit loop.
+    """
+    matches = list(_TOKEN.finditer(norm))
+    groups = [m.lastindex for m in matches]
+    if 3 in groups:
+        return _tokenise_negated(matches, groups)
+    kinds = [_GROUP_KIND[g] for g in groups]  # type: ignore[index]
+    vals: list[Any] = [  # _value inlined
+        m[5] if g == 5 else m[6] if g == 6 else int(m[1]) if g == 1 else "'s" if g == 2 else int(m[4][:9])
+        for m, g in zip(matches, groups, strict=True)
+    ]
+    return kinds, vals, [m.start() for m in matches], [m.end() for m in matches]
+
+
+def _value(m: re.Match[str], group: int | None) -> Any:
+    """A token's value: a name's or number's int (a number's first 9 digits), else its text."""
+    if group == 5:
+        return m[5]
+    if group == 6:
+        return m[6]
+    if group == 1:
+        return int(m[1])
+    if group == 2:
+        return "'s"
+    return int(m[4][:9])
+
+
+def _tokenise_negated(
+    matches: list[re.Match[str]], groups: list[int | None]
+) -> tuple[list[str], list[Any], list[int], list[int]]:
     kinds: list[str] = []
     vals: list[Any] = []
     starts: list[int] = []
     ends: list[int] = []
-
-    def add(kind: str, val: Any, start: int, end: int) -> None:
-        kinds.append(kind)
-        vals.append(val)
-        starts.append(start)
-        ends.append(end)
-
-    for m in _TOKEN.finditer(norm):
-        s, e = m.start(), m.end()
-        if m.group(1) is not None:
-            add(NAME, int(m.group(1)), s, e)
-        elif m.group(2) is not None:
-            add(POSS, "'s", s, e)
-        elif m.group(3) is not None:
-            verb = m.group(3)
-            add(WORD, _CONTRACTED.get(verb, verb), s, e)
-            add(WORD, "not", s, e)
-        elif m.group(4) is not None:
-            add(NUM, int(m.group(4)[:9]), s, e)
-        elif m.group(5) is not None:
-            add(WORD, m.group(5), s, e)
-        else:
-            add(PUNCT, m.group(6), s, e)
+    for m, g in zip(matches, groups, strict=True):
+        s, e = m.span()
+        if g == 3:
+            verb = m[3]
+            kinds += (WORD, WORD)
+            vals += (_CONTRACTED.get(verb, verb), "not")
+            starts += (s, s)
+            ends += (e, e)
+            continue
+        kinds.append(_GROUP_KIND[g])  # type: ignore[index,arg-type]
+        vals.append(_value(m, g))
+        starts.append(s)
+        ends.append(e)
     return kinds, vals, starts, ends
 
 
@@ -358,6 +389,10 @@ class _StepParser:
         self.norm = text.translate(_NORMALISE)
         self.kinds, self.vals, self.starts, self.ends = _tokenise(self.norm)
         self.size = len(self.kinds)
+        # each token's word, None for other kinds: ``word`` is the most called helper
+        self.words: list[str | None] = [
+            v if k == WORD else None for k, v in zip(self.kinds, self.vals, strict=True)
+        ]
         self.claims: list[Claim] = []
         self._seen: set[tuple[Any, ...]] = set()
 
@@ -367,7 +402,7 @@ class _StepParser:
         return self.kinds[i] if 0 <= i < self.size else None
 
     def word(self, i: int) -> str | None:
-        return self.vals[i] if 0 <= i < self.size and self.kinds[i] == WORD else None
+        return self.words[i] if 0 <= i < self.size else None
 
     def punct(self, i: int) -> str | None:
         return self.vals[i] if 0 <= i < self.size and self.kinds[i] == PUNCT else None
@@ -400,17 +435,20 @@ class _StepParser:
 
     def rel_at(self, k: int) -> tuple[str, int] | None:
         """The relation phrase at ``k`` (adjectives before it skipped): ``(relation, index after it)``."""
+        words, size = self.words, self.size
         for _ in range(4):
-            if self.word(k) == "step":
+            w = words[k] if 0 <= k < size else None
+            if w == "step":
                 return None
-            for length in range(_MAX_PHRASE, 0, -1):
-                words = tuple(self.word(k + d) for d in range(length))
-                if None not in words and words in _LEXICON:
+            if w in _PHRASE_FIRST:  # so 0 <= k < size; a phrase past the last token cannot match
+                for length in range(_MAX_PHRASE, 0, -1):
                     end = k + length
-                    if self.word(end) == "in" and self.word(end + 1) == "law":
-                        return None
-                    return _LEXICON[words], end  # type: ignore[index]
-            if self.word(k) in _ADJECTIVES:
+                    relation = _LEXICON.get(tuple(words[k:end])) if end <= size else None
+                    if relation is not None:
+                        if self.word(end) == "in" and self.word(end + 1) == "law":
+                            return None
+                        return relation, end
+            if w in _ADJECTIVES:
                 k += 1
                 continue
             return None
@@ -421,10 +459,13 @@ class _StepParser:
         if self.word(i - 1) in ("outdegree", "degree"):
             start = i - 2 if self.word(i - 1) == "degree" and self.word(i - 2) == "out" else i - 1
             return "degree", start
-        for length in range(_MAX_PHRASE, 0, -1):
-            words = tuple(self.word(i - length + d) for d in range(length))
-            if None not in words and words in _LEXICON:
-                return _LEXICON[words], i - length  # type: ignore[index]
+        if self.word(i - 1) in _PHRASE_LAST:  # so 0 < i <= size; a phrase before token 0 cannot match
+            words = self.words
+            for length in range(_MAX_PHRASE, 0, -1):
+                first = i - length
+                relation = _LEXICON.get(tuple(words[first:i])) if first >= 0 else None
+                if relation is not None:
+                    return relation, first
         return None
 
     def name_list(self, k: int) -> tuple[list[int], int]:
@@ -923,10 +964,9 @@ class _StepParser:
                 self.emit(a, "edge", b, False, start, end)
 
     def run(self) -> list[Claim]:
-        for i in range(self.size):
-            w = self.word(i)
-            if w is None:
-                continue
+        words = self.words
+        for i in [i for i, w in enumerate(words) if w in _ANCHORS]:  # the anchors never change tokens
+            w = words[i]
             if w in _COPULAS:
                 self.at_copula(i)
             elif w in _HAVE:
