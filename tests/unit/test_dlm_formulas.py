@@ -274,8 +274,9 @@ FORMULAS = {
 
 
 def wired(task: str) -> DLM:
-    """The task's default-config network with its selections set to the task's formula."""
-    model = build_model(task, config_for(task), n_base=len(task_spec(task).base_predicates))
+    """The task's network on relreason's first layer with its selections set to the task's formula."""
+    config = config_for(task, recipe="relreason-1")
+    model = build_model(task, config, n_base=len(task_spec(task).base_predicates))
     FORMULAS[task](Wiring(model))
     return model
 
