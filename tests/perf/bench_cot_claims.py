@@ -172,6 +172,30 @@ def _arrows(text: str, rng: random.Random) -> str:
     return f"{text}\nA path: {chain}.\nThe nodes P0-P9 exist; {'-'.join(f'P{n}' for n in names[:3])}."
 
 
+def _answers(text: str, rng: random.Random) -> str:
+    """Answer markers in many places and spellings, a next question, leading bullets."""
+    markers = (
+        "Final answer:",
+        "FINAL ANSWER :",
+        "Answer:",
+        "answers are:",
+        "The answer is",
+        "the  answers\nare",
+        "final   answer is",
+        "Final Answers:",
+        "So the answer is:",
+        "answerable:",
+    )
+    lines = text.splitlines()
+    for _ in range(rng.randrange(1, 4)):
+        lines.insert(rng.randrange(len(lines) + 1), rng.choice(markers) + " " + rng.choice(lines))
+    if rng.random() < 0.3:
+        lines.insert(0, rng.choice(("Answer:", "- # Answer:", "** Final answer: **", "  \n")))
+    if rng.random() < 0.2:
+        lines.insert(rng.randrange(len(lines) + 1), rng.choice(("Question: P1?", "Now this is the question")))
+    return "\n".join(lines)
+
+
 def _composed(rng: random.Random, sentences: int) -> str:
     out = []
     for _ in range(sentences):
@@ -198,6 +222,7 @@ def corpus(seed: int = 0) -> list[tuple[str, Any, str]]:
         "paraphrased": _paraphrase,
         "markdown": _markdown,
         "arrows": _arrows,
+        "answers": _answers,
     }
     for name, fn in perturb.items():
         for sample, text in gold[::3]:

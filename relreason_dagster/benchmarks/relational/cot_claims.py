@@ -57,8 +57,11 @@ _NORMALISE = str.maketrans(
 )
 _FINAL = re.escape(FINAL_ANSWER.lower().rstrip(":").strip())
 # parsing.py's answer marker, also taking a leading "final"/"the" so that no stray word is left behind.
+# The look-ahead (how every alternative starts) changes no match; it lets the scan skip other
+# positions several times faster.
 _ANSWER_MARKER = re.compile(
-    rf"(?:{_FINAL}|answers?)(?:\s*(?:is|are))?\s*:|(?:the\s+|final\s+)?answers?\s+(?:is|are)\b"
+    rf"(?=(?:{_FINAL}|answer|the|final))"
+    rf"(?:(?:{_FINAL}|answers?)(?:\s*(?:is|are))?\s*:|(?:the\s+|final\s+)?answers?\s+(?:is|are)\b)"
 )
 _NOW_QUESTION = re.compile(r"now this is the question")
 _LINE_QUESTION = re.compile(r"\n[ \t#>*-]*question[ \t]*:")
@@ -78,8 +81,9 @@ def reasoning_part(text: str) -> str:
     first = len(low) - len(low.lstrip())
     cuts = [m.start() for m in (_NOW_QUESTION.search(low, first + 1), _LINE_QUESTION.search(low, first)) if m]
     end = min(cuts) if cuts else len(low)
+    lead = len(low) - len(low.lstrip(_LEAD_IN))  # text before a marker: it starts after ``lead``
     for marker in reversed(list(_ANSWER_MARKER.finditer(low, 0, end))):
-        if low[: marker.start()].strip(_LEAD_IN):
+        if marker.start() > lead:
             end = marker.start()
             break
     reasoning = text[:end]
