@@ -196,6 +196,31 @@ def _answers(text: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+_FILLER = (
+    "Let's analyze the relationships step by step.",
+    "First, we list the parents of everyone.",
+    "This gives the following picture",
+    "Thus P3 — P4 — P5 forms a chain.",
+    "Consider P1=>P2 and P2→P3.",
+    "P1's areas, P2's thesis and P3's bees.",
+    "P4 isn't P5's father; P6 wasn't P7's son; P8 hasn't edges.",
+    "P2 hadn't any sister, P3 weren't connected.",
+    "P1 aren’t P2’s parents; P1 beN'T P0's son.",
+    "Edge-case: P1-P2, P3 -- P4 and p 5 -> p6.",
+    "Nodes P0-P9 and members P1->P4 are listed.",
+    "P9is P8's son.",
+    "Whereas P2 was, P3 were.",
+)
+
+
+def _filler(text: str, rng: random.Random) -> str:
+    """Sentences with no claim, or near misses of the words a claim is anchored on."""
+    lines = text.splitlines()
+    for _ in range(rng.randrange(2, 8)):
+        lines.insert(rng.randrange(len(lines) + 1), _renumber(rng.choice(_FILLER), rng))
+    return "\n".join(lines)
+
+
 def _composed(rng: random.Random, sentences: int) -> str:
     out = []
     for _ in range(sentences):
@@ -223,6 +248,7 @@ def corpus(seed: int = 0) -> list[tuple[str, Any, str]]:
         "markdown": _markdown,
         "arrows": _arrows,
         "answers": _answers,
+        "filler": _filler,
     }
     for name, fn in perturb.items():
         for sample, text in gold[::3]:

@@ -174,6 +174,9 @@ _COPULAS = frozenset({"is", "are", "was", "were"})
 _HAVE = frozenset({"has", "have", "had"})
 _CLAUSE_VERBS = _COPULAS | _HAVE | {"does", "do", "did", "cannot", "must"}
 _ANCHORS = _COPULAS | _HAVE | {"be", "edge", "edges"}  # the words ``_StepParser.run`` acts on
+# Where an anchor word can be a token: a word token is a whole run of letters, or a negated verb ("isn't")
+# less its "n't"; so a step this does not find in has no anchor.
+_ANCHOR_WORD = re.compile(rf"(?<![a-z])(?:{'|'.join(sorted(_ANCHORS))})(?:n't)?(?![a-z])")
 _NEGATORS = frozenset({"not", "never", "no", "neither"})
 _ADVERBS = frozenset(
     {
@@ -332,36 +335,34 @@ _RANGE_WORDS = frozenset(
 
 # -- claim extraction ----------------------------------------------------------------------------------
 
-NAME, POSS, NUM, WORD, PUNCT = "name", "poss", "num", "word", "punct"
+# Token kinds: the ``_TOKEN`` group that matched (``Match.lastindex``: one group per alternative, none
+# nested), a negated verb (group 3) being two words.
+NAME, POSS, NUM, WORD, PUNCT = 1, 2, 4, 5, 6
 
-
-# Token kind of each ``_TOKEN`` group (``Match.lastindex``: one group per alternative, none nested).
-_GROUP_KIND = (None, NAME, POSS, WORD, NUM, WORD, PUNCT)
-
-
-_Tokens = tuple[list[str], list[Any], list[int], list[int], list[str | None]]
+# A step's tokens: the match each comes from (for its offsets), kinds, values (a name's or number's
+# int, else the text) and words (None where the token is no word).
+_Tokens = tuple[list[re.Match[str]], list[int], list[Any], list[str | None]]
 
 
 def _tokenise(norm: str) -> _Tokens:
-    """Token kinds, values, start and end offsets of ``norm``, and each token's word (None if no word).
+    """The tokens of ``norm``.
 
     Built with list comprehensions over the matches (the extractor's hottest loop); a negated
     verb ("isn't", one match, two tokens) is rare and takes the explicit loop.
     """
     matches = list(_TOKEN.finditer(norm))
-    groups = [m.lastindex for m in matches]
-    if 3 in groups:
-        return _tokenise_negated(matches, groups)
-    kinds = [_GROUP_KIND[g] for g in groups]  # type: ignore[index]
+    kinds: list[int] = [m.lastindex for m in matches]  # type: ignore[misc]
+    if 3 in kinds:
+        return _tokenise_negated(matches, kinds)
     vals: list[Any] = [  # _value inlined
         m[5] if g == 5 else m[6] if g == 6 else int(m[1]) if g == 1 else "'s" if g == 2 else int(m[4][:9])
-        for m, g in zip(matches, groups, strict=True)
+        for m, g in zip(matches, kinds, strict=True)
     ]
     words = [m[5] for m in matches]  # None where group 5 (a word) did not match
-    return kinds, vals, [m.start() for m in matches], [m.end() for m in matches], words
+    return matches, kinds, vals, words
 
 
-def _value(m: re.Match[str], group: int | None) -> Any:
+def _value(m: re.Match[str], group: int) -> Any:
     """A token's value: a name's or number's int (a number's first 9 digits), else its text."""
     if group == 5:
         return m[5]
@@ -374,26 +375,22 @@ def _value(m: re.Match[str], group: int | None) -> Any:
     return int(m[4][:9])
 
 
-def _tokenise_negated(matches: list[re.Match[str]], groups: list[int | None]) -> _Tokens:
-    kinds: list[str] = []
+def _tokenise_negated(matches: list[re.Match[str]], groups: list[int]) -> _Tokens:
+    tokens: list[re.Match[str]] = []
+    kinds: list[int] = []
     vals: list[Any] = []
-    starts: list[int] = []
-    ends: list[int] = []
     for m, g in zip(matches, groups, strict=True):
-        s, e = m.span()
         if g == 3:
             verb = m[3]
+            tokens += (m, m)  # both words span the whole "isn't"
             kinds += (WORD, WORD)
             vals += (_CONTRACTED.get(verb, verb), "not")
-            starts += (s, s)
-            ends += (e, e)
             continue
-        kinds.append(_GROUP_KIND[g])  # type: ignore[index,arg-type]
+        tokens.append(m)
+        kinds.append(g)
         vals.append(_value(m, g))
-        starts.append(s)
-        ends.append(e)
     words = [v if k == WORD else None for k, v in zip(kinds, vals, strict=True)]
-    return kinds, vals, starts, ends, words
+    return tokens, kinds, vals, words
 
 
 # A claim without its step: ``(subject, relation, obj, negated, text)``.
@@ -403,19 +400,16 @@ _Fact = tuple[int, str, int | None, bool, str]
 class _StepParser:
     """Claims of one step, found by anchoring on verbs ("is", "has", "be") and edge phrases."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, norm: str) -> None:
         self.text = text
-        self.norm = text.translate(_NORMALISE)
+        self.norm = norm  # text.translate(_NORMALISE)
         # ``words``: each token's word, None for other kinds (``word`` is the most called helper)
-        self.kinds, self.vals, self.starts, self.ends, self.words = _tokenise(self.norm)
+        self.tokens, self.kinds, self.vals, self.words = _tokenise(self.norm)
         self.size = len(self.kinds)
         self.facts: list[_Fact] = []
         self._seen: set[tuple[Any, ...]] = set()
 
     # token helpers -------------------------------------------------------------------------------------
-
-    def kind(self, i: int) -> str | None:
-        return self.kinds[i] if 0 <= i < self.size else None
 
     def word(self, i: int) -> str | None:
         return self.words[i] if 0 <= i < self.size else None
@@ -737,7 +731,7 @@ class _StepParser:
     def emit(self, subject: int, relation: str, obj: int | None, negated: bool, start: int, end: int) -> None:
         if self.hedged(start):
             return
-        s, e = self.starts[start], self.ends[max(end - 1, start)]
+        s, e = self.tokens[start].start(), self.tokens[max(end - 1, start)].end()
         key = (subject, relation, obj, negated, s, e)
         if key in self._seen:
             return
@@ -969,13 +963,16 @@ class _StepParser:
 
     def arrows(self) -> None:
         """``P0 -> P5 -> P3`` / ``P1-P2``: an edge per consecutive pair (graph samples only decide them)."""
+        starts: list[int] | None = None
         for m in _ARROW_CHAIN.finditer(self.norm):
             before = self.norm[max(0, m.start() - 12) : m.start()].split()
             if before and before[-1] in _RANGE_WORDS:
                 continue
             ids = [int(x) for x in _ARROW_NAME.findall(m.group())]
-            start = bisect_left(self.starts, m.start())
-            end = bisect_left(self.starts, m.end())
+            if starts is None:
+                starts = [t.start() for t in self.tokens]
+            start = bisect_left(starts, m.start())
+            end = bisect_left(starts, m.end())
             for a, b in zip(ids, ids[1:], strict=False):
                 self.emit(a, "edge", b, False, start, end)
 
@@ -995,17 +992,25 @@ class _StepParser:
         return self.facts
 
 
+def _facts(text: str) -> list[_Fact]:
+    """A step's claims; a step with no anchor word and no arrow chain has none, and is not tokenised."""
+    norm = text.translate(_NORMALISE)
+    if _ANCHOR_WORD.search(norm) is None and _ARROW_CHAIN.search(norm) is None:
+        return []
+    return _StepParser(text, norm).run()
+
+
 @functools.lru_cache(maxsize=MEMO_STEPS)
 def _step_facts(text: str) -> tuple[_Fact, ...]:
     """A step's claims, memoised: steps recur across responses ("For P1: Since P0 is P1's father, ...")."""
-    return tuple(_StepParser(text).run())
+    return tuple(_facts(text))
 
 
 def step_claims(text: str, step: int) -> list[Claim]:
     """The asserted claims of one reasoning step; ``step`` is its index, kept on each claim."""
     if text.rstrip().endswith("?"):  # a question asserts nothing
         return []
-    facts = _step_facts(text) if len(text) <= MEMO_CHARS else _StepParser(text).run()
+    facts = _step_facts(text) if len(text) <= MEMO_CHARS else _facts(text)
     return [
         Claim(subject, relation, obj, negated, step, said)
         for subject, relation, obj, negated, said in facts
