@@ -309,6 +309,10 @@ _NUMBER_WORDS = {
 _EDGE_NOUNS = frozenset(
     {"edge", "edges", "connection", "connections", "neighbor", "neighbors", "neighbour", "neighbours"}
 )
+_EDGE_LEAD_IN = frozenset(
+    {"there", "is", "are", "was", "were", "exists", "exist", "an", "a", "no", "not", "also"}
+    | {"one", "direct", "never", "any", "single"}
+)
 _NAMING_WORDS = frozenset({"namely", "named", "called", "who", "which"})
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 
@@ -408,6 +412,7 @@ class _StepParser:
         self.size = len(self.kinds)
         self.facts: list[_Fact] = []
         self._seen: set[tuple[Any, ...]] = set()
+        self._hedged: dict[int, bool] = {}
 
     # token helpers -------------------------------------------------------------------------------------
 
@@ -729,7 +734,10 @@ class _StepParser:
         return False
 
     def emit(self, subject: int, relation: str, obj: int | None, negated: bool, start: int, end: int) -> None:
-        if self.hedged(start):
+        hedged = self._hedged.get(start)
+        if hedged is None:  # a clause's claims share their start: decide it once
+            hedged = self._hedged[start] = self.hedged(start)
+        if hedged:
             return
         s, e = self.tokens[start].start(), self.tokens[max(end - 1, start)].end()
         key = (subject, relation, obj, negated, s, e)
@@ -927,6 +935,8 @@ class _StepParser:
     def at_edge(self, i: int) -> None:
         """``there is an edge between P1 and P2`` / ``no edge between`` / ``an edge from P1 to P2``."""
         k = i + 1
+        if not (self.is_name(k + 1) and self.is_name(k + 3)):  # every phrasing below names two people
+            return
         a = b = None
         end = 0
         if self.word(k) == "between" and self.is_name(k + 1) and self.is_name(k + 3):
@@ -954,9 +964,7 @@ class _StepParser:
             return
         neg = False
         start = i
-        lead_in = {"there", "is", "are", "was", "were", "exists", "exist", "an", "a", "no", "not", "also"}
-        lead_in |= {"one", "direct", "never", "any", "single"}
-        while start - 1 >= 0 and i - start < 5 and self.word(start - 1) in lead_in:
+        while start - 1 >= 0 and i - start < 5 and self.word(start - 1) in _EDGE_LEAD_IN:
             start -= 1
             neg = neg or self.word(start) in ("no", "not", "never")
         self.emit(a, "edge", b, neg, start, end)
