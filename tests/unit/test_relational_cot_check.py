@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
 from relreason_dagster.benchmarks.base import Sample
-from relreason_dagster.benchmarks.relational import prompts
+from relreason_dagster.benchmarks.relational import cot_claims, prompts
 from relreason_dagster.benchmarks.relational.cot_claims import extract_claims, split_steps
 from relreason_dagster.benchmarks.relational.cot_relations import Claim, describe
 from relreason_dagster.benchmarks.relational.cot_verdict import SymbolicVerdict, check_reasoning
@@ -445,3 +446,85 @@ def test_detail_and_self_contra_mapping() -> None:
     expected = {"RR": False, "WW": False, "type1": True, "type2": True, "type3": True, "unchecked": None}
     for category, self_contra in expected.items():
         assert SymbolicVerdict(0, [], 0, [], [], None, category).self_contra is self_contra
+
+
+# -- speed-ups that must not change a claim (issue 19) ---------------------------------------------------
+
+# The extractor's regular expressions as first written; the module's faster spellings must match the same.
+_READABLE_TOKEN = (
+    r"(?<![a-z0-9])p {0,2}([0-9]{1,6})(?![0-9])"
+    r"|('s)(?![a-z])"
+    r"|([a-z]+)n't(?![a-z])"
+    r"|([0-9]+)"
+    r"|([a-z]+)"
+    r"|([.,;:!?()\[\]\"/&])"
+)
+_READABLE_ARROW = (
+    r"(?<![a-z0-9])p ?[0-9]{1,6}(?![0-9])"
+    r"(?:[ \t]*(?:<-->|<->|-->|->|--|=>|\u2192|\u2194|\u2014|\u2013|-)[ \t]*p ?[0-9]{1,6}(?![0-9]))+"
+)
+_TRICKY = (
+    "p1 p 12 p  123 p   1 ap1 1p1 p1234567 p12a P3's 's 'sx isn't isn'tx isnn't n't p1n't wasn't ben't "
+    "final answer: final  answer is answers are: the answer is the  answers\nare answerable: answer\tis "
+    "p1->p2 p1 - p2 -> p 3 p1<->p2=>p3\u2192p4 p1--p2 nodes p0-p9 edge edges hasn't p1is p9is edgen't "
+    "( ) [ ] \" / & . , ; : ! ? \u00a0 \u2028 \u2022 - * # > + 12. (3) x"
+)
+
+
+def _texts(count: int, seed: int) -> list[str]:
+    """Tricky strings, and random sentences from the words a claim is made of."""
+    words = _TRICKY.split(" ") + (
+        "P1 P2 P0 P12 is are was were be has have had not no the a of to and , . ? father mother uncle "
+        "maternal great sisters edge between from only 2 two outdegree connected 4-connected joined by path "
+        "via must cannot who which if then Final answer: \n as one - -> ’s"
+    ).split(" ")
+    rng = random.Random(seed)
+    texts = [_TRICKY, _TRICKY.lower(), _TRICKY.replace(" ", "")]
+    texts += [" ".join(rng.choice(words) for _ in range(rng.randrange(40))) for _ in range(count)]
+    return texts
+
+
+def test_fast_regexes_match_their_readable_forms() -> None:
+    final = cot_claims._FINAL
+    readable_answer = (
+        rf"(?:{final}|answers?)(?:\s*(?:is|are))?\s*:|(?:the\s+|final\s+)?answers?\s+(?:is|are)\b"
+    )
+    pairs = [
+        (re.compile(_READABLE_TOKEN), cot_claims._TOKEN),
+        (re.compile(_READABLE_ARROW), cot_claims._ARROW_CHAIN),
+        (re.compile(readable_answer), cot_claims._ANSWER_MARKER),
+    ]
+    for text in _texts(1500, seed=19):
+        norm = text.translate(cot_claims._NORMALISE)
+        for readable, fast in pairs:
+            want = [(m.span(), m.lastindex, m.groups()) for m in readable.finditer(norm)]
+            assert [(m.span(), m.lastindex, m.groups()) for m in fast.finditer(norm)] == want, text
+            end = len(norm) // 2  # reasoning_part scans up to a cut
+            assert [m.span() for m in fast.finditer(norm, 0, end)] == [
+                m.span() for m in readable.finditer(norm, 0, end)
+            ]
+
+
+def test_memo_and_anchor_filter_change_no_claim() -> None:
+    """``step_claims`` (memoised, anchor-less steps skipped) gives what a full parse of the step gives."""
+
+    def full_parse(step: str, index: int) -> list[Claim]:
+        if step.rstrip().endswith("?"):
+            return []
+        parser = cot_claims._StepParser(step, step.translate(cot_claims._NORMALISE))
+        return [Claim(s, r, o, n, index, said) for s, r, o, n, said in parser.run()]
+
+    texts = _texts(1500, seed=7) + [FIGURE4, FIGURE5, RIGHT, WRONG_STEP]
+    cot_claims._step_facts.cache_clear()
+    found = 0
+    for round_ in range(2):  # cold, then every step memoised
+        for text in texts:
+            for index, step in enumerate(split_steps(text)):
+                got = cot_claims.step_claims(step, index + round_)
+                assert got == full_parse(step, index + round_), step
+                found += len(got)
+    assert found > 500
+    # a long step is not memoised, and still parsed in full
+    long_step = "P5 is P2's mother and P3 is P1's son, " * 40 + "P4 is P0's uncle."
+    assert len(long_step) > cot_claims.MEMO_CHARS
+    assert cot_claims.step_claims(long_step, 3) == full_parse(long_step, 3) != []
