@@ -21,12 +21,12 @@ from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
 from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
 from relreason_dagster.benchmarks.relational.generate import make_sample
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
-from relreason_dagster.dlm.config import DEFAULT_RECIPE, RECIPES, DLMConfig, config_for
+from relreason_dagster.dlm.config import RECIPES, DLMConfig, config_for
 from relreason_dagster.errors import ConfigError
 
 DLM_MODEL = "dlm"  # the model name DLM answers carry in parsed_answers
 DLM_SETTING = "dlm"  # their setting: truth-value matrices in, truth values out
-IMPLEMENTATION = "dlm-impl-3"  # bump when model/training code changes what a seed trains
+IMPLEMENTATION = "dlm-impl-4"  # bump when model/training code changes what a seed trains
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class DLMSettings:
     seeds: tuple[int, ...]
     train_size: int | None  # None: exactly the profile's few-shot samples
     overrides: dict[str, Any]
-    recipe: str = DEFAULT_RECIPE  # a name in dlm.config.RECIPES; the overrides apply on top
+    recipe: str | None = None  # a name in dlm.config.RECIPES (None: each task's default); overrides on top
 
 
 def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings:
@@ -67,8 +67,8 @@ def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings
         raise ConfigError(f"DLM train size must be ≥ 1, got {size}")
     overrides = dict(profile.get("dlm_overrides") or {})
     DLMConfig.from_dict(overrides)  # unknown keys fail here, with the known ones named
-    recipe = str(profile.get("dlm_recipe") or DEFAULT_RECIPE)
-    if recipe not in RECIPES:
+    recipe = str(profile.get("dlm_recipe") or "") or None
+    if recipe is not None and recipe not in RECIPES:
         raise ConfigError(f"unknown dlm_recipe {recipe!r}; known: {', '.join(RECIPES)}")
     return DLMSettings(tasks, seeds, int(size) if size is not None else None, overrides, recipe)
 

@@ -9,7 +9,7 @@ Trains on the paper profile's ten few-shot samples of TASK (run seed 20240101),
 from training seed SEED, and scores the hard program on the ten IID (n = 10) and
 ten OOD (n = 20) test samples.  The key ``train_size`` trains on that many samples
 instead (the few-shot ones first, then more of the same stream, as ``dlm_train_size``
-does); ``recipe`` names one of ``dlm.config.RECIPES`` (default: relreason's first);
+does); ``recipe`` names one of ``dlm.config.RECIPES`` (default: the task's);
 the other keys override its settings.  Run one at a
 time, with one torch thread: two torch processes on two cores slow each other down
 several-fold.
@@ -26,7 +26,7 @@ from relreason_dagster import settings
 from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
-from relreason_dagster.dlm.config import DEFAULT_RECIPE, config_for
+from relreason_dagster.dlm.config import config_for, default_recipe
 from relreason_dagster.dlm.plan import training_samples
 from relreason_dagster.dlm.program import extract_program
 from relreason_dagster.dlm.train import predict, train
@@ -35,7 +35,7 @@ from relreason_dagster.dlm.train import predict, train
 def main(argv: list[str]) -> int:
     task, seed = argv[0], int(argv[1]) if len(argv) > 1 else 0
     overrides = json.loads(argv[2]) if len(argv) > 2 else {}
-    recipe = overrides.pop("recipe", DEFAULT_RECIPE)
+    recipe = overrides.pop("recipe", None) or default_recipe(task)
     train_size = int(overrides.pop("train_size", 0))
     torch.set_num_threads(1)
     profile = settings.get_profile("paper", "relational")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -21,6 +22,18 @@ from relreason_dagster.dlm.train import predict, train
 
 SEED = 20240101
 FAMILY_BASE = task_spec("HasFather").base_predicates
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Iterator[None]:
+    """One torch thread, as the pipeline trains (one per worker): on a busy two-core machine torch's
+    default threads made HasFather's training here take several times longer."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _samples(task: str, split: str, count: int, n: int) -> list[Sample]:
@@ -73,11 +86,17 @@ def test_per_sample_noise_gives_each_sample_its_own_selection():
 
 
 def test_parameter_count_is_reported_per_configuration():
-    """Depth 8 is the study's ~60k parameter model; depth 4 about half of it."""
-    family = DLM(n_base=4, target_arity=2, config=config_for("IsMGUncle"))
-    assert 50_000 < family.n_parameters() < 70_000
+    """Depth 8 on relreason's layer is the study's ~60k parameters; the authors' layer has ~25k.
+
+    The authors' units choose among positive candidates only and see the inputs in the first layer
+    only, so the same depth has fewer selection logits; depth 4 has about half of depth 8.
+    """
+    first = DLM(n_base=4, target_arity=2, config=config_for("IsMGUncle", recipe="relreason-1"))
+    assert 50_000 < first.n_parameters() < 70_000
+    authors = DLM(n_base=4, target_arity=2, config=config_for("IsMGUncle"))
+    assert 20_000 < authors.n_parameters() < 30_000
     assert (
-        DLM(n_base=4, target_arity=1, config=config_for("HasFather")).n_parameters() < family.n_parameters()
+        DLM(n_base=4, target_arity=1, config=config_for("HasFather")).n_parameters() < authors.n_parameters()
     )
 
 
@@ -114,9 +133,16 @@ def test_extracted_program_reproduces_the_network(has_father_run):
     program = extract_program(has_father_run.model, "HasFather", FAMILY_BASE)
     for sample in _samples("HasFather", "iid", 5, 10):
         assert program_cells(program, sample_predicates(sample), 10) == predict(has_father_run.model, sample)
-    # The generator gives every child both parents or none, so on this data "has a father" and
-    # "has a mother" are the same predicate; either is formula (2) on every family it can produce.
-    assert program.text in {"HasFather(x) ← ∃y IsFather(x, y)", "HasFather(x) ← ∃y IsMother(x, y)"}
+    # The default recipe stops at the first exact fit, so the program is formula (2) up to equivalence
+    # on the training data (the issue's criterion), not necessarily its text.  The generator gives every
+    # child both parents or none, so "has a father" and "has a mother" agree on all its families.
+    for sample in _samples("HasFather", "fewshot", 10, 10):
+        assert program_cells(program, sample_predicates(sample), 10) == _formula_2(sample)
+
+
+def _formula_2(sample: Sample) -> set[tuple[int, ...]]:
+    """(2) HasFather(x) ← ∃y IsFather(x, y), evaluated on the sample's facts."""
+    return {(x,) for x, _ in sample_predicates(sample).get("IsFather", ())}
 
 
 def _single_fathers(sample: Sample) -> Sample:
@@ -129,11 +155,20 @@ def _single_fathers(sample: Sample) -> Sample:
 
 
 def test_extracted_program_is_formula_2_when_the_data_tells_father_from_mother():
-    """With mothers missing for some children, only ∃y IsFather(x, y) fits: the program is formula (2)."""
+    """With mothers missing for some children, the program is formula (2) on the training data and beyond.
+
+    relreason's first recipe, which trains on until the soft loss is tiny, gives exactly its text.
+    """
     train_set = [_single_fathers(s) for s in _samples("HasFather", "fewshot", 10, 10)]
-    config = dataclasses.replace(config_for("HasFather"), max_epochs=200)
+    config = dataclasses.replace(config_for("HasFather"), max_epochs=20)
     result = train("HasFather", train_set, config, seed=0)
+    assert result.train_hard_errors == 0
     program = extract_program(result.model, "HasFather", FAMILY_BASE)
+    for sample in [*train_set, *(_single_fathers(s) for s in _samples("HasFather", "iid", 5, 10))]:
+        cells = program_cells(program, sample_predicates(sample), 10)
+        assert cells == _formula_2(sample) == predict(result.model, sample)
+    first = dataclasses.replace(config_for("HasFather", recipe="relreason-1"), max_epochs=200)
+    program = extract_program(train("HasFather", train_set, first, seed=0).model, "HasFather", FAMILY_BASE)
     assert program.text == "HasFather(x) ← ∃y IsFather(x, y)"
     assert program.units_used <= 1
 

@@ -82,7 +82,9 @@ def test_authors_layer_recipe_is_the_authors_script_on_their_layer():
         1e-5,
     )
     assert config.updates_per_epoch == authors.updates_per_epoch == 250 and config.exact_stop_loss == 1.0
-    assert config_for("IsGrandparent") == DLMConfig()  # the default recipe is unchanged
+    assert config_for("IsGrandparent") == config  # the default recipe
+    assert config.max_epochs == 100 and config_for("IsMGUncle").max_epochs == 40  # update budgets
+    assert config_for("IsMGUncle", {"max_epochs": 7}).max_epochs == 7  # a profile's overrides come last
 
 
 def _paper_samples(task: str) -> list[Sample]:

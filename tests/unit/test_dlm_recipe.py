@@ -16,8 +16,16 @@ from relreason_dagster.dlm.train import _epoch_batches, train
 from relreason_dagster.errors import ConfigError
 
 
-def test_default_recipe_is_the_first_one_and_authors_recipe_is_their_script():
-    assert DEFAULT_RECIPE == "relreason-1" and config_for("HasFather") == DLMConfig()
+def test_default_recipe_is_the_authors_layer_and_authors_recipe_is_their_script():
+    assert DEFAULT_RECIPE == "authors-layer"
+    assert config_for("HasFather") == config_for("HasFather", recipe="authors-layer")
+    assert config_for("HasFather", recipe="relreason-1") == DLMConfig()  # the first recipe stays reachable
+    # 2-Outdegree keeps the first recipe by default (the authors' layer costs hours there; config.py).
+    assert config_for("2-Outdegree") == config_for("2-Outdegree", recipe="relreason-1")
+    assert (
+        config_for("2-Outdegree").breadth == 4
+        and config_for("2-Outdegree", recipe="authors").layout == "relreason"
+    )
     authors = config_for("IsMGUncle", recipe="authors")
     assert authors.updates_per_epoch == 250 and authors.batch_size == 4
     assert (authors.temperature_decay, authors.gumbel_decay, authors.dropout, authors.dropout_decay) == (
@@ -65,10 +73,10 @@ def test_an_authors_run_counts_epochs_and_updates():
 
 def test_profile_chooses_the_recipe():
     fewshot = [make_sample("HasFather", "fewshot", i, 10, 20240101) for i in range(2)]
-    runs = plan_runs("HasFather", fewshot, Profile("t", {"dlm_recipe": "authors"}), 20240101)
-    plain = plan_runs("HasFather", fewshot, Profile("t", {}), 20240101)
-    assert runs[0].config.updates_per_epoch == 250 and plain[0].config.updates_per_epoch == 0
-    assert runs[0].run_id != plain[0].run_id
+    runs = plan_runs("HasFather", fewshot, Profile("t", {"dlm_recipe": "relreason-1"}), 20240101)
+    default = plan_runs("HasFather", fewshot, Profile("t", {}), 20240101)
+    assert runs[0].config.updates_per_epoch == 0 and default[0].config.updates_per_epoch == 250
+    assert default[0].config.layout == "authors" and runs[0].run_id != default[0].run_id
     with pytest.raises(ConfigError, match="unknown dlm_recipe"):
         dlm_settings(Profile("t", {"dlm_recipe": "nope"}))
     assert set(RECIPES) >= {"relreason-1", "authors"}

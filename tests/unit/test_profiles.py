@@ -41,7 +41,7 @@ def test_every_family_declares_smoke_and_paper_in_its_folder_within_its_schema()
 
 def test_builtin_values_are_the_studies_and_the_demo_sizes():
     """Spot checks of the sizes the README and the marts rely on (sample ids follow from these)."""
-    assert settings.get_profile("smoke", "relational").params["dlm_overrides"] == {"max_epochs": 300}
+    assert settings.get_profile("smoke", "relational").params["dlm_overrides"] == {"max_epochs": 20}
     assert settings.get_profile("smoke", "kor").params["rules"]["cipher"] == ["23"]
     assert settings.get_profile("paper", "flenqa").params["lengths"] == [250, 500, 1000, 2000, 3000]
     assert settings.get_profile("paper", "selfcontra").params["detect_limit"] is None
