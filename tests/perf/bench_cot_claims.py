@@ -7,7 +7,8 @@ without the network:
 
 * the gold CoT of every sample of the paper profile (``prompts.cot_answer``), the realistic case;
 * perturbed variants of it (lower/upper case, sentences shuffled, names renumbered, negations,
-  hedges, paraphrases, bullets and markdown, arrows), so that most branches of the matcher run;
+  hedges, paraphrases, bullets and markdown, arrows, answer markers, filler and near-miss
+  sentences), so that most branches of the matcher run;
 * sentences composed at random from the phrasings the extractor knows, and random word soup;
 * a few long (100 kB) texts: gold CoTs concatenated, and garbage.
 
@@ -17,8 +18,16 @@ optimisation leaves every output bit-identical (``repr`` of the claims and of th
 Usage::
 
     nice -n 5 .venv/bin/python tests/perf/bench_cot_claims.py              # timings
+    nice -n 5 .venv/bin/python tests/perf/bench_cot_claims.py --cold       # no step memoised twice
     .venv/bin/python tests/perf/bench_cot_claims.py --dump /tmp/claims.txt  # outputs, one line per item
     .venv/bin/python tests/perf/bench_cot_claims.py --compare /tmp/claims.txt
+
+To time or dump an older extractor, unpack that commit's package next to a copy of this script and run
+it there (it imports the package it sits next to)::
+
+    mkdir /tmp/old && git archive <commit> relreason_dagster tests/__init__.py tests/perf/__init__.py \
+        | tar -x -C /tmp/old && cp tests/perf/bench_cot_claims.py /tmp/old/tests/perf/
+    (cd /tmp/old && nice -n 5 /path/to/.venv/bin/python tests/perf/bench_cot_claims.py)
 """
 
 from __future__ import annotations
