@@ -21,6 +21,7 @@ from typing import Any
 
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.dlm.plan import DLMRun
+from relreason_dagster.dlm.slots import training_slot
 
 
 def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[str, Any]:
@@ -33,7 +34,8 @@ def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[
 
     if threads:
         torch.set_num_threads(threads)
-    result = train(run.task, list(run.train), run.config, run.seed)
+    with training_slot(default_workers()):  # machine-wide: concurrent task runs share the cores
+        result = train(run.task, list(run.train), run.config, run.seed)
     path = run.checkpoint_path(home)
     save_checkpoint(result.model, path)
     program = extract_program(result.model, run.task, task_spec(run.task).base_predicates)
@@ -63,7 +65,7 @@ def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[
 
 
 def default_workers() -> int:
-    """``RELREASON_DLM_WORKERS`` or the number of CPU cores."""
+    """``RELREASON_DLM_WORKERS`` or the number of CPU cores: also the trainings this machine runs at once."""
     value = os.environ.get("RELREASON_DLM_WORKERS", "")
     return max(1, int(value)) if value.isdigit() else max(1, os.cpu_count() or 1)
 
