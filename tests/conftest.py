@@ -37,3 +37,20 @@ def duck(tmp_path, lake):
     ensure_schema(con, lake)
     yield con
     con.close()
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """One torch thread for a module's DLM work, as the pipeline trains (one thread per worker).
+
+    The DLM's tensors are small, so threads buy little, and on a busy two-core machine torch's
+    default threads made these modules several times slower (test_dlm_formulas: 110 s -> 45 s).
+    """
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterator
 
 import pytest
 import torch
@@ -22,18 +21,7 @@ from relreason_dagster.dlm.train import predict, train
 
 SEED = 20240101
 FAMILY_BASE = task_spec("HasFather").base_predicates
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread, as the pipeline trains (one per worker): on a busy two-core machine torch's
-    default threads made HasFather's training here take several times longer."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _samples(task: str, split: str, count: int, n: int) -> list[Sample]:
@@ -106,7 +94,7 @@ def _mean_f1(model: DLM, samples: list[Sample]) -> float:
 
 
 @pytest.fixture(scope="module")
-def has_father_run():
+def has_father_run(one_torch_thread):
     """HasFather trained on the ten few-shot samples of the paper profile, within 200 epochs."""
     config = dataclasses.replace(config_for("HasFather"), max_epochs=200)
     return train("HasFather", _samples("HasFather", "fewshot", 10, 10), config, seed=0)

@@ -29,7 +29,6 @@ nodes" requires.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import pytest
@@ -46,18 +45,7 @@ from relreason_dagster.dlm.train import build_model, predict
 VARIABLES = ("x", "y", "z", "w")
 WORLD_SEEDS = (20240101, 7)
 RECIPES = ("relreason-1", "authors-layer")
-
-
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    """One torch thread: the forwards here are memory-bound copies, and on the shared two-core test
-    machine torch's default threads made the file take 110 s, one thread 45 s (measured 2026-12-03)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # forwards here are memory-bound copies
 
 
 @dataclass(frozen=True)
