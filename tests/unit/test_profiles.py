@@ -114,16 +114,24 @@ def test_use_profile_file_exports_an_absolute_path_for_child_processes(tmp_path,
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("mine:\n  extends: smoke\n  kor:\n    self_correction_rounds: two\n",
-         "mine.kor.self_correction_rounds: expected int, got 'two'"),
-        ("mine: {kor: {self_correction_rounds: true}}\n",
-         "mine.kor.self_correction_rounds: expected int, got True"),
+        (
+            "mine:\n  extends: smoke\n  kor:\n    self_correction_rounds: two\n",
+            "mine.kor.self_correction_rounds: expected int, got 'two'",
+        ),
+        (
+            "mine: {kor: {self_correction_rounds: true}}\n",
+            "mine.kor.self_correction_rounds: expected int, got True",
+        ),
         ("mine: {kor: {rules: {cipher: [23]}}}\n", "mine.kor.rules: expected dict[str, list[str]], got"),
-        ("mine: {relational: {dlm_tasks: HasFather}}\n",
-         "mine.relational.dlm_tasks: expected list[str] | null"),
+        (
+            "mine: {relational: {dlm_tasks: HasFather}}\n",
+            "mine.relational.dlm_tasks: expected list[str] | null",
+        ),
         ("mine: {kor: {rounds: 2}}\n", "mine.kor.rounds: unknown kor knob; known: "),
-        ("mine: {korr: {rounds: 2}}\n",
-         "mine.korr: unknown family; known: flenqa, kor, relational, selfcontra"),
+        (
+            "mine: {korr: {rounds: 2}}\n",
+            "mine.korr: unknown family; known: flenqa, kor, relational, selfcontra",
+        ),
         ("mine: {extends: smok}\n", "mine.extends: unknown profile 'smok'; known: mine, paper, smoke"),
         ("mine: {extends: [smoke]}\n", "mine.extends: expected str (a profile name), got ['smoke']"),
         ("a: {extends: b}\nb: {extends: a}\nmine: {extends: a}\n", "extends: cycle a -> b -> a"),

@@ -467,7 +467,7 @@ _TRICKY = (
     "p1 p 12 p  123 p   1 ap1 1p1 p1234567 p12a P3's 's 'sx isn't isn'tx isnn't n't p1n't wasn't ben't "
     "final answer: final  answer is answers are: the answer is the  answers\nare answerable: answer\tis "
     "p1->p2 p1 - p2 -> p 3 p1<->p2=>p3\u2192p4 p1--p2 nodes p0-p9 edge edges hasn't p1is p9is edgen't "
-    "( ) [ ] \" / & . , ; : ! ? \u00a0 \u2028 \u2022 - * # > + 12. (3) x"
+    '( ) [ ] " / & . , ; : ! ? \u00a0 \u2028 \u2022 - * # > + 12. (3) x'
 )
 
 

@@ -1020,8 +1020,7 @@ def step_claims(text: str, step: int) -> list[Claim]:
         return []
     facts = _step_facts(text) if len(text) <= MEMO_CHARS else _facts(text)
     return [
-        Claim(subject, relation, obj, negated, step, said)
-        for subject, relation, obj, negated, said in facts
+        Claim(subject, relation, obj, negated, step, said) for subject, relation, obj, negated, said in facts
     ]
 
 
