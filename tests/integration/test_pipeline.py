@@ -243,7 +243,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     assert {r[1] for r in table} >= {"oracle", "dlm"}  # LLMs with nl prompting in the same table
 
 
-def test_dlm_rerun_reuses_checkpoints_and_train_size_retrains(home):
+def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
     from relreason_dagster.pipeline import run_pipeline
 
     profile = settings.get_profile("smoke", "relational")
@@ -253,19 +253,26 @@ def test_dlm_rerun_reuses_checkpoints_and_train_size_retrains(home):
     assert report.dlm == {t: {"trained": 0, "reused": 1} for t in tasks}
     assert rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id") == before
 
-    # A damaged checkpoint is not trusted: that run trains again.
+    # A damaged checkpoint is not trusted: that run trains again (HasFather's: the cheapest to retrain).
     path = (
         settings.relreason_home()
-        / rows("SELECT checkpoint_path FROM raw.dlm_runs ORDER BY task LIMIT 1")[0][0]
+        / rows("SELECT checkpoint_path FROM raw.dlm_runs WHERE task = 'HasFather'")[0][0]
     )
     path.write_bytes(b"damaged")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
+    assert report.dlm["HasFather"] == {"trained": 1, "reused": 0}
     assert sum(d["trained"] for d in report.dlm.values()) == 1
 
+
+@pytest.mark.slow  # trains every smoke DLM task again (~1-2 min); the reuse above stays in make test
+def test_dlm_train_size_is_part_of_the_checkpoint_identity(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    tasks = settings.get_profile("smoke", "relational").get("dlm_tasks")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
-    assert sum(d["trained"] for d in report.dlm.values()) == len(tasks)
-    sizes = rows("SELECT DISTINCT train_size FROM raw.dlm_runs ORDER BY 1")
-    assert sizes == [(10,), (12,)]
+    assert report.dlm == {t: {"trained": 1, "reused": 0} for t in tasks}
+    sizes = rows("SELECT train_size, count(*) FROM raw.dlm_runs WHERE train_size = 12 GROUP BY 1")
+    assert sizes == [(12, len(tasks))]
     ids = rows("SELECT train_sample_ids FROM raw.dlm_runs WHERE train_size = 12 LIMIT 1")[0][0]
     stored = {r[0] for r in rows("SELECT sample_id FROM raw.samples WHERE split = 'fewshot'")}
     assert json.loads(ids)[0] in stored  # the prompts' few-shot sample comes first
