@@ -29,6 +29,7 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
     from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
     from relreason_dagster.benchmarks.scoring import set_f1
     from relreason_dagster.dlm.checkpoint import load_checkpoint
+    from relreason_dagster.dlm.config import default_recipe
     from relreason_dagster.dlm.jobs import default_workers, train_runs
     from relreason_dagster.dlm.plan import plan_runs
     from relreason_dagster.dlm.train import predict
@@ -59,10 +60,12 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
             out.append(
                 {
                     "task": run.task,
+                    "recipe": default_recipe(run.task),
                     "depth": run.config.depth,
                     "breadth": run.config.breadth,
                     "params": row["n_params"],
                     "epochs": row["total_epochs"],
+                    "attempt": row["attempts"],
                     "updates": row["total_epochs"] * _updates_per_epoch(run.config, len(run.train)),
                     "train_errors": row["train_hard_errors"],
                     "wall_s": round(row["wall_s"], 1),
