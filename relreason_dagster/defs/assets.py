@@ -16,7 +16,7 @@ from typing import Any
 
 import dagster as dg
 
-from relreason_dagster.benchmarks.base import Parsed, Sample
+from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
@@ -25,6 +25,7 @@ from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
 from relreason_dagster.storage.lake import Lake
+from relreason_dagster.storage.parsed_answers import refresh_parsed_answers
 from relreason_dagster.storage.prompt_snapshots import current_prompts, write_snapshot
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
@@ -166,53 +167,12 @@ def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
     model = context.partition_key
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        joined = fetch_dicts(
-            con,
-            """
-            SELECT r.prompt_id, r.content, r.error, p.setting, s.*
-            FROM raw.responses r
-            JOIN raw.prompts p USING (prompt_id)
-            JOIN raw.samples s ON s.sample_id = p.sample_id
-            WHERE r.model = ? AND p.kind = ?
-            """,
+        counts = refresh_parsed_answers(con, model)
+        status = con.execute(
+            "SELECT parse_status, count(*) FROM raw.parsed_answers a JOIN raw.prompts p USING (prompt_id)"
+            " WHERE a.model = ? AND p.kind = ? GROUP BY 1 ORDER BY 1",
             [model, TEST_KIND],
-        )
-        rows = [parse_response_row(model, r) for r in joined]
-        replace_rows(con, "parsed_answers", rows, "model = ?", [model])
-    status = Counter(r["parse_status"] for r in rows)
+        ).fetchall()
     return dg.MaterializeResult(
-        metadata={"rows": len(rows), **{f"parse_status_{k}": v for k, v in sorted(status.items())}}
+        metadata={**counts, **{f"parse_status_{k}": v for k, v in status}},
     )
-
-
-def parse_response_row(model: str, r: dict[str, Any]) -> dict[str, Any]:
-    """One ``raw.parsed_answers`` row from a response joined to its prompt and sample."""
-    sample = Sample.from_row(r)
-    base = {
-        "prompt_id": r["prompt_id"],
-        "model": model,
-        "sample_id": sample.sample_id,
-        "benchmark": sample.benchmark,
-        "task": sample.task,
-        "split": sample.split,
-        "setting": r["setting"],
-    }
-    if r["error"] is not None or r["content"] is None:
-        return {
-            **base,
-            "parse_status": "error",
-            "parsed": None,
-            "tp": 0,
-            "fp": 0,
-            "fn": 0,
-            "pred_pos": 0,
-            "n_cells": sample.n_cells,
-            "correct": None,
-            "detail": json.dumps({"error": r["error"]}),
-        }
-    return answer_row(base, get_family(sample.benchmark).parse(sample, r["setting"], r["content"]))
-
-
-def answer_row(base: dict[str, Any], parsed: Parsed) -> dict[str, Any]:
-    """A ``raw.parsed_answers`` row: the keys in ``base`` plus the scored answer (LLM and DLM alike)."""
-    return parsed.row(base)

@@ -63,6 +63,7 @@ RAW_TABLES: dict[str, str] = {
         n_cells INTEGER,
         correct BOOLEAN,
         detail JSON,
+        parse_key VARCHAR,
         PRIMARY KEY (prompt_id, model)
     """,
     # One row per trained DLM (task, config, seed, training set); its answers are parsed_answers
@@ -146,6 +147,7 @@ RAW_TABLES: dict[str, str] = {
         category VARCHAR NOT NULL,
         self_contra BOOLEAN,
         detail JSON,
+        parse_key VARCHAR,
         PRIMARY KEY (prompt_id, model)
     """,
     # KOR-Bench self-correction (§6.2): one row per model x question x round.  Round 0 is the
@@ -186,6 +188,8 @@ _LEGACY_FOLLOW_UPS = (
 # Columns added after a table first shipped: an older DuckDB file gains them in place.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "prompts": [("target_tokens", "INTEGER"), ("target_tolerance", "INTEGER"), ("target_exempt", "BOOLEAN")],
+    # What a row's parse read (storage/parsed_answers.py); NULL on older rows, which parse again once.
+    "parsed_answers": [("parse_key", "VARCHAR")],
 }
 
 

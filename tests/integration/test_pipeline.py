@@ -146,6 +146,35 @@ def test_second_run_makes_no_model_calls(home):
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
 
 
+def test_stored_answers_are_not_parsed_again_unless_something_changed(home):
+    import duckdb
+
+    from relreason_dagster.storage.parsed_answers import refresh_parsed_answers
+
+    n = home["n_prompts"]
+    by_prompt = (
+        "SELECT * EXCLUDE (parse_key) FROM raw.parsed_answers WHERE model = 'oracle' ORDER BY prompt_id"
+    )
+    con = duckdb.connect(str(settings.duckdb_path()))
+    try:
+        before = con.execute(by_prompt).fetchall()
+        assert len(before) == n
+        assert refresh_parsed_answers(con, "oracle") == {"rows": n, "parsed": 0, "kept": n, "deleted": 0}
+        # A lost row is parsed again, alone; a row of a prompt the model has no answer to is dropped.
+        con.execute(f"DELETE FROM raw.parsed_answers WHERE model = 'oracle' AND prompt_id = '{before[0][0]}'")
+        con.execute(
+            "INSERT INTO raw.parsed_answers (prompt_id, model, parse_status) VALUES ('gone', 'oracle', 'ok')"
+        )
+        assert refresh_parsed_answers(con, "oracle") == {"rows": n, "parsed": 1, "kept": n - 1, "deleted": 1}
+        # Other parsing code (another fingerprint): every row is parsed again, to the same values.
+        counts = refresh_parsed_answers(con, "oracle", fingerprint="edited parser")
+        assert counts == {"rows": n, "parsed": n, "kept": 0, "deleted": n}
+        assert con.execute(by_prompt).fetchall() == before
+        assert refresh_parsed_answers(con, "oracle")["parsed"] == n  # and back to the real code's keys
+    finally:
+        con.close()
+
+
 def test_adding_a_model_runs_only_that_model(home):
     from relreason_dagster.pipeline import run_pipeline
 
