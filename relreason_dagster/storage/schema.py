@@ -188,8 +188,9 @@ _LEGACY_FOLLOW_UPS = (
 # Columns added after a table first shipped: an older DuckDB file gains them in place.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "prompts": [("target_tokens", "INTEGER"), ("target_tolerance", "INTEGER"), ("target_exempt", "BOOLEAN")],
-    # What a row's parse read (storage/parsed_answers.py); NULL on older rows, which parse again once.
+    # What a row's parse (or check) read (storage/parsed_answers.py); NULL on older rows: they redo once.
     "parsed_answers": [("parse_key", "VARCHAR")],
+    "symbolic_checks": [("parse_key", "VARCHAR")],
 }
 
 

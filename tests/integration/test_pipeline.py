@@ -175,6 +175,39 @@ def test_stored_answers_are_not_parsed_again_unless_something_changed(home):
         con.close()
 
 
+def test_stored_symbolic_checks_are_not_checked_again(home, monkeypatch):
+    import duckdb
+
+    from relreason_dagster.benchmarks.relational import steps
+    from relreason_dagster.storage.duckdb_io import fetch_dicts
+
+    step = steps.SymbolicChecks()
+    profile = settings.get_profile("smoke", "relational")
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        stored = {
+            name: fetch_dicts(con, sql, params)
+            for name, (sql, params) in step.reads("oracle", profile).items()
+        }
+    finally:
+        con.close()
+    assert len(stored["checked"]) == len(stored["responses"]) > 0
+    by_prompt = {c["prompt_id"]: c for c in stored["checked"]}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a stored check was computed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(steps, "check_reasoning", refuse)
+        kept = step.rows(stored, profile, "oracle", {}).rows
+    assert {r["prompt_id"]: r for r in kept} == by_prompt
+    # Without stored rows every response is checked, to the same rows.
+    fresh = step.rows({**stored, "checked": []}, profile, "oracle", {}).rows
+    assert {r["prompt_id"]: {**r, "detail": json.loads(r["detail"])} for r in fresh} == {
+        k: {**v, "detail": json.loads(v["detail"])} for k, v in by_prompt.items()
+    }
+
+
 def test_adding_a_model_runs_only_that_model(home):
     from relreason_dagster.pipeline import run_pipeline
 
