@@ -15,6 +15,14 @@ Variants:
 * ``zero_price``: the model registered at zero price (:func:`price_unknown_model_at_zero`).
 * ``quiet``: success logging skipped (:func:`gateway._quiet_kwargs`).
 * ``tuned``: both, i.e. what the gateway sends now.
+* ``hosted_vllm`` and ``aiohttp_openai``: the same tuned call through the two lighter
+  LiteLLM providers for OpenAI-compatible servers (issue 19 asked which the installed
+  LiteLLM offers).  ``hosted_vllm/`` is the OpenAI-compatible path without the OpenAI
+  SDK's client; ``aiohttp_openai/`` is cheaper still but, in LiteLLM 1.110.2, reports
+  zero token usage (relreason stores token counts) and keeps its aiohttp session across
+  event loops (a second ``asyncio.run`` fails with "Event loop is closed"), so the
+  gateway cannot use it; it is measured here, in one event loop, as the floor LiteLLM
+  itself reaches.
 
 ``run_model_ab`` does the same end to end: ``run_model`` (hashing, storage,
 concurrency 8) with the tuning switched off and on, alternating in one process.
@@ -162,7 +170,9 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
         raise RuntimeError("a LiteLLM success callback is registered: the quiet variant would not be quiet")
     # Distinct model names so that pricing one at zero leaves the other unknown to LiteLLM.
     untuned_model, tuned_model = "openai/bench-unpriced", "openai/bench-zero-priced"
-    gateway.price_unknown_model_at_zero(tuned_model)
+    vllm_model, aiohttp_model = "hosted_vllm/bench-zero-priced", "aiohttp_openai/bench-zero-priced"
+    for model in (tuned_model, vllm_model, aiohttp_model):
+        gateway.price_unknown_model_at_zero(model)
     proc = subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(REPO_ROOT)],
         stdin=subprocess.PIPE,
@@ -177,19 +187,30 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
             "zero_price": lambda n: _litellm_calls(api_base, tuned_model, {}, n),
             "quiet": lambda n: _litellm_calls(api_base, untuned_model, quiet, n),
             "tuned": lambda n: _litellm_calls(api_base, tuned_model, quiet, n),
+            "hosted_vllm": lambda n: _litellm_calls(api_base, vllm_model, quiet, n),
+            "aiohttp_openai": lambda n: _litellm_calls(api_base, aiohttp_model, quiet, n),
             "plain_aiohttp": lambda n: _aiohttp_calls(api_base, n),
         }
         cpu: dict[str, list[float]] = {name: [] for name in variants}
-        for run in variants.values():  # warm-up: imports, clients, first-call caches
-            asyncio.run(run(5))
-        rng = random.Random(0)
-        for _ in range(rounds):
-            order = list(variants)
-            rng.shuffle(order)
-            for name in order:
-                start = time.process_time()
-                asyncio.run(variants[name](calls))
-                cpu[name].append(1000 * (time.process_time() - start) / calls)
+        # One event loop for every round: aiohttp_openai's session outlives a loop (see above).
+        loop = asyncio.new_event_loop()
+        try:
+            for run in variants.values():  # warm-up: imports, clients, first-call caches
+                loop.run_until_complete(run(5))
+            rng = random.Random(0)
+            for _ in range(rounds):
+                order = list(variants)
+                rng.shuffle(order)
+                for name in order:
+                    start = time.process_time()
+                    loop.run_until_complete(variants[name](calls))
+                    cpu[name].append(1000 * (time.process_time() - start) / calls)
+        finally:
+            leftover = asyncio.all_tasks(loop)  # LiteLLM's logging worker, as asyncio.run would cancel it
+            for task in leftover:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+            loop.close()
         end_to_end = run_model_ab(api_base)
     finally:
         assert proc.stdin is not None
@@ -218,7 +239,10 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"CPU ms per `litellm.acompletion` call against a zero-latency server in a child process, lower "
         f"quartile of {result['rounds']} shuffled rounds of {result['calls_per_round']} calls; untuned is "
-        "the call before the LiteLLM tuning, tuned is what the gateway sends now.",
+        "the call before the LiteLLM tuning, tuned is what the gateway sends now; hosted_vllm and "
+        "aiohttp_openai are the tuned call through LiteLLM's lighter providers for OpenAI-compatible servers "
+        "(aiohttp_openai reports no token usage and cannot outlive an event loop, so the gateway cannot use "
+        "it: it shows LiteLLM's own floor); plain_aiohttp is a bare HTTP client.",
         "",
         "| variant | CPU ms / call (p25) | median | ÷ untuned |",
         "|---|---|---|---|",
