@@ -20,9 +20,12 @@ prompt a second time for nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import litellm
@@ -58,6 +61,55 @@ def default_threads() -> int:
     return max(1, min(cpus, MAX_THREADS))
 
 
+def _cpu_advertises_amx() -> bool:
+    """Whether /proc/cpuinfo lists Intel AMX tiles (``amx_tile``); False where it cannot be read."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("flags") and " amx_tile" in line for line in fh)
+    except OSError:
+        return False
+
+
+def extra_buffer_types_enabled() -> bool:
+    """Whether llama.cpp may use its extra CPU buffer types (weight repacking, Intel AMX kernels).
+
+    Why not always: on a CPU that advertises AMX, llama.cpp compiled for that CPU
+    multiplies through AMX tiles, and inside a virtual machine whose hypervisor does
+    not hand the tile state to the guest that crashes the process at the first
+    decode (SIGSEGV at ``ldtilecfg`` in ``ggml_backend_amx_mul_mat``, seen on this
+    project's 2-core Firecracker machines).  Without the extra buffer types the
+    weights stay in llama.cpp's plain CPU buffers and every kernel is an ordinary
+    AVX one.  ``RELREASON_LLAMA_EXTRA_BUFTS=1`` (or ``0``) overrides the guess.
+    """
+    env = os.environ.get("RELREASON_LLAMA_EXTRA_BUFTS")
+    if env is not None:
+        return env.strip() not in ("0", "", "false", "no")
+    return not _cpu_advertises_amx()
+
+
+@contextlib.contextmanager
+def _model_params_without_extra_buffers() -> Iterator[None]:
+    """While loading: llama.cpp's default model params with ``use_extra_bufts`` off.
+
+    llama-cpp-python's ``Llama`` exposes no argument for it; it builds its params
+    from ``llama_model_default_params()``, looked up on its low-level module at
+    construction, so that function is wrapped for the duration (under ``_load_lock``).
+    """
+    raw = importlib.import_module("llama_cpp.llama_cpp")
+    original = raw.llama_model_default_params
+
+    def defaults() -> Any:
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    raw.llama_model_default_params = defaults
+    try:
+        yield
+    finally:
+        raw.llama_model_default_params = original
+
+
 def _model_name(model: str) -> str:
     return model.split("/", 1)[1] if model.startswith(PROVIDER + "/") else model
 
@@ -83,9 +135,15 @@ def get_llama(name: str, n_ctx: int | None = None) -> tuple[Any, threading.Lock,
             # Flash attention: ~25% faster prompt processing on 3k-token prompts here (measured on 2
             # cores); still deterministic at temperature 0 with a seed. RELREASON_LLAMA_FLASH_ATTN=0 disables.
             flash = os.environ.get("RELREASON_LLAMA_FLASH_ATTN", "1") != "0"
-            llm = Llama(
-                model_path=path, n_ctx=n_ctx, n_threads=default_threads(), flash_attn=flash, verbose=False
+            guard = (
+                contextlib.nullcontext()
+                if extra_buffer_types_enabled()
+                else _model_params_without_extra_buffers()
             )
+            with guard:
+                llm = Llama(
+                    model_path=path, n_ctx=n_ctx, n_threads=default_threads(), flash_attn=flash, verbose=False
+                )
             entry = (llm, threading.Lock())
             _models[key] = entry
     return entry[0], entry[1], n_ctx
