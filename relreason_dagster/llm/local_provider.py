@@ -73,13 +73,16 @@ def _cpu_advertises_amx() -> bool:
 def extra_buffer_types_enabled() -> bool:
     """Whether llama.cpp may use its extra CPU buffer types (weight repacking, Intel AMX kernels).
 
-    Why not always: on a CPU that advertises AMX, llama.cpp compiled for that CPU
-    multiplies through AMX tiles, and inside a virtual machine whose hypervisor does
-    not hand the tile state to the guest that crashes the process at the first
-    decode (SIGSEGV at ``ldtilecfg`` in ``ggml_backend_amx_mul_mat``, seen on this
-    project's 2-core Firecracker machines).  Without the extra buffer types the
-    weights stay in llama.cpp's plain CPU buffers and every kernel is an ordinary
-    AVX one.  ``RELREASON_LLAMA_EXTRA_BUFTS=1`` (or ``0``) overrides the guess.
+    Why not always: on a CPU that advertises AMX (Sapphire Rapids and newer), llama.cpp
+    moves the weights into its AMX buffer and multiplies through AMX tiles, and the
+    llama.cpp that llama-cpp-python 0.3.36 ships crashes there at the first decode:
+    SIGSEGV at ``ldtilecfg`` in ``ggml_backend_amx_mul_mat`` (llama.cpp issue #20824;
+    PR #26954 traces it to an invalid tile configuration and worker threads that never
+    asked the kernel for AMX tile state).  Seen on this project's 2-core machines: every
+    local call killed the process.  Without the extra buffer types the weights stay in
+    llama.cpp's plain CPU buffers and every kernel is an ordinary AVX one (this Q4_1
+    model has no repacked layout, so nothing else changes for it).
+    ``RELREASON_LLAMA_EXTRA_BUFTS=1`` (or ``0``) overrides the guess.
     """
     env = os.environ.get("RELREASON_LLAMA_EXTRA_BUFTS")
     if env is not None:

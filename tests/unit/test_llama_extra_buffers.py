@@ -1,7 +1,7 @@
 """On a CPU that advertises Intel AMX the local model loads without llama.cpp's extra buffer types.
 
-Why: llama.cpp's AMX kernels crashed the process at the first decode on this project's
-Firecracker machines (SIGSEGV at ``ldtilecfg``); see ``local_provider.extra_buffer_types_enabled``.
+Why: llama.cpp's AMX kernels crash the process at the first decode (SIGSEGV at ``ldtilecfg``,
+llama.cpp issue #20824); see ``local_provider.extra_buffer_types_enabled``.
 """
 
 from __future__ import annotations
