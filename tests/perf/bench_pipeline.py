@@ -3,8 +3,10 @@
 Why: with a model that answers instantly, every second the pipeline takes
 is the pipeline's own overhead (prompt generation, LiteLLM, the gateway's
 cache and DuckDB writes, parsing, dbt, Dagster's bookkeeping).  Run 1 makes
-every model call; run 2 repeats the identical run, so every response comes
-from the stored rows and the difference is what the model calls cost.
+every model call; run 2 repeats the identical run with ``rerun`` (every stage
+runs), so every response comes from the stored rows and the difference is what
+the model calls cost; run 3 repeats it as a user would, without ``rerun``, and
+measures the launch record's "nothing changed" check.
 
 The stage split comes from wrapping ``dagster.materialize`` (which
 ``run_pipeline`` calls once per stage) and reading each run's step events,
@@ -164,7 +166,8 @@ async def _litellm_baseline(n: int, concurrency: int) -> float:
 
 
 def bench_pipeline(per_split: int = DEFAULT_PER_SPLIT, seed: int | None = None) -> dict[str, Any]:
-    """Run the pipeline twice (all calls, then all cached) plus gateway-only and LiteLLM-only timings."""
+    """Run the pipeline three times (all calls, all cached with --rerun, unchanged) plus gateway-only and
+    LiteLLM-only timings."""
     from relreason_dagster import settings
 
     seed = settings.DEFAULT_SEED if seed is None else seed
@@ -241,6 +244,22 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
         )
     out["runs"] = runs
 
+    # Run 3: the same launch again without ``rerun``, nothing changed: what a user's repeated
+    # `relreason run` costs (the launch record finds every input unchanged and starts no run).
+    reset_calls()
+    with Timer() as t:
+        report = run_pipeline([MODEL], profile=PROFILE, seed=seed)
+    n_prompts = runs[-1]["prompts"]
+    out["unchanged"] = {
+        "label": "run 3 (nothing changed, no --rerun)",
+        "prompts": n_prompts,
+        "total_s": round(t.seconds, 3),
+        "ms_per_prompt": round(1000 * t.seconds / max(1, n_prompts), 4),
+        "check_s": round(report.check_seconds, 3),
+        "skipped": report.unchanged_since is not None,
+        "model_calls_counted": call_count(MODEL),
+    }
+
     # The gateway alone on a subset of the prompts, in a fresh lake (no cache), then again (all stored).
     import duckdb
 
@@ -300,7 +319,20 @@ def render(result: dict[str, Any]) -> str:
             f"| {run['label']} | {run['prompts']:,} | {run['model_calls_counted']:,} | {run['total_s']} "
             f"| {run['ms_per_prompt']} |"
         )
+    r3 = result.get("unchanged")
+    if r3:
+        lines.append(
+            f"| {r3['label']} | {r3['prompts']:,} | {r3['model_calls_counted']:,} | {r3['total_s']} "
+            f"| {r3['ms_per_prompt']} |"
+        )
     r1, r2 = runs
+    if r3:
+        lines += [
+            "",
+            f"Run 2 is `--rerun`: every stage runs, every answer comes from the lake.  Run 3 is the "
+            f"launch a user repeats: the launch record compared its inputs in {r3['check_s']} s and "
+            + ("started no run." if r3["skipped"] else "**started runs anyway** (an input changed)."),
+        ]
     if r2["total_s"] > 0:
         lines.append("")
         lines.append(
