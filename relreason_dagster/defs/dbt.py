@@ -5,6 +5,7 @@
 ``dagster dev``, where ``prepare_if_dev`` does nothing).
 """
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -34,7 +35,24 @@ def _dbt_executable() -> str:
 
 
 def ensure_manifest(project_dir: Path = settings.DBT_PROJECT_DIR) -> Path:
-    manifest = project_dir / "target" / "manifest.json"
+    """The dbt manifest, parsed first when missing or older than the project's files.
+
+    Several processes may import this module at once on a fresh checkout (parallel test
+    workers, a CLI beside the UI); an exclusive lock on ``target/.parse.lock`` lets one
+    of them parse while the others wait and then find the manifest current, so no
+    process reads a manifest another is still writing.
+    """
+    target = project_dir / "target"
+    target.mkdir(parents=True, exist_ok=True)
+    with open(target / ".parse.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return _parse_if_stale(project_dir, target / "manifest.json")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
     inputs = {".sql", ".yml", ".csv"}  # models, their schemas, and seeds
     sources = [p for p in project_dir.rglob("*") if p.suffix in inputs and "target" not in p.parts]
     newest = max((p.stat().st_mtime for p in sources), default=0)
