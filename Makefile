@@ -22,9 +22,12 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/relreason demo
 
+# Two test processes (pytest-xdist), each taking whole test files: most tests are one Python thread
+# waiting on its own subprocesses, so two share a 2-core machine well.  TEST_WORKERS=0 runs them in one.
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
