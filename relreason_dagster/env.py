@@ -55,38 +55,7 @@ def ensure_dagster_home(relreason_home: Path) -> Path:
     ):
         cfg.write_text(DAGSTER_YAML)
     os.environ["DAGSTER_HOME"] = str(home)
-    _create_storage_once(home)
     return home
-
-
-STORAGE_READY = ".storage-ready"
-
-
-def _create_storage_once(home: Path) -> None:
-    """Create the instance's databases in one process at a time, once per home.
-
-    Why: each of Dagster's SQLite databases stamps its schema version when it is
-    created, and two processes creating the same fresh home at once (a `relreason
-    run` and a `relreason status`, or the UI's webserver and daemon) both stamp
-    it. The table then has two heads and every later open of that database fails
-    with "more than one head present", for good. An exclusive lock around the
-    first open, and a marker after it, make the creation happen once; later
-    commands pay one stat.
-    """
-    marker = home / STORAGE_READY
-    if marker.exists():
-        return
-    import fcntl
-
-    import dagster as dg
-
-    with open(home / ".storage.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if marker.exists():
-            return
-        with dg.DagsterInstance.from_config(str(home)):
-            pass
-        marker.write_text("Dagster's databases here were created under .storage.lock (relreason env.py)\n")
 
 
 apply_offline_env()

@@ -20,7 +20,6 @@ from typing import Any
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import baseline_family, get_family
-from relreason_dagster.env import ensure_dagster_home
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.settings import max_concurrent_runs
@@ -81,10 +80,11 @@ class PipelineReport:
 
 def prepare_environment(profile: str) -> None:
     """Validate the profile and point Dagster at RELREASON_HOME before definitions load."""
+    from relreason_dagster.defs.instance import ensure_instance
+
     settings.profile_families(profile)  # an unknown profile or a bad profile file: one line
     os.environ["RELREASON_PROFILE"] = profile
-    home = settings.relreason_home()
-    ensure_dagster_home(home)
+    ensure_instance(settings.relreason_home())
     os.environ.setdefault("RELREASON_DUCKDB", str(settings.duckdb_path()))
 
 

@@ -1,7 +1,7 @@
 """A fresh Dagster home opened by several processes at once ends up with sound databases.
 
 Dagster stamps each SQLite database's schema version when it creates it; without
-the lock in ``env.ensure_dagster_home`` two processes starting on a new home both
+the lock in ``defs/instance.ensure_instance`` two processes starting on a new home both
 stamp, and that home fails on every later open ("more than one head present").
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 OPEN_HOME = (
     "import sys\n"
     "from pathlib import Path\n"
-    "from relreason_dagster.env import ensure_dagster_home\n"
+    "from relreason_dagster.defs.instance import ensure_instance\n"
     "import dagster as dg\n"
-    "ensure_dagster_home(Path(sys.argv[1]))\n"
+    "ensure_instance(Path(sys.argv[1]))\n"
     "with dg.DagsterInstance.get() as instance:\n"
     "    instance.get_runs(limit=1)\n"
 )
@@ -54,12 +54,12 @@ def test_processes_opening_a_new_home_at_once_stamp_each_database_once(tmp_path)
 
 
 def test_an_existing_home_is_not_opened_again(tmp_path, monkeypatch):
-    from relreason_dagster import env
+    from relreason_dagster.defs.instance import ensure_instance
 
     monkeypatch.setenv("DAGSTER_HOME", "")  # recorded, so the value the call sets is undone after
     monkeypatch.delenv("DAGSTER_HOME")
-    home = env.ensure_dagster_home(tmp_path / "home")
+    home = ensure_instance(tmp_path / "home")
     runs_db = home / "history" / "runs.db"
     runs_db.unlink()  # the marker, not the files, says the creation is done
-    env.ensure_dagster_home(tmp_path / "home")
+    ensure_instance(tmp_path / "home")
     assert not runs_db.exists()

@@ -155,9 +155,9 @@ def _fake_pipeline_job(fail: bool) -> str:
 
 
 def _dagster_env(home: Path) -> dict[str, str]:
-    from relreason_dagster.env import ensure_dagster_home
+    from relreason_dagster.defs.instance import ensure_instance
 
-    return {**os.environ, "DAGSTER_HOME": str(ensure_dagster_home(home))}
+    return {**os.environ, "DAGSTER_HOME": str(ensure_instance(home))}
 
 
 def test_failed_step_and_its_planned_check(home, capsys):
