@@ -20,13 +20,15 @@ from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
-from relreason_dagster.llm.gateway import ProgressPrinter, run_model
+from relreason_dagster.llm.gateway import ProgressPrinter, RunStats, run_model
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+from relreason_dagster.storage import answered, built_from
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
+from relreason_dagster.storage.fingerprints import code_digest
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.parsed_answers import refresh_parsed_answers
-from relreason_dagster.storage.prompt_snapshots import current_prompts, write_snapshot
+from relreason_dagster.storage.prompt_snapshots import current_prompts, snapshot_rows, write_snapshot
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
 
@@ -41,27 +43,56 @@ def _in_list(values: list[str]) -> str:
     description="Generated benchmark samples of every selected family at the run's profile (raw.samples).",
 )
 def samples(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
-    rows: list[dict[str, Any]] = []
-    for name in run_settings.family_names():
-        family = get_family(name)
-        generated = family.generate(run_settings.profile_for(name), run_settings.seed)
-        rows.extend(s.row() for s in generated)
     families = run_settings.family_names()
+    code = code_digest()
+    keys = {
+        name: built_from.samples_key(name, run_settings.profile_for(name), run_settings.seed, code)
+        for name in families
+    }
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        replace_rows(con, "samples", rows, f"benchmark IN ({_in_list(families)})", families)
-    counts = Counter((r["benchmark"], r["task"], r["split"]) for r in rows)
-    summary = [
-        {"benchmark": b, "task": t, "split": s, "samples": c} for (b, t, s), c in sorted(counts.items())
-    ]
+        kept = _unchanged(
+            con, built_from.SAMPLES, keys, "SELECT count(*) FROM raw.samples WHERE benchmark = ?"
+        )
+        todo = [name for name in families if name not in kept]
+        rows: list[dict[str, Any]] = []
+        for name in todo:
+            generated = get_family(name).generate(run_settings.profile_for(name), run_settings.seed)
+            rows.extend(s.row() for s in generated)
+        if todo:
+            built_from.forget(con, built_from.SAMPLES, todo)
+            replace_rows(con, "samples", rows, f"benchmark IN ({_in_list(todo)})", todo)
+            built = Counter(r["benchmark"] for r in rows)
+            built_from.record(con, built_from.SAMPLES, {name: (keys[name], built[name]) for name in todo})
+        summary = fetch_dicts(
+            con,
+            "SELECT benchmark, task, split, count(*) AS samples FROM raw.samples"
+            f" WHERE benchmark IN ({_in_list(families)}) GROUP BY ALL ORDER BY ALL",
+            families,
+        )
     return dg.MaterializeResult(
         metadata={
-            "rows": len(rows),
+            "rows": sum(r["samples"] for r in summary),
+            "generated": len(rows),
+            "kept": dg.MetadataValue.json(sorted(kept)),
             "profile": run_settings.profile,
             "seed": run_settings.seed,
             "per_task": dg.MetadataValue.md(markdown_table(summary, limit=60)),
         }
     )
+
+
+def _unchanged(con: Any, asset: str, keys: dict[str, str], count_sql: str) -> dict[str, int]:
+    """``{family: rows}`` of the families whose last build of ``asset`` had these keys and whose rows
+    are all still stored."""
+    stored = built_from.stored_keys(con, asset, list(keys))
+    kept = {}
+    for name, key in keys.items():
+        if name in stored and stored[name][0] == key:
+            (rows,) = con.execute(count_sql, [name]).fetchone()
+            if rows == stored[name][1]:
+                kept[name] = rows
+    return kept
 
 
 @dg.asset(
@@ -72,10 +103,26 @@ def samples(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
 )
 def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
     families = run_settings.family_names()
+    code = code_digest()
+    lake = Lake.default()
     rows: list[dict[str, Any]] = []
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        for name in families:
+        sample_keys = built_from.stored_keys(con, built_from.SAMPLES, families)
+        keys = {
+            name: built_from.prompts_key(name, run_settings.profile_for(name), sample_keys[name][0], code)
+            for name in families
+            if name in sample_keys
+        }
+        count_sql = f"SELECT count(*) FROM raw.prompts WHERE benchmark = ? AND kind = '{TEST_KIND}'"
+        kept = {
+            name
+            for name, n in _unchanged(con, built_from.PROMPTS, keys, count_sql).items()
+            # Model workers read the lake's snapshot: keep only a family whose snapshot is there too.
+            if snapshot_rows(lake, name) == n
+        }
+        todo = [name for name in families if name not in kept]
+        for name in todo:
             family = get_family(name)
             sample_rows = fetch_dicts(con, "SELECT * FROM raw.samples WHERE benchmark = ?", [name])
             built = family.build_prompts(
@@ -95,23 +142,46 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
                 row["tokenizer"] = DEFAULT_TOKENIZER
                 row["kind"] = TEST_KIND
                 rows.append(row)
-        # Only test prompts are rebuilt here; follow-ups (self-correction, judge) belong to their assets.
-        replace_rows(
-            con, "prompts", rows, f"kind = '{TEST_KIND}' AND benchmark IN ({_in_list(families)})", families
+        if todo:
+            built_from.forget(con, built_from.PROMPTS, todo)
+            # Only test prompts are rebuilt here; follow-ups (self-correction, judge) belong to their assets.
+            replace_rows(
+                con, "prompts", rows, f"kind = '{TEST_KIND}' AND benchmark IN ({_in_list(todo)})", todo
+            )
+            by_family = {name: [r for r in rows if r["benchmark"] == name] for name in todo}
+            for name in todo:  # model workers read these, so model calls never need the DuckDB file
+                write_snapshot(lake, name, by_family[name])
+            built_from.record(
+                con,
+                built_from.PROMPTS,
+                {name: (keys[name], len(by_family[name])) for name in todo if name in keys},
+            )
+        stats = fetch_dicts(
+            con,
+            "SELECT benchmark, setting, count(*) AS n, max(input_tokens) AS max_tokens,"
+            " sum(input_tokens) AS sum_tokens FROM raw.prompts"
+            f" WHERE kind = '{TEST_KIND}' AND benchmark IN ({_in_list(families)}) GROUP BY ALL ORDER BY ALL",
+            families,
         )
-    lake = Lake.default()
-    for name in families:  # model workers read these, so model calls never need the DuckDB file
-        write_snapshot(lake, name, [r for r in rows if r["benchmark"] == name])
-    by_setting = Counter((r["benchmark"], r["setting"]) for r in rows)
-    tokens = [r["input_tokens"] for r in rows]
-    preview = rows[0]["messages"][:1500] if rows else ""
+        if rows:
+            preview = rows[0]["messages"]
+        else:
+            first = con.execute(
+                f"SELECT messages FROM raw.prompts WHERE kind = '{TEST_KIND}' AND benchmark IN "
+                f"({_in_list(families)}) ORDER BY prompt_id LIMIT 1",
+                families,
+            ).fetchone()
+            preview = first[0] if first else ""
+    n = sum(r["n"] for r in stats)
     return dg.MaterializeResult(
         metadata={
-            "rows": len(rows),
-            "per_setting": dg.MetadataValue.json({f"{b}/{s}": c for (b, s), c in sorted(by_setting.items())}),
-            "input_tokens_max": max(tokens, default=0),
-            "input_tokens_mean": round(sum(tokens) / len(tokens), 1) if tokens else 0,
-            "preview": dg.MetadataValue.md(f"```\n{preview}\n```"),
+            "rows": n,
+            "built": len(rows),
+            "kept": dg.MetadataValue.json(sorted(kept)),
+            "per_setting": dg.MetadataValue.json({f"{r['benchmark']}/{r['setting']}": r["n"] for r in stats}),
+            "input_tokens_max": max((r["max_tokens"] or 0 for r in stats), default=0),
+            "input_tokens_mean": round(sum(r["sum_tokens"] or 0 for r in stats) / n, 1) if n else 0,
+            "preview": dg.MetadataValue.md(f"```\n{preview[:1500]}\n```"),
         }
     )
 
@@ -130,17 +200,30 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     spec = get_model(run_settings.models_path(), context.partition_key)
     require_api_key(spec)
     lake = Lake.default()
-    # The prompts' lake snapshot, not the DuckDB file: this step runs on any worker that sees the lake.
-    todo = current_prompts(lake, run_settings.family_names())
-    for row in todo:
-        row["messages"] = json.loads(row["messages"])
+    families = run_settings.family_names()
     # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
     progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-    stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
+    key = answered.pass_key(lake, spec, families)
+    record = answered.read_pass(lake, spec.name) if key is not None else None
+    if record is not None and record["key"] == key:
+        # Nothing changed since a pass that answered every prompt: nothing to ask, nothing to store.
+        stats = RunStats(model=spec.name, total=record["prompts"], skipped=record["prompts"])
+        progress(stats.done, stats.total, stats)
+    else:
+        answered.forget_pass(lake, spec.name)
+        # The prompts' lake snapshot, not the DuckDB file: this step runs on any worker that sees the lake.
+        todo = current_prompts(lake, families)
+        for row in todo:
+            row["messages"] = json.loads(row["messages"])
+        stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
+        if stats.errors == 0 and stats.done == stats.total:
+            after = answered.pass_key(lake, spec, families)  # the listing now holds this pass's writes
+            if after is not None:
+                answered.write_pass(lake, spec.name, after, stats.total)
     context.log.info(stats.summary())
     return dg.MaterializeResult(
         metadata={
-            "prompts": len(todo),
+            "prompts": stats.total,
             "model_calls": stats.called,
             "from_cache": stats.cached,
             "already_stored": stats.skipped,

@@ -44,19 +44,33 @@ def write_snapshot(lake: Lake, benchmark: str, rows: Sequence[dict[str, Any]]) -
     return written[0] if written else None
 
 
+def newest_snapshot(lake: Lake, benchmark: str) -> str | None:
+    """The path of ``benchmark``'s current snapshot (its newest file), or None."""
+    files = [
+        f for f in lake.files(TABLE, {"benchmark": benchmark}) if f.rsplit("/", 1)[-1].startswith(PREFIX)
+    ]
+    return max(files, key=lambda f: f.rsplit("/", 1)[-1]) if files else None
+
+
+def snapshot_rows(lake: Lake, benchmark: str) -> int | None:
+    """How many prompts ``benchmark``'s current snapshot holds; None when it has none."""
+    newest = newest_snapshot(lake, benchmark)
+    if newest is None:
+        return None
+    ids = pq.read_table(newest, filesystem=lake.fs, columns=["prompt_id"]).column("prompt_id")
+    return len(ids) - ids.null_count
+
+
 def current_prompts(lake: Lake, benchmarks: Sequence[str]) -> list[dict[str, Any]]:
     """The prompts of the newest snapshot of each benchmark, ordered by prompt id."""
     out: list[dict[str, Any]] = []
     for benchmark in benchmarks:
-        files = [
-            f for f in lake.files(TABLE, {"benchmark": benchmark}) if f.rsplit("/", 1)[-1].startswith(PREFIX)
-        ]
-        if not files:
+        newest = newest_snapshot(lake, benchmark)
+        if newest is None:
             raise ConfigError(
                 f"no prompts of benchmark {benchmark!r} in the lake at {lake.url}; materialize prompts first "
                 "(relreason run does), with the same RELREASON_LAKE"
             )
-        newest = max(files, key=lambda f: f.rsplit("/", 1)[-1])
         rows = pq.read_table(newest, filesystem=lake.fs, schema=PROMPTS_SCHEMA).to_pylist()
         out.extend(r for r in rows if r["prompt_id"] is not None)
     out.sort(key=lambda r: r["prompt_id"])

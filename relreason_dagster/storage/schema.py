@@ -14,6 +14,14 @@ from typing import Any
 from relreason_dagster.storage.lake import RESPONSES_SCHEMA, Lake
 
 RAW_TABLES: dict[str, str] = {
+    # What each family's samples and prompts were last built from (storage/built_from.py).
+    "built_from": """
+        asset VARCHAR NOT NULL,
+        benchmark VARCHAR NOT NULL,
+        inputs_key VARCHAR NOT NULL,
+        n_rows BIGINT NOT NULL,
+        PRIMARY KEY (asset, benchmark)
+    """,
     "samples": """
         benchmark VARCHAR NOT NULL,
         task VARCHAR NOT NULL,

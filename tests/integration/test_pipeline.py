@@ -146,6 +146,62 @@ def test_second_run_makes_no_model_calls(home):
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
 
 
+def _refuse(*args, **kwargs):
+    raise AssertionError("kept work was done again")
+
+
+def _watch_families(m: pytest.MonkeyPatch, families: list[str], built: list[str]) -> None:
+    """Generating samples fails the test; each family's prompt building is noted in ``built``."""
+    for name in families:
+        cls = type(get_family(name))
+        m.setattr(cls, "generate", _refuse)
+        original = cls.build_prompts
+
+        def counted(self, *args, _original=original, _name=name, **kwargs):
+            built.append(_name)
+            return _original(self, *args, **kwargs)
+
+        m.setattr(cls, "build_prompts", counted)
+
+
+def _inputs() -> dict[str, list[tuple]]:
+    return {
+        "samples": rows("SELECT * FROM raw.samples ORDER BY sample_id"),
+        "prompts": rows("SELECT * FROM raw.prompts ORDER BY prompt_id"),
+    }
+
+
+def test_a_rerun_with_nothing_changed_builds_and_asks_nothing(home, monkeypatch):
+    """``rerun`` starts every run, yet unchanged samples and prompts are kept (``raw.built_from``) and a
+    complete pass is not planned again (``storage/answered.py``); a lost prompt snapshot rebuilds that
+    family's prompts alone, from its kept samples."""
+    from relreason_dagster.defs import assets
+    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.storage.lake import Lake
+
+    before = _inputs()
+    built: list[str] = []
+    families = list(home["per_family"])
+    reset_calls()
+    with monkeypatch.context() as m:
+        _watch_families(m, families, built)
+        m.setattr(assets, "run_model", _refuse)
+        report = run_pipeline(["oracle"], profile="smoke", run_dbt=False, rerun=True)
+    assert not report.failures and built == []
+    assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
+
+    lake = Lake.default()
+    for snapshot in lake.files("prompts", {"benchmark": "relational"}):
+        lake.fs.delete_file(snapshot)
+    with monkeypatch.context() as m:
+        _watch_families(m, families, built)
+        report = run_pipeline(["oracle"], profile="smoke", run_dbt=False, rerun=True)
+    assert not report.failures and built == ["relational"]
+    assert call_count("oracle") == 0
+    assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
+    assert _inputs() == before
+
+
 def test_stored_answers_are_not_parsed_again_unless_something_changed(home):
     import duckdb
 

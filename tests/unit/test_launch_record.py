@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster.storage import launch_record
+from relreason_dagster.storage import fingerprints, launch_record
 
 KEY = {"command": "run", "models": ["m"], "profile": "smoke"}
 
@@ -71,8 +71,8 @@ def test_every_input_changes_the_fingerprint(home, change, monkeypatch, tmp_path
     key = dict(KEY)
     code = tmp_path / "code"
     _append(code / "family" / "parse.py", b"ANSWER = 1\n")
-    roots = [*launch_record._code_roots(), code]
-    monkeypatch.setattr(launch_record, "_code_roots", lambda: roots)
+    roots = [*fingerprints.code_roots(), code]
+    monkeypatch.setattr(fingerprints, "code_roots", lambda: roots)
     first = launch_record.fingerprint(key)
     if change == "lake file":
         _append(home / "lake/responses/model=m/part-0.parquet")
