@@ -229,12 +229,17 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
             report = run_pipeline([MODEL], profile=PROFILE, seed=seed, rerun=True)
         calls = report.calls.get(MODEL, {})
         n_prompts = calls.get("prompts", n_gold)
+        # The acceptance measure leaves dbt out: the marts run (dbt build, the figures drawn from the
+        # marts and their check) is subtracted; launching and every other run stay in.
+        marts_s = sum(r["wall_s"] for r in records if r["label"].startswith("marts"))
         runs.append(
             {
                 "label": label,
                 "prompts": n_prompts,
                 "total_s": round(t.seconds, 2),
                 "ms_per_prompt": round(1000 * t.seconds / max(1, n_prompts), 3),
+                "without_marts_s": round(t.seconds - marts_s, 2),
+                "without_marts_ms_per_prompt": round(1000 * (t.seconds - marts_s) / max(1, n_prompts), 3),
                 "model_calls_counted": call_count(MODEL),
                 "report_calls": calls,
                 "failures": report.failures,
@@ -311,20 +316,28 @@ def render(result: dict[str, Any]) -> str:
     )
     lines += [
         "",
-        "| run | prompts | model calls (counted) | total s | ms / prompt |",
-        "|---|---:|---:|---:|---:|",
+        "| run | prompts | model calls (counted) | total s | ms / prompt | without dbt s "
+        "| ms / prompt without dbt |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for run in runs:
         lines.append(
             f"| {run['label']} | {run['prompts']:,} | {run['model_calls_counted']:,} | {run['total_s']} "
-            f"| {run['ms_per_prompt']} |"
+            f"| {run['ms_per_prompt']} | {run.get('without_marts_s', '-')} "
+            f"| **{run.get('without_marts_ms_per_prompt', '-')}** |"
         )
     r3 = result.get("unchanged")
     if r3:
         lines.append(
             f"| {r3['label']} | {r3['prompts']:,} | {r3['model_calls_counted']:,} | {r3['total_s']} "
-            f"| {r3['ms_per_prompt']} |"
+            f"| {r3['ms_per_prompt']} | {r3['total_s']} | {r3['ms_per_prompt']} |"
         )
+    lines += [
+        "",
+        "Without dbt: the run's wall time less the `marts` run (dbt build, the figures drawn from the marts "
+        "and their check); launching, preparing, model work and parsing stay in.  Issue 19's targets: "
+        "<= 1 ms per prompt with every call made, <= 0.2 ms fully cached (run 2).",
+    ]
     r1, r2 = runs
     if r3:
         lines += [

@@ -11,6 +11,8 @@ from relreason_dagster.cli import _print_report
 from relreason_dagster.defs.checks import check_result
 from relreason_dagster.pipeline import PipelineReport
 
+PARSE_RATE = dg.AssetKey(["marts", "parse_rate"])
+
 
 def test_check_state_reads_zero_rows_as_skipped():
     assert check_state(True, 0) == SKIPPED_NO_ROWS == "skipped (no rows)"
@@ -23,13 +25,15 @@ def test_check_state_reads_zero_rows_as_skipped():
 def test_a_real_suite_on_no_rows_is_reported_skipped():
     res = suites.parse_rate(pd.DataFrame(columns=["benchmark", "model", "n_ok", "n_na", "n_refused"]))
     assert (res.success, res.checked) == (True, 0)
-    result = check_result(res, dg.AssetCheckSeverity.WARN)
+    result = check_result(res, dg.AssetCheckSeverity.WARN, PARSE_RATE, "parse_rate_check")
     assert result.metadata["state"].value == SKIPPED_NO_ROWS
     assert SKIPPED_NO_ROWS in (result.description or "")
     rows = pd.DataFrame(
         {"benchmark": ["relational"], "model": ["m"], "n_ok": [3], "n_na": [0], "n_refused": [0]}
     )
-    checked = check_result(suites.parse_rate(rows), dg.AssetCheckSeverity.WARN)
+    checked = check_result(
+        suites.parse_rate(rows), dg.AssetCheckSeverity.WARN, PARSE_RATE, "parse_rate_check"
+    )
     assert checked.metadata["state"].value == "passed"
     assert checked.metadata["rows_checked"].value > 0
 
