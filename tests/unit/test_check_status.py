@@ -51,3 +51,45 @@ def test_run_output_says_skipped_for_an_empty_check(capsys):
     out = capsys.readouterr().out
     assert "check padding_entities_check: skipped (no rows)" in out
     assert "check token_length_check: passed" in out
+
+
+def test_a_check_that_raises_leaves_the_other_verdicts_of_its_step(tmp_path, monkeypatch):
+    """The checks of one asset share a step; one raising fails that step, yet the others are recorded."""
+    from relreason_dagster.defs.checks import Check, checks_of
+    from relreason_dagster.defs.resources import DuckDBFile, RunSettings
+
+    monkeypatch.setenv("RELREASON_REFERENCE_DIR", str(tmp_path / "no-reference"))
+
+    @dg.asset(name="checked_thing")
+    def checked_thing() -> None:
+        return None
+
+    ok = suites.SuiteResult("fine", True, 1, [], [])
+
+    def boom(con, run_settings):
+        raise RuntimeError("boom: this check could not run")
+
+    checks = checks_of(
+        checked_thing.key,
+        [
+            Check("broken_check", checked_thing.key, "raises", boom),
+            Check("fine_check", checked_thing.key, "passes", lambda con, run_settings: ok),
+        ],
+    )
+    result = dg.materialize(
+        [checked_thing, checks],
+        resources={
+            "duckdb": DuckDBFile(database=str(tmp_path / "r.duckdb")),
+            "run_settings": RunSettings(profile="smoke", models_file=""),
+        },
+        instance=dg.DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+    evaluations = {
+        e.event_specific_data.check_name: e.event_specific_data.passed
+        for e in result.all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
+    }
+    assert evaluations == {"fine_check": True}
+    failures = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert len(failures) == 1 and "boom" in failures[0].event_specific_data.error.cause.message
