@@ -165,6 +165,7 @@ def _launch(
     *,
     skip_unfed: bool = True,
     log: Any = None,
+    instance: Any = None,
 ) -> PipelineReport:
     """Plan and launch the runs; the report collects calls, checks, failures and run windows."""
     import dagster as dg
@@ -173,7 +174,7 @@ def _launch(
     from relreason_dagster.defs.launcher import launch, plan_runs, release_dead_runs
 
     executor = executor_name()
-    instance = dg.DagsterInstance.get()
+    instance = instance or dg.DagsterInstance.get()
     release_dead_runs(instance)
     report = PipelineReport()
     runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed)
@@ -330,13 +331,19 @@ def run_pipeline(
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
     if specs:
         _require_step_models(run_settings, families)
-    register_model_partitions(dg.DagsterInstance.get(), [m.name for m in specs])
+    instance = dg.DagsterInstance.get()  # one per launch: each costs tens of milliseconds
+    register_model_partitions(instance, [m.name for m in specs])
     jobs = ["prepare", "model_work", "dlm_work", "judge"] + (["marts"] if run_dbt else [])
     partitions = {"model_work": [m.name for m in specs], "dlm_work": list(dlm_tasks)}
     log = settings.relreason_home() / "logs" / "dbt.log"
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(
-            jobs, partitions, families, run_settings, _run_tags(models, families, profile, "run")
+            jobs,
+            partitions,
+            families,
+            run_settings,
+            _run_tags(models, families, profile, "run"),
+            instance=instance,
         )
     if run_dbt:
         report.dbt_log = str(log)

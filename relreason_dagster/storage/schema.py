@@ -9,6 +9,8 @@ over it, so model calls never write (or lock) this file.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from relreason_dagster.storage.lake import RESPONSES_SCHEMA, Lake
@@ -278,10 +280,35 @@ def _migrate_prompt_kind(con: Any) -> None:
         raise
 
 
+def _schema_mark(view_sql: str) -> str:
+    """What the comment on ``raw.responses`` says once this code's schema is in place."""
+    declared = json.dumps([RAW_TABLES, ADDED_COLUMNS, view_sql], sort_keys=True)
+    return "relreason schema " + hashlib.sha256(declared.encode()).hexdigest()[:16]
+
+
+def _schema_in_place(con: Any, mark: str) -> bool:
+    """Whether a previous ``ensure_schema`` of this very code finished on this file: two catalog reads
+    (~1 ms) instead of ~20 statements (10-30 ms, paid by every step that opens the file)."""
+    view = con.execute(
+        "SELECT comment FROM duckdb_views() WHERE schema_name = 'raw' AND view_name = 'responses'"
+    ).fetchone()
+    if view is None or view[0] != mark:
+        return False
+    tables = {
+        t
+        for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'raw'").fetchall()
+    }
+    return tables >= set(RAW_TABLES)
+
+
 def ensure_schema(con: Any, lake: Lake | None = None) -> None:
     """Create schema ``raw``, its tables and the lake views; add columns newer code declares."""
     lake = lake or Lake.default()
     lake.ensure()
+    view_sql = responses_view_sql(lake)
+    mark = _schema_mark(view_sql)
+    if _schema_in_place(con, mark):
+        return
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
     for name, columns in RAW_TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS raw.{name} ({columns})")
@@ -291,4 +318,5 @@ def ensure_schema(con: Any, lake: Lake | None = None) -> None:
         for column, kind in added:
             con.execute(f"ALTER TABLE raw.{name} ADD COLUMN IF NOT EXISTS {column} {kind}")
     _migrate_responses_table(con, lake)
-    con.execute(responses_view_sql(lake))
+    con.execute(view_sql)
+    con.execute(f"COMMENT ON VIEW raw.responses IS {_sql_string(mark)}")
