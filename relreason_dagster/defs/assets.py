@@ -248,9 +248,16 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
 )
 def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
     model = context.partition_key
+    code = code_digest()
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        counts = refresh_parsed_answers(con, model)
+        now, rows = built_from.parsed_key(con, model, code)
+        if built_from.stored_keys(con, built_from.PARSED, [model]).get(model) == (now, rows):
+            counts = {"rows": rows, "parsed": 0, "kept": rows, "deleted": 0}  # nothing a refresh would change
+        else:
+            built_from.forget(con, built_from.PARSED, [model])
+            counts = refresh_parsed_answers(con, model)
+            built_from.record(con, built_from.PARSED, {model: built_from.parsed_key(con, model, code)})
         status = con.execute(
             "SELECT parse_status, count(*) FROM raw.parsed_answers a JOIN raw.prompts p USING (prompt_id)"
             " WHERE a.model = ? AND p.kind = ? GROUP BY 1 ORDER BY 1",

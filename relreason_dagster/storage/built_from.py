@@ -1,4 +1,4 @@
-"""What each family's samples and prompts were last built from, so unchanged ones are kept.
+"""What each family's samples and prompts, and each model's parsed answers, were last built from.
 
 ``samples`` and ``prompts`` were rebuilt by every run that started them, and on a run whose answers are
 all stored that rebuild was most of its time (generating and prompting 10k samples: ~4 s).  Their rows
@@ -12,6 +12,13 @@ section with the run's overrides, the seed, the reference data's listing and any
 profile names by absolute path.  Prompts add the key of the samples they were built from.  An edit
 anywhere in the code rebuilds every family: a needless rebuild costs seconds, a stale one would cost
 correctness.
+
+A model's parsed answers (``raw.parsed_answers``) are a function of its stored responses, the test
+prompts, the samples and the parsing code; :func:`parsed_key` hashes those (an order-free hash of the
+model's current answers to test prompts, the samples' and prompts' records and row counts, the code)
+with the state of the model's parsed rows (count and an order-free hash of their ``parse_key``s).  The
+same key means a refresh would find every row's ``parse_key`` unchanged and parse nothing, so it is
+skipped: the ~0.3 s of computing 10k keys.
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ from typing import Any
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.storage.fingerprints import code_digest, hash_listing, hash_named_paths
+from relreason_dagster.storage.schema import TEST_KIND
 
 SAMPLES = "samples"
 PROMPTS = "prompts"
+PARSED = "parsed_answers"  # one record per model (``part`` is the model)
 
 
 def _key(*parts: Any, params: Mapping[str, Any]) -> str:
@@ -50,36 +59,63 @@ def prompts_key(family: str, profile: Profile, samples: str, code: str | None = 
     return _key(PROMPTS, family, profile.name, samples, code or code_digest(), params=profile.params)
 
 
-def _in(families: Sequence[str]) -> str:
-    return ", ".join("?" for _ in families)
+def _in(parts: Sequence[str]) -> str:
+    return ", ".join("?" for _ in parts)
 
 
-def stored_keys(con: Any, asset: str, families: Sequence[str]) -> dict[str, tuple[str, int]]:
-    """``{family: (key, rows)}`` recorded for ``asset``'s last build of each of ``families``."""
-    if not families:
+def stored_keys(con: Any, asset: str, parts: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """``{part: (key, rows)}`` recorded for ``asset``'s last build of each of ``parts`` (families or
+    models)."""
+    if not parts:
         return {}
     found = con.execute(
-        "SELECT benchmark, inputs_key, n_rows FROM raw.built_from WHERE asset = ? AND benchmark IN "
-        f"({_in(families)})",
-        [asset, *families],
+        f"SELECT part, inputs_key, n_rows FROM raw.built_from WHERE asset = ? AND part IN ({_in(parts)})",
+        [asset, *parts],
     ).fetchall()
-    return {benchmark: (key, rows) for benchmark, key, rows in found}
+    return {part: (key, rows) for part, key, rows in found}
 
 
-def forget(con: Any, asset: str, families: Sequence[str]) -> None:
-    """Drop the records of ``families`` before their rows are replaced (a crash then leaves none)."""
-    if families:
+def forget(con: Any, asset: str, parts: Sequence[str]) -> None:
+    """Drop the records of ``parts`` before their rows are replaced (a crash then leaves none)."""
+    if parts:
         con.execute(
-            f"DELETE FROM raw.built_from WHERE asset = ? AND benchmark IN ({_in(families)})",
-            [asset, *families],
+            f"DELETE FROM raw.built_from WHERE asset = ? AND part IN ({_in(parts)})",
+            [asset, *parts],
         )
 
 
 def record(con: Any, asset: str, built: Mapping[str, tuple[str, int]]) -> None:
-    """Record each family's ``(key, rows)`` after its rows (and snapshot) are written."""
-    for family, (key, rows) in built.items():
+    """Record each part's ``(key, rows)`` after its rows (and snapshot) are written."""
+    for part, (key, rows) in built.items():
         con.execute(
-            "INSERT OR REPLACE INTO raw.built_from (asset, benchmark, inputs_key, n_rows)"
-            " VALUES (?, ?, ?, ?)",
-            [asset, family, key, rows],
+            "INSERT OR REPLACE INTO raw.built_from (asset, part, inputs_key, n_rows) VALUES (?, ?, ?, ?)",
+            [asset, part, key, rows],
         )
+
+
+def parsed_key(con: Any, model: str, code: str | None = None) -> tuple[str, int]:
+    """The key of ``model``'s parsed answers as stored now, and how many rows it has."""
+    digest = hashlib.sha256()
+    digest.update((code or code_digest()).encode())
+    # The model's current answers to test prompts (its follow-up answers are not parsed here).
+    answers = con.execute(
+        "SELECT count(*), coalesce(bit_xor(hash(r.prompt_id, r.request_hash, r.created_at, r.error)), 0)"
+        " FROM raw.responses r JOIN raw.prompts p USING (prompt_id)"
+        f" WHERE r.model = ? AND p.kind = '{TEST_KIND}'",
+        [model],
+    ).fetchone()
+    inputs = con.execute(
+        "SELECT asset, part, inputs_key, n_rows FROM raw.built_from WHERE asset IN (?, ?) ORDER BY ALL",
+        [SAMPLES, PROMPTS],
+    ).fetchall()
+    counts = con.execute(
+        "SELECT (SELECT count(*) FROM raw.samples),"
+        f" (SELECT count(*) FROM raw.prompts WHERE kind = '{TEST_KIND}')"
+    ).fetchone()
+    rows, keys = con.execute(
+        "SELECT count(*), coalesce(bit_xor(hash(prompt_id, parse_key)), 0) FROM raw.parsed_answers"
+        " WHERE model = ?",
+        [model],
+    ).fetchone()
+    digest.update(json.dumps([list(answers), inputs, list(counts), rows, str(keys)], default=str).encode())
+    return digest.hexdigest(), int(rows)

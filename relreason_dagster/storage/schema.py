@@ -16,13 +16,14 @@ from typing import Any
 from relreason_dagster.storage.lake import RESPONSES_SCHEMA, Lake
 
 RAW_TABLES: dict[str, str] = {
-    # What each family's samples and prompts were last built from (storage/built_from.py).
+    # What each family's samples and prompts, and each model's parsed answers, were last built from
+    # (storage/built_from.py); ``part`` is the family or the model.
     "built_from": """
         asset VARCHAR NOT NULL,
-        benchmark VARCHAR NOT NULL,
+        part VARCHAR NOT NULL,
         inputs_key VARCHAR NOT NULL,
         n_rows BIGINT NOT NULL,
-        PRIMARY KEY (asset, benchmark)
+        PRIMARY KEY (asset, part)
     """,
     "samples": """
         benchmark VARCHAR NOT NULL,

@@ -172,9 +172,9 @@ def _inputs() -> dict[str, list[tuple]]:
 
 
 def test_a_rerun_with_nothing_changed_builds_and_asks_nothing(home, monkeypatch):
-    """``rerun`` starts every run, yet unchanged samples and prompts are kept (``raw.built_from``) and a
-    complete pass is not planned again (``storage/answered.py``); a lost prompt snapshot rebuilds that
-    family's prompts alone, from its kept samples."""
+    """``rerun`` starts every run, yet unchanged samples and prompts are kept (``raw.built_from``), a
+    complete pass is not planned again (``storage/answered.py``) and unchanged parsed answers are not
+    keyed again; a lost prompt snapshot rebuilds that family's prompts alone, from its kept samples."""
     from relreason_dagster.defs import assets
     from relreason_dagster.pipeline import run_pipeline
     from relreason_dagster.storage.lake import Lake
@@ -186,6 +186,7 @@ def test_a_rerun_with_nothing_changed_builds_and_asks_nothing(home, monkeypatch)
     with monkeypatch.context() as m:
         _watch_families(m, families, built)
         m.setattr(assets, "run_model", _refuse)
+        m.setattr(assets, "refresh_parsed_answers", _refuse)  # nothing a refresh would change
         report = run_pipeline(["oracle"], profile="smoke", run_dbt=False, rerun=True)
     assert not report.failures and built == []
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]

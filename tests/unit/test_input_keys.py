@@ -134,3 +134,43 @@ def test_a_pass_record_is_read_back_and_forgotten(tmp_path):
     # The record is not a lake table file: no reader of responses or prompts sees it.
     answered.write_pass(lake, "m", "k", 3)
     assert lake.files("responses") == [] and lake.files("prompts") == []
+
+
+@pytest.mark.parametrize("change", ["new answer", "parsed row", "prompts rebuilt", "sample deleted"])
+def test_every_input_of_a_models_parsed_answers_changes_their_key(change, tmp_path):
+    import duckdb
+
+    from relreason_dagster.storage.schema import ensure_schema
+
+    lake = Lake.open(tmp_path / "lake")
+    store = ResponseStore(lake)
+    con = duckdb.connect(str(tmp_path / "r.duckdb"))
+    ensure_schema(con, lake)
+    store.append([row("p0", "m", "yes")])
+    con.execute(
+        "INSERT INTO raw.samples (benchmark, task, sample_id, split) VALUES ('relational', 't', 's0', 'iid')"
+    )
+    con.execute(
+        "INSERT INTO raw.prompts (prompt_id, sample_id, benchmark, task, split, setting, messages)"
+        " VALUES ('p0', 's0', 'relational', 't', 'iid', 'nl', '[]')"
+    )
+    con.execute(
+        "INSERT INTO raw.parsed_answers (prompt_id, model, parse_status, parse_key)"
+        " VALUES ('p0', 'm', 'ok', 'k0')"
+    )
+    built_from.record(con, built_from.PROMPTS, {"relational": ("kp", 1)})
+    first = built_from.parsed_key(con, "m")
+    assert first[1] == 1 and built_from.parsed_key(con, "m") == first
+    store.append([row("p0", "other", "no")])  # another model's answers are not this model's input
+    built_from.record(con, built_from.PARSED, {"other": ("x", 1)})  # nor another model's record
+    assert built_from.parsed_key(con, "m") == first
+    if change == "new answer":
+        store.append([row("p0", "m", "no", minute=1)])
+    elif change == "parsed row":
+        con.execute("UPDATE raw.parsed_answers SET parse_key = 'k1' WHERE model = 'm'")
+    elif change == "prompts rebuilt":
+        built_from.record(con, built_from.PROMPTS, {"relational": ("kp2", 1)})
+    else:
+        con.execute("DELETE FROM raw.samples")
+    assert built_from.parsed_key(con, "m") != first
+    con.close()
