@@ -51,7 +51,7 @@ def samples(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
     }
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        kept = _unchanged(
+        kept = built_from.unchanged(
             con, built_from.SAMPLES, keys, "SELECT count(*) FROM raw.samples WHERE benchmark = ?"
         )
         todo = [name for name in families if name not in kept]
@@ -82,19 +82,6 @@ def samples(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
     )
 
 
-def _unchanged(con: Any, asset: str, keys: dict[str, str], count_sql: str) -> dict[str, int]:
-    """``{family: rows}`` of the families whose last build of ``asset`` had these keys and whose rows
-    are all still stored."""
-    stored = built_from.stored_keys(con, asset, list(keys))
-    kept = {}
-    for name, key in keys.items():
-        if name in stored and stored[name][0] == key:
-            (rows,) = con.execute(count_sql, [name]).fetchone()
-            if rows == stored[name][1]:
-                kept[name] = rows
-    return kept
-
-
 @dg.asset(
     group_name="inputs",
     pool=DUCKDB_POOL,
@@ -117,7 +104,7 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
         count_sql = f"SELECT count(*) FROM raw.prompts WHERE benchmark = ? AND kind = '{TEST_KIND}'"
         kept = {
             name
-            for name, n in _unchanged(con, built_from.PROMPTS, keys, count_sql).items()
+            for name, n in built_from.unchanged(con, built_from.PROMPTS, keys, count_sql).items()
             # Model workers read the lake's snapshot: keep only a family whose snapshot is there too.
             if snapshot_rows(lake, name) == n
         }

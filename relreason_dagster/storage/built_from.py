@@ -75,6 +75,19 @@ def stored_keys(con: Any, asset: str, parts: Sequence[str]) -> dict[str, tuple[s
     return {part: (key, rows) for part, key, rows in found}
 
 
+def unchanged(con: Any, asset: str, keys: Mapping[str, str], count_sql: str) -> dict[str, int]:
+    """``{part: rows}`` of the parts whose last build of ``asset`` had these keys and whose rows are
+    all still stored (``count_sql`` counts a part's rows, one ``?`` for the part)."""
+    stored = stored_keys(con, asset, list(keys))
+    kept = {}
+    for part, key in keys.items():
+        if part in stored and stored[part][0] == key:
+            (rows,) = con.execute(count_sql, [part]).fetchone()
+            if rows == stored[part][1]:
+                kept[part] = rows
+    return kept
+
+
 def forget(con: Any, asset: str, parts: Sequence[str]) -> None:
     """Drop the records of ``parts`` before their rows are replaced (a crash then leaves none)."""
     if parts:
