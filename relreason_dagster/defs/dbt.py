@@ -7,9 +7,7 @@
 
 import fcntl
 import os
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,18 +18,12 @@ from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_as
 from relreason_dagster import settings
 from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
-from relreason_dagster.defs.resources import DuckDBFile
+from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
 from relreason_dagster.results.numbers import round_sig
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
 PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samples` shows whole texts
-
-
-def _dbt_executable() -> str:
-    """dbt from this interpreter's environment (DbtCliResource needs it on PATH too)."""
-    here = Path(sys.executable).parent / "dbt"
-    return str(here) if here.exists() else (shutil.which("dbt") or "dbt")
 
 
 def ensure_manifest(project_dir: Path = settings.DBT_PROJECT_DIR) -> Path:
@@ -63,7 +55,7 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
         }
         subprocess.run(
             [
-                _dbt_executable(),
+                dbt_executable(),
                 "parse",
                 "--quiet",
                 "--project-dir",
@@ -77,10 +69,6 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
         )
     return manifest
 
-
-bin_dir = str(Path(sys.executable).parent)
-if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 dbt_project = DbtProject(project_dir=settings.DBT_PROJECT_DIR, profiles_dir=settings.DBT_PROJECT_DIR)
 dbt_project.prepare_if_dev()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -14,6 +17,12 @@ from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
 from relreason_dagster.errors import ConfigError
+
+
+def dbt_executable() -> str:
+    """dbt from this interpreter's environment, by path: a venv that is not activated has it off PATH."""
+    here = Path(sys.executable).parent / "dbt"
+    return str(here) if here.exists() else (shutil.which("dbt") or "dbt")
 
 
 class DuckDBFile(dg.ConfigurableResource):
@@ -101,5 +110,6 @@ def build_resources() -> dict[str, object]:
         "dbt": DbtCliResource(
             project_dir=str(settings.DBT_PROJECT_DIR),
             profiles_dir=str(settings.DBT_PROJECT_DIR),
+            dbt_executable=dbt_executable(),
         ),
     }
