@@ -22,7 +22,7 @@ from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MOD
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.llm.gateway import ProgressPrinter, RunStats, run_model
 from relreason_dagster.llm.registry import get_model, require_api_key
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage import answered, built_from
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
 from relreason_dagster.storage.fingerprints import code_digest
@@ -122,10 +122,12 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
                     [name, DEFAULT_TOKENIZER],
                 ).fetchall()
             )
+            new = [p for p in built if p.prompt_id not in known]
+            counts = chat_prompt_tokens_many([p.messages for p in new])
+            known.update(zip((p.prompt_id for p in new), counts, strict=True))
             for p in built:
                 row = p.row()
-                tokens = known.get(p.prompt_id)
-                row["input_tokens"] = tokens if tokens is not None else count_tokens(p.messages)
+                row["input_tokens"] = known[p.prompt_id]
                 row["tokenizer"] = DEFAULT_TOKENIZER
                 row["kind"] = TEST_KIND
                 rows.append(row)

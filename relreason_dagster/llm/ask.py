@@ -19,7 +19,7 @@ from typing import Any
 from relreason_dagster.benchmarks.base import FollowUpStep, Profile, Reply, StepPrompt, StepRows
 from relreason_dagster.llm.gateway import ProgressFn, RunStats, run_model
 from relreason_dagster.llm.registry import ModelSpec
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage.duckdb_io import upsert_rows
 from relreason_dagster.storage.responses import ResponseStore
 
@@ -41,16 +41,19 @@ def prompt_rows(
     prompts: Sequence[StepPrompt], benchmark: str, kind: str, known_tokens: dict[str, int]
 ) -> list[dict[str, Any]]:
     """``raw.prompts`` rows of ``prompts`` (one per distinct id), each with its input token count."""
-    rows: dict[str, dict[str, Any]] = {}
+    distinct: dict[str, StepPrompt] = {}
     for p in prompts:
-        if p.prompt_id in rows:
-            continue
+        distinct.setdefault(p.prompt_id, p)
+    new = [p for p in distinct.values() if p.prompt_id not in known_tokens]
+    counts = chat_prompt_tokens_many([p.messages for p in new])
+    counted = dict(zip((p.prompt_id for p in new), counts, strict=True))
+    rows = []
+    for p in distinct.values():
         row = p.row(benchmark, kind)
-        tokens = known_tokens.get(p.prompt_id)
-        row["input_tokens"] = tokens if tokens is not None else count_tokens(p.messages)
+        row["input_tokens"] = known_tokens.get(p.prompt_id, counted.get(p.prompt_id))
         row["tokenizer"] = DEFAULT_TOKENIZER
-        rows[p.prompt_id] = row
-    return list(rows.values())
+        rows.append(row)
+    return rows
 
 
 def ask_model(
