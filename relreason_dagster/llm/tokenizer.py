@@ -167,12 +167,15 @@ def _chat_formatter(path: str) -> Any:
     return llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
 
 
-def _chat_text(path: str, messages: Sequence[dict[str, Any]]) -> tuple[bytes, bool]:
+def _chat_tools(path: str) -> tuple[Vocab, Any]:
+    """The cached vocabulary of ``path`` and its chat formatter (None: the GGUF has no template)."""
+    with _lock:
+        return _vocab(path), _chat_formatter(path)
+
+
+def _chat_text(formatter: Any, messages: Sequence[dict[str, Any]]) -> tuple[bytes, bool]:
     """``messages`` as the model reads them (its chat template, assistant header included) and
     whether the tokenizer must still add BOS."""
-    with _lock:
-        _vocab(path)
-        formatter = _chat_formatter(path)
     if formatter is None:
         text = "\n".join(f"{m.get('role', '')}: {m.get('content', '')}" for m in messages)
         return text.encode("utf-8"), True
@@ -185,11 +188,7 @@ def chat_prompt_tokens(messages: Sequence[dict[str, Any]], tokenizer: str = DEFA
 
     This is what the model's context must hold before it writes a single token.
     """
-    path = str(resolve_gguf(tokenizer))
-    text, add_bos = _chat_text(path, messages)
-    with _lock:
-        llm = _vocab(path)
-    return len(llm.tokenize(text, add_bos=add_bos, special=True))
+    return chat_prompt_tokens_many([messages], tokenizer)[0]
 
 
 # A batch this size or smaller is counted on the calling thread: threads would cost more than they save.
@@ -208,10 +207,8 @@ def chat_prompt_tokens_many(
     with a per-call state over a read-only vocabulary (its server tokenizes from many
     threads), so the C part runs on every core; the templates are rendered first, here.
     """
-    path = str(resolve_gguf(tokenizer))
-    texts = [_chat_text(path, messages) for messages in batch]
-    with _lock:
-        llm = _vocab(path)
+    llm, formatter = _chat_tools(str(resolve_gguf(tokenizer)))
+    texts = [_chat_text(formatter, messages) for messages in batch]
 
     def count(chunk: Sequence[tuple[bytes, bool]]) -> list[int]:
         return [len(llm.tokenize(text, add_bos=add_bos, special=True)) for text, add_bos in chunk]
