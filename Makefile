@@ -35,5 +35,13 @@ lint: $(STAMP)
 ui: $(STAMP)
 	$(VENV)/bin/relreason ui
 
-bench: $(STAMP)
+# lm-evaluation-harness, the comparison client of the concurrency benchmark, in a venv of its own
+# (it pulls datasets, scikit-learn and more that relreason does not need).  If it cannot be
+# installed the benchmark runs without it and its report says why.
+LMEVAL_VENV := .venv-lmeval
+LMEVAL_STAMP := $(LMEVAL_VENV)/.lm-eval-installed
+$(LMEVAL_STAMP):
+	-python3 -m venv $(LMEVAL_VENV) && $(LMEVAL_VENV)/bin/pip install -q 'lm-eval[api]==0.4.13' && touch $(LMEVAL_STAMP)
+
+bench: $(STAMP) $(LMEVAL_STAMP)
 	$(PY) tests/perf/run_all.py
