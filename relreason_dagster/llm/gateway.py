@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import dataclasses
 import email.utils
 import hashlib
 import json
@@ -49,6 +50,7 @@ import litellm
 # Importing this module ran relreason_dagster/llm/__init__.py first, which set
 # LiteLLM's offline environment defaults before the import above.
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
+from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 
 litellm.suppress_debug_info = True
@@ -721,6 +723,85 @@ class _Runner:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
+    async def _drive_in_workers(self, to_call: list[_Work]) -> None:
+        """Send the calls from ``spec.workers`` processes (``llm/workers.py``), each every n-th request.
+
+        The model's concurrency is shared out, so the total in flight stays
+        ``spec.concurrency``; the workers' counts add up into this run's stats
+        (and its progress lines), and their files join this run's for compaction.
+        """
+        from relreason_dagster.llm import workers as worker_processes
+
+        n = min(self.spec.workers, len(to_call), self.spec.concurrency)
+        total = self.spec.concurrency
+        payloads = []
+        for k in range(n):
+            works = to_call[k::n]
+            payloads.append(
+                {
+                    "lake_url": self.store.lake.url,
+                    "spec": dataclasses.replace(
+                        self.spec, concurrency=total // n + (1 if k < total % n else 0), workers=1
+                    ),
+                    "works": works,
+                    "benchmarks": {
+                        pid: self.benchmarks.get(pid, _UNKNOWN_BENCHMARK)
+                        for work in works
+                        for pid in work.prompt_ids
+                    },
+                    "extra_kwargs": self.extra_kwargs,
+                    "backoff_s": (self.backoff_base_s, self.backoff_cap_s),
+                    "seed": self.rng.randrange(2**32),
+                    "flush_interval_s": self.writer.interval_s,
+                }
+            )
+        loop = asyncio.get_running_loop()
+        snapshots: list[dict[str, Any]] = [{} for _ in range(n)]
+
+        def progress(k: int, snapshot: dict[str, Any]) -> None:
+            snapshots[k] = snapshot
+            self._add_counters(snapshots)
+            self._report()
+
+        started = worker_processes.start(payloads)
+        try:
+            results = await asyncio.gather(
+                *(
+                    loop.run_in_executor(
+                        None,
+                        worker_processes.collect,
+                        worker,
+                        lambda snapshot, k=worker.index: loop.call_soon_threadsafe(progress, k, snapshot),
+                    )
+                    for worker in started
+                )
+            )
+        finally:
+            worker_processes.stop(started)
+        for k, result in enumerate(results):
+            snapshots[k] = result
+            self.writer.files.extend(result.get("files", []))
+        self._add_counters(snapshots)
+        self._report()
+        failures = [f"worker {k}: {r['failure']}" for k, r in enumerate(results) if r.get("failure")]
+        if failures:
+            raise RuntimeError(
+                f"{self.spec.name}: {len(failures)} of {n} gateway workers failed ({'; '.join(failures)}); "
+                "the answers they stored are kept, and running again asks only the rest"
+            )
+
+    def _add_counters(self, snapshots: list[dict[str, Any]]) -> None:
+        """This run's call counters as the sum of its workers' latest snapshots."""
+        self.stats.called = sum(s.get("called", 0) for s in snapshots)
+        self.stats.errors = sum(s.get("errors", 0) for s in snapshots)
+        self.stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
+        self.stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
+        kinds: dict[str, int] = {}
+        for s in snapshots:
+            for kind, count in s.get("error_kinds", {}).items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        self.stats.error_kinds = kinds
+
     @staticmethod
     def _success(response: Any, latency: float, attempts: int) -> _Outcome:
         choice = response.choices[0]
@@ -774,7 +855,10 @@ class _Runner:
             to_call.sort(key=lambda w: _sort_key(w.messages))
             self.stats.work_total = sum(_size(w) for w in to_call)
             try:
-                await self._drive(to_call)
+                if self.spec.workers > 1 and len(to_call) > 1 and self.spec.concurrency > 1:
+                    await self._drive_in_workers(to_call)
+                else:
+                    await self._drive(to_call)
             finally:
                 self.writer.flush()  # whatever finished is kept, even on cancellation
         self.writer.compact()
@@ -835,6 +919,54 @@ def run_model(
         return asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(lambda: asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))).result()
+
+
+def _counters(stats: RunStats) -> dict[str, Any]:
+    return {
+        "called": stats.called,
+        "errors": stats.errors,
+        "attempts": stats.attempts,
+        "work_done": stats.work_done,
+        "error_kinds": dict(stats.error_kinds),
+    }
+
+
+def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """A gateway worker's share of a run (``llm/workers.py``): send its requests, store the outcomes.
+
+    ``payload`` comes from ``_Runner._drive_in_workers``; ``send`` gets the
+    worker's counters after every finished request.  Returns the counters, the
+    files written and ``failure`` (one line, or None): a failed store ends the
+    slice, and what was written before it is still reported, so nothing is lost.
+    """
+    spec: ModelSpec = payload["spec"]
+    _register_builtin_providers(spec)
+    price_unknown_model_at_zero(spec.litellm_model)
+    base_s, cap_s = payload["backoff_s"]
+    runner = _Runner(
+        ResponseStore(Lake.open(payload["lake_url"])),
+        spec,
+        lambda _done, _total, stats: send(_counters(stats)),
+        base_s,
+        cap_s,
+        random.Random(payload["seed"]),
+        payload["extra_kwargs"],
+        payload["flush_interval_s"],
+    )
+    runner.benchmarks = payload["benchmarks"]
+
+    async def drive() -> None:
+        try:
+            await runner._drive(payload["works"])
+        finally:
+            runner.writer.flush()
+
+    failure = None
+    try:
+        asyncio.run(drive())
+    except Exception as exc:  # noqa: BLE001 - the parent raises it for the whole run
+        failure = f"{type(exc).__name__}: {exc}"
+    return {**_counters(runner.stats), "files": runner.writer.files, "failure": failure}
 
 
 def _register_builtin_providers(spec: ModelSpec) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.workers import MAX_WORKERS
 
 # Fields of one ``models:`` entry and whether they must be present.
 _REQUIRED_FIELDS = ("name", "litellm_model")
@@ -34,6 +35,7 @@ _OPTIONAL_FIELDS = (
     "timeout_s",
     "max_attempts",
     "context_window",
+    "workers",
 )
 _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
 
@@ -69,6 +71,8 @@ class ModelSpec:
     timeout_s: float = 120.0
     max_attempts: int = 5
     context_window: int | None = None
+    # Processes that share this model's calls (llm/workers.py); 1 = the run's own process.
+    workers: int = 1
 
     @property
     def provider(self) -> str:
@@ -204,6 +208,16 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         if key in entry and not (key == "context_window" and entry[key] is None):
             positive_int(key)
             kwargs[key] = entry[key]
+    if "workers" in entry:
+        positive_int("workers")
+        if entry["workers"] > MAX_WORKERS:
+            raise fail("workers", f"at most {MAX_WORKERS} processes")
+        if entry["workers"] > 1 and litellm_model.split("/", 1)[0] == "local":
+            raise ConfigError(
+                f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "
+                "remove workers or set it to 1"
+            )
+        kwargs["workers"] = entry["workers"]
     if "timeout_s" in entry:
         value = entry["timeout_s"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -33,6 +33,7 @@ models:
     timeout_s: 30
     max_attempts: 3
     context_window: 128000
+    workers: 2
   - name: vllm
     litellm_model: hosted_vllm/meta-llama/Llama-3.1-8B-Instruct
     api_base: http://localhost:8000/v1
@@ -66,9 +67,10 @@ def test_good_file_loads(tmp_path):
     )
     gpt = specs["gpt"]
     assert (gpt.enabled, gpt.timeout_s, gpt.max_attempts, gpt.context_window) == (False, 30.0, 3, 128000)
-    assert gpt.api_key_env == "OPENAI_API_KEY"
+    assert gpt.api_key_env == "OPENAI_API_KEY" and gpt.workers == 2
     assert specs["vllm"].api_base == "http://localhost:8000/v1"
     assert specs["vllm"].concurrency == 4  # default
+    assert specs["vllm"].workers == 1  # default: the calls run in the run's own process
     assert list(enabled_models(write(tmp_path, GOOD))) == ["small", "vllm"]
 
 
@@ -132,6 +134,18 @@ def test_repo_models_yaml_is_valid():
         (
             "models:\n  - name: a\n    litellm_model: x/y\n    api_key_env: sk-secret-key\n",
             "models[0].api_key_env: expected the NAME of an environment variable",
+        ),
+        (
+            "models:\n  - name: a\n    litellm_model: x/y\n    workers: 0\n",
+            "models[0].workers: expected a positive integer, got 0",
+        ),
+        (
+            "models:\n  - name: a\n    litellm_model: x/y\n    workers: 17\n",
+            "models[0].workers: expected at most 16 processes, got 17",
+        ),
+        (
+            "models:\n  - name: a\n    litellm_model: local/smollm2-135m\n    workers: 2\n",
+            "models[0].workers: a local model runs in this process",
         ),
         ("models:\n  - name: a b\n    litellm_model: x/y\n", "models[0].name: expected a name"),
         (
