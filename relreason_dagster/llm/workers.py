@@ -15,8 +15,9 @@ exits as soon as its parent is gone (killed, or cancelled by Dagster): it holds
 one end of a pipe whose other end only the parent has, and reading it ends
 when the parent's end closes.  No paid calls go on without a run to own them.
 
-Workers are forked from a forkserver that has imported the gateway once, so a
-worker starts in milliseconds rather than re-importing LiteLLM; it takes the
+Workers are forked from a forkserver that has imported the gateway and made one
+mocked LiteLLM call (``llm/worker_warmup.py``), so a worker starts in
+milliseconds rather than re-importing LiteLLM; it takes the
 parent's current environment (API keys included) with its task, since the
 forkserver's own environment is that of its start.
 """
@@ -39,7 +40,7 @@ def _context() -> Any:
     """forkserver where the platform has it (warm start), else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["relreason_dagster.llm.gateway"])
+        ctx.set_forkserver_preload(["relreason_dagster.llm.worker_warmup"])
         return ctx
     return multiprocessing.get_context("spawn")
 

@@ -30,6 +30,7 @@ itself) and reports the bare round trip with and without it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -44,6 +45,8 @@ from tests.perf._common import REPO_ROOT, Timer, fresh_duckdb, isolated_env
 
 DELAY_S = 0.2
 LEVELS = (1, 8, 32, 64)
+# Worker processes for the "workers:" rows (llm/workers.py).
+WORKERS = 2
 # CPU added to each request of the raw client (ms) to find what a call may cost at the top level.
 CPU_BUDGET_MS = (0.25, 0.5, 1.0, 2.0)
 KEY_ENV = "RELREASON_BENCH_KEY"
@@ -182,29 +185,33 @@ def _peak_in_flight(arrivals: list[float], delay_s: float) -> int:
     return peak
 
 
-def _level(server: _Server, root: Path, mode: str, c: int, delay_s: float) -> dict[str, Any]:
+def _level(
+    server: _Server, root: Path, mode: str, c: int, delay_s: float, workers: int = 1
+) -> dict[str, Any]:
     from relreason_dagster.llm.gateway import run_model
     from relreason_dagster.llm.registry import ModelSpec
 
     n = n_prompts_for(c, mode)
+    tag = mode if workers == 1 else f"{mode}-w{workers}"
     spec = ModelSpec(
-        name=f"fake-{mode}-c{c}",
+        name=f"fake-{tag}-c{c}",
         litellm_model="openai/fake",
         params={"temperature": 0},
         concurrency=c,
+        workers=workers,
         api_base=server.api_base,
         api_key_env=KEY_ENV,
         timeout_s=30.0,
     )
     prompts = [
         {
-            "prompt_id": f"{mode}-c{c}-{i:05d}",
-            "messages": [{"role": "user", "content": f"{mode} level {c} question {i}: what is {i} + {c}?"}],
+            "prompt_id": f"{tag}-c{c}-{i:05d}",
+            "messages": [{"role": "user", "content": f"{tag} level {c} question {i}: what is {i} + {c}?"}],
             "max_tokens": 16,
         }
         for i in range(n)
     ]
-    con, store = fresh_duckdb(root / f"{mode}-c{c}.duckdb")
+    con, store = fresh_duckdb(root / f"{tag}-c{c}.duckdb")
     server.reset_log()
     try:
         cpu = time.process_time()
@@ -369,6 +376,19 @@ def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S
                 out[mode] = [_level(server, root, mode, c, delay_s) for c in levels]
                 out[f"{mode}_raw_aiohttp"] = [_raw_aiohttp_level(server, mode, c, delay_s) for c in levels]
                 if mode == "child":
+                    # The calls split over worker processes (``workers:``), at the levels where one
+                    # process is the limit; a warm-up run starts the workers' forkserver first.
+                    warm_workers = dataclasses.replace(warm, name="warm-workers", workers=WORKERS)
+                    con, store = fresh_duckdb(root / "warm-workers.duckdb")
+                    pair = [
+                        {"prompt_id": f"ww{i}", "messages": [{"role": "user", "content": f"ww{i}"}]}
+                        for i in (0, 1)
+                    ]
+                    run_model(store, dataclasses.replace(warm_workers, concurrency=WORKERS), pair)
+                    con.close()
+                    out["child_workers"] = [
+                        _level(server, root, mode, c, delay_s, WORKERS) for c in levels if c >= 32
+                    ]
                     missing = lm_eval_missing()
                     out["lm_eval"] = (
                         {"skipped": missing}
@@ -432,14 +452,16 @@ def render(result: dict[str, Any]) -> str:
 def _render_side_by_side(result: dict[str, Any]) -> list[str]:
     """The acceptance view: fraction of ideal per client at each level, server in a child process."""
     raw = {r["concurrency"]: r for r in result.get("child_raw_aiohttp", [])}
+    split = {r["concurrency"]: r for r in result.get("child_workers", [])}
     lm = result.get("lm_eval", {})
     lm_levels = {r["concurrency"]: r for r in lm.get("levels", [])}
     lines = [
         "",
         "Side by side, fraction of the ideal rate (server in a child process; one run):",
         "",
-        "| concurrency | relreason | plain aiohttp | lm-evaluation-harness | gap to aiohttp |",
-        "|---:|---:|---:|---:|---:|",
+        f"| concurrency | relreason | relreason, workers: {WORKERS} | plain aiohttp | lm-evaluation-harness "
+        "| gap to aiohttp |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for r in result["child"]:
         c = r["concurrency"]
@@ -448,7 +470,11 @@ def _render_side_by_side(result: dict[str, Any]) -> list[str]:
         lm_cell = "-" if e is None else e.get("error", f"{e.get('fraction_of_ideal', 0):.3f}")
         gap = f"{b['fraction_of_ideal'] - r['fraction_of_ideal']:+.3f}" if b else "-"
         raw_cell = f"{b['fraction_of_ideal']:.3f}" if b else "-"
-        lines.append(f"| {c} | {r['fraction_of_ideal']:.3f} | {raw_cell} | {lm_cell} | {gap} |")
+        w = split.get(c)
+        split_cell = f"{w['fraction_of_ideal']:.3f}" if w else "-"
+        lines.append(
+            f"| {c} | {r['fraction_of_ideal']:.3f} | {split_cell} | {raw_cell} | {lm_cell} | {gap} |"
+        )
     if lm.get("skipped"):
         lines += ["", f"lm-evaluation-harness not measured: {lm['skipped']}."]
     elif lm_levels:
