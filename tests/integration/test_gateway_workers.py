@@ -75,10 +75,11 @@ def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch):
         key_of = {p["prompt_id"]: prompt_key(p["messages"]) for p in prompts}
         expected = {pid: _expected(server, key) for pid, key in key_of.items()}
         expected_errors = {pid for pid, (ok, _) in expected.items() if not ok}
+        others = set(multiprocessing.active_children())
         workers_seen: list[int] = []
 
         def progress(_done: int, _total: int, _stats) -> None:
-            workers_seen.append(len(multiprocessing.active_children()))
+            workers_seen.append(len(set(multiprocessing.active_children()) - others))
 
         stats = run_model(store, spec, prompts, progress=progress, backoff_base_s=0.01, backoff_cap_s=0.05)
         log = server.entries()
@@ -142,9 +143,10 @@ def test_a_cancelled_run_stops_its_workers(store, monkeypatch):
             with pytest.raises(asyncio.CancelledError):
                 await task
 
+        others = set(multiprocessing.active_children())
         try:
             asyncio.run(cancel_mid_run())
-            assert multiprocessing.active_children() == []
+            assert set(multiprocessing.active_children()) <= others
         finally:
             server.allow(None)
     assert len(server.entries()) == 4
