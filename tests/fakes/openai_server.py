@@ -305,6 +305,17 @@ class FakeOpenAIServer:
 
     # -- faults and log ----------------------------------------------------
 
+    def outcome(self, key: str, max_attempts: int, first_attempt: int = 1) -> tuple[bool, int]:
+        """(succeeds, requests made) for a client that tries ``key`` up to ``max_attempts`` times.
+
+        ``first_attempt`` is the server-side attempt number of its first try (prompts asked
+        before continue counting).  What a test expects, before the run, from the faults alone.
+        """
+        for n in range(1, max_attempts + 1):
+            if self.fault_for(key, first_attempt + n - 1) == 200:
+                return True, n
+        return False, max_attempts
+
     def fault_for(self, key: str, attempt: int) -> int | None:
         """The status the ``attempt``-th request (1-based) of prompt ``key`` gets; None = hang."""
         if self.faults is not None:

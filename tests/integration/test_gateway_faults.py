@@ -54,14 +54,6 @@ def _prompts() -> list[dict]:
     ]
 
 
-def _expected(server: FakeOpenAIServer, key: str, first_attempt: int) -> tuple[bool, int]:
-    """(succeeds, requests made) for a prompt whose next server-side attempt is ``first_attempt``."""
-    for n in range(1, MAX_ATTEMPTS + 1):
-        if server.fault_for(key, first_attempt + n - 1) == 200:
-            return True, n
-    return False, MAX_ATTEMPTS
-
-
 def test_faults_retries_and_resume(duck, store, server, monkeypatch):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     spec = ModelSpec(
@@ -76,7 +68,7 @@ def test_faults_retries_and_resume(duck, store, server, monkeypatch):
     )
     prompts = _prompts()
     key_of = {p["prompt_id"]: prompt_key(p["messages"]) for p in prompts}
-    expected = {pid: _expected(server, key, 1) for pid, key in key_of.items()}
+    expected = {pid: server.outcome(key, MAX_ATTEMPTS) for pid, key in key_of.items()}
     expected_errors = {pid for pid, (ok, _) in expected.items() if not ok}
     assert 0 < len(expected_errors) < 20, "fault mix should leave a few prompts in error"
 

@@ -42,11 +42,18 @@ def _prompts() -> list[dict]:
     ]
 
 
-def _expected(server: FakeOpenAIServer, key: str) -> tuple[bool, int]:
-    for n in range(1, MAX_ATTEMPTS + 1):
-        if server.fault_for(key, n) == 200:
-            return True, n
-    return False, MAX_ATTEMPTS
+def _spec(server: FakeOpenAIServer, name: str, concurrency: int, **fields) -> ModelSpec:
+    """A model on the fake server whose calls run in two worker processes."""
+    return ModelSpec(
+        name=name,
+        litellm_model="openai/fake-model",
+        concurrency=concurrency,
+        workers=2,
+        api_base=server.api_base,
+        api_key_env="RELREASON_FAKE_KEY",
+        timeout_s=TIMEOUT_S,
+        **fields,
+    )
 
 
 def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch):
@@ -60,20 +67,10 @@ def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch):
         hold_until_in_flight=CONCURRENCY,
         meet_timeout_s=300,
     ) as server:
-        spec = ModelSpec(
-            name="fake-split",
-            litellm_model="openai/fake-model",
-            params={"temperature": 0},
-            concurrency=CONCURRENCY,
-            workers=2,
-            api_base=server.api_base,
-            api_key_env="RELREASON_FAKE_KEY",
-            timeout_s=TIMEOUT_S,
-            max_attempts=MAX_ATTEMPTS,
-        )
+        spec = _spec(server, "fake-split", CONCURRENCY, max_attempts=MAX_ATTEMPTS)
         prompts = _prompts()
         key_of = {p["prompt_id"]: prompt_key(p["messages"]) for p in prompts}
-        expected = {pid: _expected(server, key) for pid, key in key_of.items()}
+        expected = {pid: server.outcome(key, MAX_ATTEMPTS) for pid, key in key_of.items()}
         expected_errors = {pid for pid, (ok, _) in expected.items() if not ok}
         others = set(multiprocessing.active_children())
         workers_seen: list[int] = []
@@ -123,15 +120,7 @@ def test_a_cancelled_run_stops_its_workers(store, monkeypatch):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     with FakeOpenAIServer() as server:
         server.allow(0)  # hold every request
-        spec = ModelSpec(
-            name="cancelled",
-            litellm_model="openai/fake-model",
-            concurrency=4,
-            workers=2,
-            api_base=server.api_base,
-            api_key_env="RELREASON_FAKE_KEY",
-            timeout_s=TIMEOUT_S,
-        )
+        spec = _spec(server, "cancelled", 4)
 
         async def cancel_mid_run() -> None:
             task = asyncio.create_task(run_model_async(store, spec, _prompts()[:40]))
