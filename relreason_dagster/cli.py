@@ -255,6 +255,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             api_base=args.api_base,
             api_key_env=args.api_key_env,
+            workers=args.workers,
         )
         print(
             f"added model {args.name!r} ({args.litellm_model}) to {path}; "
@@ -268,13 +269,15 @@ def cmd_models(args: argparse.Namespace) -> int:
             s.litellm_model,
             "yes" if s.enabled else "no",
             s.concurrency,
+            s.workers,
             s.api_key_env or "",
             s.api_base or "",
         )
         for s in registry.values()
     ]
-    rows.append(("dlm", "(built in: Differentiable Logic Machine, trained per task)", "yes", 1, "", ""))
-    print(format_table(["name", "litellm_model", "enabled", "concurrency", "api_key_env", "api_base"], rows))
+    rows.append(("dlm", "(built in: Differentiable Logic Machine, trained per task)", "yes", 1, 1, "", ""))
+    headers = ["name", "litellm_model", "enabled", "concurrency", "workers", "api_key_env", "api_base"]
+    print(format_table(headers, rows))
     return 0
 
 
@@ -650,6 +653,9 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--concurrency", type=int, default=None)
     add.add_argument("--api-base", default=None)
     add.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
+    add.add_argument(
+        "--workers", type=int, default=None, help="processes sharing the calls (fast remote servers only)"
+    )
 
     for module in family_command_modules():
         module.register(sub, context)

@@ -335,6 +335,7 @@ def add_model(
     concurrency: int | None = None,
     api_base: str | None = None,
     api_key_env: str | None = None,
+    workers: int | None = None,
 ) -> ModelSpec:
     """Append a model entry to ``path`` as text, so the file's comments and layout survive.
 
@@ -365,6 +366,8 @@ def add_model(
         lines.append(f"{indent}  api_base: {_yaml_scalar(api_base)}")
     if api_key_env is not None:
         lines.append(f"{indent}  api_key_env: {_yaml_scalar(api_key_env)}")
+    if workers is not None:
+        lines.append(f"{indent}  workers: {_yaml_scalar(workers)}")
     new_text = text if text.endswith("\n") or not text else text + "\n"
     new_text += "\n".join(lines) + "\n"
     try:

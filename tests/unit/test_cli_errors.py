@@ -103,6 +103,8 @@ def test_models_add_then_list(env, capsys):
                 "temperature=0",
                 "--concurrency",
                 "8",
+                "--workers",
+                "2",
             ]
         )
         == 0
@@ -111,6 +113,9 @@ def test_models_add_then_list(env, capsys):
     assert main(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert "gpt" in out and "openai/gpt-4o" in out and "OPENAI_API_KEY" in out
+    header, *rows = (line.split() for line in out.splitlines())
+    gpt_row = next(row for row in rows if row[:2] == ["gpt", "openai/gpt-4o"])
+    assert "workers" in header and gpt_row[3:5] == ["8", "2"], out
 
 
 def test_bad_train_size_is_one_line(env, capsys):

@@ -209,7 +209,11 @@ def test_add_model_preserves_comments_and_rejects_duplicates(tmp_path):
     # Invalid values are refused and the file is left unchanged.
     with pytest.raises(ConfigError, match="concurrency"):
         add_model(path, "bad", "x/y", concurrency=0)
+    with pytest.raises(ConfigError, match="workers"):
+        add_model(path, "bad", "local/smollm2-135m", workers=2)
     assert path.read_text() == after
+    split = add_model(path, "split", "hosted_vllm/m", api_base="http://127.0.0.1:8000/v1", workers=2)
+    assert split.workers == 2 and load_registry(path)["split"] == split
 
 
 def test_add_model_to_repo_layout_with_trailing_comments(tmp_path):
