@@ -154,6 +154,8 @@ class RunStats:
     # size because a 3k-token prompt costs a local model ten times a 300-token one.
     work_total: int = 0
     work_done: int = 0
+    # Processes that made the calls (``workers:``; 1 = the run's own).
+    workers: int = 1
 
     @property
     def done(self) -> int:
@@ -166,6 +168,8 @@ class RunStats:
         )
         if self.error_kinds:
             line += " (" + ", ".join(f"{k} {v}" for k, v in sorted(self.error_kinds.items())) + ")"
+        if self.workers > 1:
+            line += f" from {self.workers} worker processes"
         return line + f" in {self.seconds:.1f} s"
 
 
@@ -225,9 +229,10 @@ class ProgressPrinter:
         else:
             eta = _fmt_duration(remaining / rate) if rate > 0 else "?"
         pct = 100.0 * done / total if total else 100.0
+        workers = f" · {stats.workers} worker processes" if stats.workers > 1 else ""
         self.log(
             f"{stats.model}: {done}/{total} ({pct:.0f}%) · {_fmt_rate(rate)} · ETA {eta} · "
-            f"{stats.called} calls, {stats.cached + stats.skipped} cached, {stats.errors} errors"
+            f"{stats.called} calls, {stats.cached + stats.skipped} cached, {stats.errors} errors{workers}"
         )
 
 
@@ -756,6 +761,7 @@ class _Runner:
                 }
             )
         loop = asyncio.get_running_loop()
+        self.stats.workers = n
         snapshots: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def progress(k: int, snapshot: dict[str, Any]) -> None:

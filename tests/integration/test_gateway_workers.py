@@ -105,6 +105,7 @@ def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch):
             assert len(per_key[key_of[pid]]) == n_requests, pid
         assert stats.called == N_PROMPTS and stats.errors == len(expected_errors)
         assert stats.attempts == len(log)
+        assert stats.workers == 2 and "from 2 worker processes" in stats.summary()
         # The workers' small files, in the prompts' partition, were merged into one by the run.
         files = store.lake.files("responses", {"model": "fake-split"})
         assert len(files) == 1 and "benchmark=toy" in files[0], files

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 
 
-def models_yaml(api_base: str, names: list[str], concurrency: int = 4) -> str:
+def models_yaml(api_base: str, names: list[str], concurrency: int = 4, workers: int = 1) -> str:
     entries = "".join(
         f"""  - name: {name}
     litellm_model: openai/fake-{name}
@@ -34,6 +34,7 @@ def models_yaml(api_base: str, names: list[str], concurrency: int = 4) -> str:
     api_key_env: RELREASON_TEST_FAKE_KEY
     params: {{temperature: 0}}
     concurrency: {concurrency}
+    workers: {workers}
     timeout_s: 300
 """
         for name in names
@@ -118,6 +119,21 @@ def test_two_models_run_at_the_same_time_and_store_what_one_after_the_other_does
     ]
     marts = "SELECT * FROM marts.relational_f1 ORDER BY ALL"
     assert db_rows(home_t, marts) == db_rows(home_a, marts)
+
+
+def test_a_model_with_workers_runs_in_the_pipeline(tmp_path):
+    """``workers: 2`` inside a Dagster step process: every prompt asked and stored once, retries included."""
+    with FakeOpenAIServer(delay_s=0.02, rate_limit_fraction=0.1, retry_after_s=0, seed=5) as server:
+        models = tmp_path / "models.yaml"
+        models.write_text(models_yaml(server.api_base, ["split"], concurrency=8, workers=2))
+        done = relreason([*RUN, "--model", "split"], env_for(tmp_path, models))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "36 calls, 0 cached, 0 errors · 2 worker processes" in done.stderr, done.stderr[-3000:]
+        asked = {entry.key for entry in server.entries()}
+    home = tmp_path / "home"
+    rows = db_rows(home, "SELECT count(*), count(DISTINCT prompt_id), count(error) FROM raw.responses")
+    assert rows[0][0] == rows[0][1] == len(asked) > 20 and rows[0][2] == 0, rows
+    assert lake_rows(home, "SELECT count(*) FROM LAKE") == [(rows[0][0],)]
 
 
 def test_sql_and_status_answer_during_a_run(tmp_path):
