@@ -728,8 +728,8 @@ class _Runner:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _drive_in_workers(self, to_call: list[_Work]) -> None:
-        """Send the calls from ``spec.workers`` processes (``llm/workers.py``), each every n-th request.
+    async def _drive_in_workers(self, to_call: list[_Work], n: int) -> None:
+        """Send the calls from ``n`` processes (``llm/workers.py``), each every n-th request.
 
         The model's concurrency is shared out, so the total in flight stays
         ``spec.concurrency``; the workers' counts add up into this run's stats
@@ -737,7 +737,6 @@ class _Runner:
         """
         from relreason_dagster.llm import workers as worker_processes
 
-        n = min(self.spec.workers, len(to_call), self.spec.concurrency)
         total = self.spec.concurrency
         payloads = []
         for k in range(n):
@@ -861,8 +860,9 @@ class _Runner:
             to_call.sort(key=lambda w: _sort_key(w.messages))
             self.stats.work_total = sum(_size(w) for w in to_call)
             try:
-                if self.spec.workers > 1 and len(to_call) > 1 and self.spec.concurrency > 1:
-                    await self._drive_in_workers(to_call)
+                n_workers = min(self.spec.workers, len(to_call), self.spec.concurrency)
+                if n_workers > 1:
+                    await self._drive_in_workers(to_call, n_workers)
                 else:
                     await self._drive(to_call)
             finally:

@@ -212,11 +212,6 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         positive_int("workers")
         if entry["workers"] > MAX_WORKERS:
             raise fail("workers", f"at most {MAX_WORKERS} processes")
-        if entry["workers"] > 1 and litellm_model.split("/", 1)[0] == "local":
-            raise ConfigError(
-                f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "
-                "remove workers or set it to 1"
-            )
         kwargs["workers"] = entry["workers"]
     if "timeout_s" in entry:
         value = entry["timeout_s"]
@@ -237,7 +232,13 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         if not isinstance(value, str) or not _ENV_RE.match(value):
             raise fail("api_key_env", "the NAME of an environment variable such as 'OPENAI_API_KEY'")
         kwargs["api_key_env"] = value
-    return ModelSpec(**kwargs)
+    spec = ModelSpec(**kwargs)
+    if spec.workers > 1 and spec.provider == "local":
+        raise ConfigError(
+            f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "
+            "remove workers or set it to 1"
+        )
+    return spec
 
 
 def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
