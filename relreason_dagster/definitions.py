@@ -12,10 +12,12 @@ from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.resources import build_resources
 from relreason_dagster.defs.sensors import models_sensor
 from relreason_dagster.defs.steps import STEP_ASSETS
+from relreason_dagster.defs.study_reference import published_numbers
 
 ALL_ASSETS = [
     samples,
     prompts,
+    published_numbers,
     model_responses,
     dlm_checkpoints,
     parsed_answers,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -201,7 +202,12 @@ class BenchmarkFamily(Protocol):
       (``SCHEMA``: knob -> type), so a user's profile file is checked against the knobs it reads;
     * ``checks.py``: ``QUALITY`` (a :class:`QualityBounds` for the shared checks) and ``CHECKS``
       (:class:`FamilyCheck` s of its own);
-    * ``steps.py``: ``STEPS``, its :class:`FollowUpStep` s (self-correction rounds, a judge...).
+    * ``steps.py``: ``STEPS``, its :class:`FollowUpStep` s (self-correction rounds, a judge...);
+    * ``report.py``: ``SECTIONS`` (:class:`ReportSection` s: what ``report.html`` shows of it, figures
+      drawn by its own code included) and ``HEADLINES`` (:class:`HeadlineTable` s a run covering it
+      prints at its end);
+    * ``published.csv``: its study's published numbers, one row per printed cell
+      (:data:`PUBLISHED_COLUMNS`), loaded into ``raw.study_reference``.
 
     Optional class attributes: ``marts_folder`` and ``marts_description`` (its dbt marts,
     ``models/marts/<folder>/``, one group in the Dagster UI), ``parse_statuses`` (what ``parse`` may
@@ -312,6 +318,9 @@ class FollowUpStep(Protocol):
     kind: str | None  # raw.prompts kind of its prompts; None: it asks no model
     model_knob: str | None  # profile knob naming the model it asks (across_models); None: the run's model
     after: tuple[str, ...]  # other steps of its family whose rows it reads
+    # The benchmark name its prompts were stored under before raw.prompts had a kind (an older DuckDB
+    # file is migrated by storage/schema.py); None for a step that never had one.
+    legacy_benchmark: str | None
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         """Named queries ``(sql, params)`` of the stored rows the step needs."""
@@ -380,6 +389,7 @@ class Step:
     kind: str | None = None
     model_knob: str | None = None
     after: tuple[str, ...] = ()
+    legacy_benchmark: str | None = None
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {}
@@ -393,3 +403,138 @@ class Step:
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
         raise NotImplementedError
+
+
+# ------------------------------------------------------------------------------ what a study shows
+
+Rows = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of a family's report section: its PNG, what it shows, the marts it reads, how it is drawn.
+
+    ``draw`` lives in the family (it knows what its marts mean); ``results/figures.py`` only renders
+    it: the Dagster figure asset and ``relreason report`` call the same :func:`render`, so the picture
+    in the UI's metadata and the one in the HTML report are the same.  ``draw`` gets every mart it
+    names (an absent one as no rows) and must draw a panel that says so when they are empty.
+    """
+
+    name: str  # file stem under plots/ and report/
+    asset_name: str  # the Dagster asset that materializes it
+    study: str  # the family it belongs to (a run redraws the figures of the families it covers)
+    title: str
+    caption: str
+    marts: tuple[str, ...]  # "marts.<table>", read whole
+    draw: Callable[[dict[str, Rows]], Any]  # rows per mart -> matplotlib Figure
+    hint: str  # what to run when there is no data yet
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.png"
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """A report table, one column per model: its title, what the numbers are, the marts it needs and a
+    long-form query returning the row keys, ``model`` and either ``value, low, high, n`` or (``counts``)
+    ``k, n`` (the report computes a Wilson interval over pooled counts)."""
+
+    key: str  # the HTML id (``table-<key>``) and the name in ReportSummary.tables
+    title: str
+    note: str
+    marts: tuple[str, ...]
+    row_keys: tuple[str, ...]
+    sql: str
+    counts: bool = False
+    first: tuple[str, ...] = ()  # row key values placed first, in this order (a study's task order)
+    last: tuple[str, ...] = ()  # row key values placed last (an "overall" row)
+    last_models: tuple[str, ...] = ()  # model columns placed after the others (a baseline)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The study's published numbers beside ours: a comparison table pivoted with models as columns.
+
+    Its rows come from ``mart`` (a ``<family>_vs_study`` mart on ``ref('study_reference')``), or from
+    ``sql`` (a query of the same columns over the relations in ``needs``, for a family without such a
+    mart): the row keys, then ``model, published, source, metric, value, ci_low, ci_high, n, note``.
+    ``published`` is true for the paper's models, whose columns the report marks with their
+    ``source``.  ``where`` narrows the rows (SQL on those columns); ``footnote`` says how the study's
+    protocol differs from ours.  A mart not built yet, or without rows, is not shown.
+    """
+
+    key: str
+    title: str
+    row_keys: tuple[str, ...] = ()  # default: the mart's columns before ``model``
+    mart: str = ""  # "marts.<family>_vs_study"
+    sql: str = ""
+    needs: tuple[str, ...] = ()
+    where: str = ""
+    note: str = ""
+    footnote: str = ""
+    first: tuple[str, ...] = ()
+    last: tuple[str, ...] = ()
+    last_models: tuple[str, ...] = ()
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        """What must exist before the table can be read."""
+        return (self.mart,) if self.mart else self.needs
+
+    def query(self) -> str:
+        """The query of its long rows."""
+        base = self.sql or f"SELECT * FROM {self.mart}"
+        return f"SELECT * FROM ({base}) AS c WHERE {self.where}" if self.where else base
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """One section of ``report.html``: its figures, then ``html`` (a block the family draws itself from
+    the rows of ``html_marts``, each read whole, an absent one as no rows), its tables and its
+    comparisons with the study.  ``order`` places it among the registered families' sections (lower
+    first); ``key`` is its anchor (``#key``)."""
+
+    key: str
+    title: str
+    label: str  # its link in the page's navigation bar
+    order: int = 100
+    figures: tuple[FigureSpec, ...] = ()
+    tables: tuple[ReportTable, ...] = ()
+    comparisons: tuple[Comparison, ...] = ()
+    html: Callable[[dict[str, Rows]], str] | None = None
+    html_marts: tuple[str, ...] = ()
+    fold_over: int = 12  # a table of more rows starts folded
+
+
+@dataclass(frozen=True)
+class HeadlineTable:
+    """A plain-text table ``relreason run`` / ``demo`` prints at its end when the run covered the family
+    (a missing mart leaves it out)."""
+
+    title: str
+    sql: str
+
+
+# The columns every family's ``published.csv`` starts with, in this order; columns after ``note`` are
+# extra keys of that family (stored as JSON in raw.study_reference.keys).  ``value`` is in the unit of
+# the family's marts (shares in [0, 1] for percentages), empty for a cell the paper leaves N/A;
+# ``printed`` is the cell as the paper prints it.
+PUBLISHED_COLUMNS = (
+    "family",
+    "source",
+    "model",
+    "task",
+    "category",
+    "dataset",
+    "setting",
+    "split",
+    "n",
+    "length",
+    "padding",
+    "position",
+    "metric",
+    "value",
+    "printed",
+    "note",
+)

@@ -2,22 +2,31 @@
 
 A family is its folder plus one line here.  Beside ``family.py`` the folder may hold, by name:
 ``steps.py`` (``STEPS``: its follow-up steps), ``checks.py`` (``QUALITY``: bounds of the shared
-checks; ``CHECKS``: checks of its own), ``profiles.yaml`` and ``profile_schema.py``; the functions at
-the end of this module find them.  A family from outside the package (a toy family in a
-test, a user's own) is registered the same way, ``register(MyFamily())``, or, so that the
-pipeline's child processes see it too, named in ``RELREASON_FAMILIES`` as
-``package.module:Attribute`` entries separated by commas (the attribute is a family instance or a
-class to instantiate).
+checks; ``CHECKS``: checks of its own), ``profiles.yaml`` and ``profile_schema.py``, ``report.py``
+(``SECTIONS`` and ``HEADLINES``: what the report and a run's closing tables show of it) and
+``published.csv`` (its study's published numbers); the functions at the end of this module find
+them.  A family from outside the package (a toy family in a test, a user's own) is registered the
+same way, ``register(MyFamily())``, or, so that the pipeline's child processes see it too, named in
+``RELREASON_FAMILIES`` as ``package.module:Attribute`` entries separated by commas (the attribute is
+a family instance or a class to instantiate).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from relreason_dagster.benchmarks.base import BenchmarkFamily, FamilyCheck, FollowUpStep, QualityBounds
+from relreason_dagster.benchmarks.base import (
+    BenchmarkFamily,
+    FamilyCheck,
+    FollowUpStep,
+    HeadlineTable,
+    QualityBounds,
+    ReportSection,
+)
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.benchmarks.kor.family import KorFamily
 from relreason_dagster.benchmarks.relational.family import RelationalFamily
@@ -79,10 +88,20 @@ def get_family(name: str) -> BenchmarkFamily:
         raise ConfigError(f"unknown benchmark {name!r}; known: {', '.join(family_names())}") from None
 
 
+def _package(name: str) -> str:
+    """The package (folder) family ``name``'s class lives in."""
+    return type(get_family(name)).__module__.rpartition(".")[0]
+
+
+def family_folder(name: str) -> Path:
+    """The folder of family ``name`` (where its ``published.csv`` and other data files sit)."""
+    module = importlib.import_module(type(get_family(name)).__module__)
+    return Path(str(module.__file__)).resolve().parent
+
+
 def family_module(name: str, part: str) -> ModuleType | None:
     """Module ``part`` of family ``name``'s folder (``steps``, ``checks``); None when it has none."""
-    package = type(get_family(name)).__module__.rpartition(".")[0]
-    module_name = f"{package}.{part}"
+    module_name = f"{_package(name)}.{part}"
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -104,6 +123,31 @@ def family_checks(name: str) -> tuple[FamilyCheck, ...]:
 def family_quality(name: str) -> QualityBounds:
     """The bounds family ``name`` sets for the shared checks (defaults when it declares none)."""
     return getattr(family_module(name, "checks"), "QUALITY", None) or QualityBounds()
+
+
+def family_sections(name: str) -> tuple[ReportSection, ...]:
+    """The report sections family ``name`` declares in its ``report.py`` (none without one)."""
+    return tuple(getattr(family_module(name, "report"), "SECTIONS", ()))
+
+
+def family_headlines(name: str) -> tuple[HeadlineTable, ...]:
+    """The tables a run covering family ``name`` prints at its end (its ``report.py``'s ``HEADLINES``)."""
+    return tuple(getattr(family_module(name, "report"), "HEADLINES", ()))
+
+
+PUBLISHED_FILE = "published.csv"
+
+
+def family_published(name: str) -> Path | None:
+    """Family ``name``'s published numbers (``published.csv`` in its folder); None when it has none."""
+    path = family_folder(name) / PUBLISHED_FILE
+    return path if path.is_file() else None
+
+
+def published_files() -> dict[str, Path]:
+    """``{family: published.csv}`` of every registered family that ships its study's numbers."""
+    found = {name: family_published(name) for name in family_names()}
+    return {name: path for name, path in found.items() if path is not None}
 
 
 def baseline_family(model: str) -> str:

@@ -4,7 +4,8 @@ A job is an asset selection with one partitioning.  Which job runs after which
 is not written down anywhere: :func:`job_order` reads it off the asset
 dependencies, so adding an asset to a job is all it takes to place it.
 
-* ``prepare``: samples, prompts (and the checks on them), the families' input steps;
+* ``prepare``: samples, prompts (and the checks on them), the families' input steps, the studies'
+  published numbers;
 * ``model_work`` (one run per model partition): responses, parsed answers and the per-model steps;
 * ``dlm_work`` (one run per task of the DLM's family): DLM training and its answers;
 * ``judge``: the families' steps over every model's answers (a judge model);
@@ -29,6 +30,7 @@ from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.steps import steps_in
+from relreason_dagster.defs.study_reference import published_numbers
 from relreason_dagster.errors import ConfigError
 
 EXECUTORS = ("in_process", "multiprocess", "celery")
@@ -36,8 +38,9 @@ DEFAULT_EXECUTOR = "multiprocess"
 
 JOB_SELECTIONS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
     "prepare": (
-        "Generate samples and prompts of the run's families (and their checks); their input steps.",
-        [samples, prompts, *steps_in("inputs")],
+        "Generate samples and prompts of the run's families (and their checks); their input steps; "
+        "load the studies' published numbers.",
+        [samples, prompts, published_numbers, *steps_in("inputs")],
     ),
     "model_work": (
         "One model's responses (lake), parsed answers and per-model follow-ups; one run per model partition.",

@@ -1,5 +1,10 @@
-"""`relreason report`: one self-contained HTML file with the headline tables, a figure per study,
-the DLM vs LLM table and a filterable per-sample section.
+"""`relreason report`: one self-contained HTML file with an overview, a section per study and a
+filterable per-sample section.
+
+What a study's section holds (its figures, tables, a block of its own such as the relational Table 1,
+and its numbers beside the study's published ones) is declared by the family in its ``report.py``
+(``benchmarks.base.ReportSection``) and found through the registry: this module renders whatever the
+registered families declare and knows none of them.
 
 Self-contained means it opens from a mail attachment or a laptop without network: the figures are
 PNG data URIs (also written beside it as files), the style and the few lines of filtering script are
@@ -17,24 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster.results.figures import FIGURES, TASK_ORDER, existing_tables, render
-from relreason_dagster.results.report_tables import Cell, PivotedTable, wide_tables
+from relreason_dagster.benchmarks.base import ReportSection
+from relreason_dagster.results.figures import existing_tables, read_marts, render, report_sections
+from relreason_dagster.results.report_tables import (
+    OVERVIEW_TABLES,
+    Cell,
+    ComparisonTable,
+    PivotedTable,
+    comparison_tables,
+    wide_tables,
+)
 
 DEFAULT_MAX_SAMPLES = 500
 REPORT_NAME = "report.html"
-STUDIES = (
-    ("relational", "Relational reasoning: LLMs vs a differentiable logic machine"),
-    ("flenqa", "FLenQA: same task, more tokens"),
-    ("kor", "KOR-Bench: knowledge-orthogonal reasoning"),
-    ("selfcontra", "Self-Contra: self-contradictory reasoning"),
-)
-# Headline tables shown in each study's section (the rest go to the overview).
-STUDY_TABLES = {
-    "relational": ("relational_f1",),
-    "flenqa": ("flenqa",),
-    "kor": ("kor",),
-    "selfcontra": ("selfcontra",),
-}
 
 
 @dataclass
@@ -97,63 +97,60 @@ def table_html(table: PivotedTable, fold_over: int | None = None) -> str:
     )
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.2f}%"
-
-
-def dlm_table_html(rows: list[dict[str, Any]]) -> str:
-    """``marts.dlm_vs_llm`` shaped like the study's Table 1: a row per task, n = 10 / n = 20 per model.
-
-    As in the study, the best LLM of a column pair is marked (red) and the best of all systems boxed.
-    """
-    if not rows:
-        return (
-            '<p class="empty">No DLM vs LLM rows yet: run '
-            "<code>relreason run --model dlm --model M --benchmark relational</code>.</p>"
-        )
-    tasks = sorted(
-        {r["task"] for r in rows}, key=lambda t: (TASK_ORDER.index(t) if t in TASK_ORDER else 99, t)
+def _comparison_cell(cell: Cell | None, published: bool) -> str:
+    classes = ["published"] if published else []
+    if cell is None:
+        return f'<td class="{" ".join([*classes, "na"])}">–</td>'
+    note = f' title="{_e(cell.note)}"' if cell.note else ""
+    mark = '<sup class="fn">*</sup>' if cell.note else ""
+    if cell.value is None:  # the paper prints no number here (N/A): the note says why
+        return f'<td class="{" ".join([*classes, "na"])}"{note}>N/A{mark}</td>'
+    interval = (
+        f' <span class="ci">[{_num(cell.low, 2)}, {_num(cell.high, 2)}]</span>'
+        if cell.low is not None
+        else ""
     )
-    models = sorted({r["model"] for r in rows}, key=lambda m: (m == "dlm", m))
-    by = {(r["task"], r["model"]): r for r in rows}
-    study = {r["task"]: r for r in rows}
-    top = (
-        "".join(f'<th colspan="2">{"DLM (ours)" if m == "dlm" else _e(m)}</th>' for m in models)
-        + '<th colspan="2">DLM (the study)</th>'
+    n = f'<span class="n">n={cell.n}</span>' if cell.n else ""
+    return f'<td class="{" ".join(classes)}"{note}>{_num(cell.value)}{interval}{mark}{n}</td>'
+
+
+def comparison_html(table: ComparisonTable, fold_over: int | None = None) -> str:
+    """Our models and the study's side by side: row keys, our model columns, then the study's published
+    models (header class ``published``, labelled with the table they were printed in)."""
+    spec = table.spec
+
+    def head(column: Any) -> str:
+        if column.published:
+            source = _e(column.source or "the study")
+            return (
+                f'<th class="model published">{_e(column.model)}<br>'
+                f'<span class="pub">(published, {source})</span></th>'
+            )
+        return f'<th class="model">{_e(column.model)}</th>'
+
+    header = "".join(f"<th>{_e(k)}</th>" for k in table.row_keys) + "".join(head(c) for c in table.columns)
+    body = [
+        "<tr>"
+        + "".join(f'<td class="key">{_e(v)}</td>' for v in keys)
+        + "".join(_comparison_cell(cells.get(c), c.published) for c in table.columns)
+        + "</tr>"
+        for keys, cells in table.rows
+    ]
+    grid = (
+        f'<div class="scroll"><table class="headline compare"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
-    sub = "<th>n=10</th><th>n=20</th>" * (len(models) + 1)
-    body = []
-    for task in tasks:
-        cells = []
-        for suffix in ("n10", "n20"):
-            llm = [by[(task, m)].get(f"f1_{suffix}") for m in models if m != "dlm" and (task, m) in by]
-            llm = [v for v in llm if v is not None]
-            every = [*llm, *([by[(task, "dlm")].get(f"f1_{suffix}")] if (task, "dlm") in by else [])]
-            every = [v for v in every if v is not None]
-            cells.append((max(llm) if llm else None, max(every) if every else None))
-        row = [f'<td class="key">{_e(task)}</td>']
-        for m in models:
-            r = by.get((task, m), {})
-            for i, suffix in enumerate(("n10", "n20")):
-                value = r.get(f"f1_{suffix}")
-                classes = []
-                if value is not None and m != "dlm" and value == cells[i][0] and len(models) > 2:
-                    classes.append("best-llm")
-                if value is not None and value == cells[i][1]:
-                    classes.append("best")
-                low, high = r.get(f"ci_low_{suffix}"), r.get(f"ci_high_{suffix}")
-                ci = f'<br><span class="ci">[{_pct(low)}, {_pct(high)}]</span>' if low is not None else ""
-                row.append(f'<td class="{" ".join(classes)}">{_pct(value)}{ci}</td>')
-        row.append(f'<td class="study">{_pct(study[task].get("study_dlm_n10"))}</td>')
-        row.append(f'<td class="study">{_pct(study[task].get("study_dlm_n20"))}</td>')
-        body.append("<tr>" + "".join(row) + "</tr>")
+    if fold_over is not None and len(table.rows) > fold_over:
+        grid = f"<details><summary>Show the table ({len(table.rows)} rows)</summary>{grid}</details>"
+    notes = any(cell.note for _, cells in table.rows for cell in cells.values())
+    footnote = [
+        *(['<span class="fn">*</span> a note on the cell (hover it).'] if notes else []),
+        *([_e(spec.footnote)] if spec.footnote else []),
+    ]
+    foot = f'<p class="footnote">{" ".join(footnote)}</p>' if footnote else ""
     return (
-        '<div class="table" id="table-dlm"><h3>Table 1: LLMs with nl prompting vs the DLM</h3>'
-        '<p class="note">F1 at n = 10 (IID) and n = 20 (OOD) with 95% bootstrap intervals; the DLM pools '
-        'every trained seed. <span class="best-llm">Red</span>: best LLM; <span class="best">boxed</span>: '
-        "best of all; the last pair is the study's DLM for reference (marts.dlm_vs_llm).</p>"
-        f'<div class="scroll"><table class="headline dlm"><thead><tr><th rowspan="2">Task</th>{top}</tr>'
-        f"<tr>{sub}</tr></thead><tbody>{''.join(body)}</tbody></table></div></div>"
+        f'<div class="table comparison" id="table-{spec.key}"><h3>{_e(spec.title)}</h3>'
+        f'<p class="note">{_e(spec.note)}</p>{grid}{foot}</div>'
     )
 
 
@@ -199,7 +196,7 @@ def select_samples(con: Any, cap: int) -> tuple[list[dict[str, Any]], int]:
 
 def _messages_html(messages: Any) -> str:
     if not isinstance(messages, list):
-        return '<p class="empty">No prompt: the DLM reads the sample\'s truth-value matrices.</p>'
+        return '<p class="empty">No prompt: a baseline model reads the sample\'s input itself.</p>'
     parts = []
     for message in messages:
         role = message.get("role", "?") if isinstance(message, dict) else "?"
@@ -314,12 +311,17 @@ table.headline td:not(.key) { text-align: right; }
 .ci { color: var(--muted); font-size: 11px; margin-left: 4px; }
 .n { display: none; }
 td.na { color: #aaa; }
-table.dlm th { text-align: center; }
-table.dlm td:not(.key) { text-align: center; }
+table.paired th { text-align: center; }
+table.paired td:not(.key) { text-align: center; }
 details > summary { cursor: pointer; color: var(--accent); margin: 4px 0; }
 td.best-llm, span.best-llm { color: #cf222e; font-weight: 600; }
 td.best, span.best { outline: 2px solid #8c959f; outline-offset: -3px; background: #eaeef2; }
 td.study { color: var(--muted); font-style: italic; }
+th.published { background: #fff8c5; }
+td.published { background: #fffbdd; }
+.pub { display: block; font-weight: 400; font-size: 11px; color: var(--muted); }
+sup.fn, span.fn { color: #9a6700; }
+.footnote { color: var(--muted); font-size: 12px; margin: 4px 0 12px; }
 figure.plot { margin: 16px 0 24px; }
 figure.plot img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
 .filters { display: flex; gap: 14px; align-items: center; flex-wrap: wrap; margin: 8px 0; }
@@ -384,30 +386,42 @@ def _models(con: Any) -> list[str]:
     ]
 
 
+def _section_html(
+    section: ReportSection, con: Any, figures: list[str], tables: dict[str, PivotedTable]
+) -> str:
+    parts = [f'<section id="{_e(section.key)}"><h2>{_e(section.title)}</h2>', *figures]
+    if section.html is not None:
+        parts.append(section.html(read_marts(con, section.html_marts)))
+    parts += [
+        table_html(tables[t.key], fold_over=section.fold_over) for t in section.tables if t.key in tables
+    ]
+    parts += [
+        comparison_html(c, fold_over=section.fold_over) for c in comparison_tables(con, section.comparisons)
+    ]
+    parts.append("</section>")
+    return "".join(parts)
+
+
 def build_report(
     con: Any, out_dir: Path, *, max_samples: int = DEFAULT_MAX_SAMPLES, source: str = ""
 ) -> ReportSummary:
     """Write ``out_dir/report.html`` and the figures' PNGs beside it, from the marts on ``con``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = ReportSummary(path=out_dir / REPORT_NAME)
+    sections = report_sections()
     tables = {t.spec.key: t for t in wide_tables(con)}
     summary.tables = list(tables)
     figures: dict[str, list[str]] = {}
-    for spec in FIGURES:
-        png, counts = render(spec, con, out_dir)
-        summary.figures.append(out_dir / spec.file_name)
-        figures.setdefault(spec.study, []).append(_figure_html(spec, png, counts))
-    dlm_rows = []
-    if "marts.dlm_vs_llm" in existing_tables(con):
-        cur = con.execute("SELECT * FROM marts.dlm_vs_llm")
-        columns = [d[0] for d in cur.description]
-        dlm_rows = [dict(zip(columns, r, strict=True)) for r in cur.fetchall()]
+    for section in sections:
+        for spec in section.figures:
+            png, counts = render(spec, con, out_dir)
+            summary.figures.append(out_dir / spec.file_name)
+            figures.setdefault(section.key, []).append(_figure_html(spec, png, counts))
     samples, total = select_samples(con, max_samples)
     summary.samples_shown, summary.samples_total = len(samples), total
 
-    in_studies = {key for keys in STUDY_TABLES.values() for key in keys}
-    overview = [table_html(t) for key, t in tables.items() if key not in in_studies]
-    sections = [
+    overview = [table_html(tables[t.key]) for t in OVERVIEW_TABLES if t.key in tables]
+    parts = [
         '<section id="overview"><h2>Overview</h2>'
         + '<div class="stats">'
         + "".join(f'<div class="stat"><b>{_e(v)}</b>{_e(k)}</div>' for k, v in _stats(con))
@@ -415,28 +429,12 @@ def build_report(
         + ("".join(overview) or '<p class="empty">No metric marts yet: run <code>relreason demo</code>.</p>')
         + "</section>"
     ]
-    for study, title in STUDIES:
-        parts = [f'<section id="{study}"><h2>{_e(title)}</h2>']
-        parts += figures.get(study, [])
-        if study == "relational":
-            parts.append(dlm_table_html(dlm_rows))
-        parts += [table_html(tables[k], fold_over=12) for k in STUDY_TABLES[study] if k in tables]
-        parts.append("</section>")
-        sections.append("".join(parts))
-    sections.append(
+    parts += [_section_html(section, con, figures.get(section.key, []), tables) for section in sections]
+    parts.append(
         f'<section id="samples-section"><h2>Samples</h2>{samples_html(samples, total, max_samples)}</section>'
     )
-    nav = "".join(
-        f'<a href="#{anchor}">{label}</a>'
-        for anchor, label in (
-            ("overview", "Overview"),
-            ("relational", "Relational"),
-            ("flenqa", "FLenQA"),
-            ("kor", "KOR-Bench"),
-            ("selfcontra", "Self-Contra"),
-            ("samples-section", "Samples"),
-        )
-    )
+    links = [("overview", "Overview"), *((s.key, s.label) for s in sections), ("samples-section", "Samples")]
+    nav = "".join(f'<a href="#{_e(anchor)}">{_e(label)}</a>' for anchor, label in links)
     models = _models(con)
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     page = (
@@ -446,7 +444,7 @@ def build_report(
         "<header><h1>relreason: how well do language models reason?</h1>"
         f"<p>Models: {_e(', '.join(models) or 'none yet')}</p>"
         f"<p>Generated {when} from <code>{_e(source)}</code>. Intervals are 95%.</p></header>"
-        f"<nav>{nav}</nav><main>{''.join(sections)}"
+        f"<nav>{nav}</nav><main>{''.join(parts)}"
         "<footer>Written by <code>relreason report</code>; the figures are also PNG files beside this page "
         "and Dagster assets (group <code>report</code>).</footer></main>"
         f"<script>{SCRIPT}</script></body></html>"

@@ -1,11 +1,15 @@
 """The HTML report's result tables: one row per benchmark slice, one column per model, each cell a value
-with its 95% interval.
+with its 95% interval; and the comparison tables, where the study's published models are columns too.
 
-Each :class:`WideTable` is a query on the marts returning long rows (row keys, ``model``, ``value``,
-``low``, ``high``, ``n``); :func:`pivot` turns them wide, models as columns, the way a results
-table in a paper reads.  Pooled rates (accuracy over a benchmark's tasks) come with their Wilson
-interval computed from the pooled counts; per-slice values keep the mart's own interval.
-(The plain-text tables a run prints at its end are ``results/headline.py``'s.)
+Each table (``benchmarks.base.ReportTable``) is a query on the marts returning long rows (row keys,
+``model``, ``value``, ``low``, ``high``, ``n``); :func:`pivot` turns them wide, models as columns, the
+way a results table in a paper reads.  Pooled rates (accuracy over a benchmark's tasks) come with
+their Wilson interval computed from the pooled counts; per-slice values keep the mart's own interval.
+The overview tables every family shares are here; a family's own are declared in its ``report.py``
+and found through the registry, so nothing here knows a family.  A comparison
+(``benchmarks.base.Comparison``) reads a ``<family>_vs_study`` mart, whose ``published`` rows become
+columns marked with the paper's table.  (The plain-text tables a run prints at its end are
+``results/headline.py``'s.)
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster.results.figures import TASK_ORDER, existing_tables
+from relreason_dagster.benchmarks.base import Comparison, ReportTable
+from relreason_dagster.results.figures import existing_tables, report_sections
+
+WideTable = ReportTable  # the name this module used before tables moved into the families
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float | None, float | None]:
@@ -28,21 +35,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float | None, float | None]
     return (centre - half) / denom, (centre + half) / denom
 
 
-@dataclass(frozen=True)
-class WideTable:
-    """A report table: its title, what the numbers are, the marts it needs and its long-form query."""
-
-    key: str
-    title: str
-    note: str
-    marts: tuple[str, ...]
-    row_keys: tuple[str, ...]
-    sql: str
-    counts: bool = False  # the query returns k (successes) and n; the interval is Wilson over them
-
-
-WIDE_TABLES: tuple[WideTable, ...] = (
-    WideTable(
+# The tables of every family's rows, shown in the report's overview.
+OVERVIEW_TABLES: tuple[ReportTable, ...] = (
+    ReportTable(
         key="accuracy",
         title="Accuracy per benchmark and prompt setting",
         note="Share of exactly right answers pooled over the slice's tasks (unreadable answers count as "
@@ -53,48 +48,7 @@ WIDE_TABLES: tuple[WideTable, ...] = (
         "GROUP BY ALL ORDER BY benchmark, split, setting",
         counts=True,
     ),
-    WideTable(
-        key="relational_f1",
-        title="Relational reasoning: mean per-sample F1",
-        note="Per task, split (IID n = 10, OOD n = 20) and prompt setting; 95% bootstrap interval over "
-        "samples (marts.relational_f1).",
-        marts=("marts.relational_f1",),
-        row_keys=("task", "split", "setting"),
-        sql="SELECT task, split, setting, model, f1 AS value, ci_low AS low, ci_high AS high, n "
-        "FROM marts.relational_f1",
-    ),
-    WideTable(
-        key="flenqa",
-        title="FLenQA: accuracy by input length",
-        note="Pooled over the three tasks; length 0 is the minimal text (key paragraphs only); 95% Wilson "
-        "interval (marts.flenqa_accuracy_by_length).",
-        marts=("marts.flenqa_accuracy_by_length",),
-        row_keys=("setting", "length"),
-        sql="SELECT setting, length, model, sum(n_correct) AS k, sum(n) AS n "
-        "FROM marts.flenqa_accuracy_by_length GROUP BY ALL ORDER BY setting, length",
-        counts=True,
-    ),
-    WideTable(
-        key="kor",
-        title="KOR-Bench: accuracy by category",
-        note="Robust scorer, per question source and prompt setting; 95% Wilson interval "
-        "(marts.kor_accuracy).",
-        marts=("marts.kor_accuracy",),
-        row_keys=("source", "setting", "category"),
-        sql="SELECT source, setting, category, model, accuracy AS value, ci_low AS low, ci_high AS high, n "
-        "FROM marts.kor_accuracy",
-    ),
-    WideTable(
-        key="selfcontra",
-        title="Self-Contra: judged Self-Contra rate of our models",
-        note="Share of responses the judge labels self-contradictory, per dataset, setting and detection "
-        "method; 95% Wilson interval (marts.selfcontra_judged).",
-        marts=("marts.selfcontra_judged",),
-        row_keys=("dataset", "setting", "method", "judge"),
-        sql="SELECT dataset, setting, method, judge, model, judged_scr AS value, scr_ci_low AS low, "
-        "scr_ci_high AS high, n_judged AS n FROM marts.selfcontra_judged",
-    ),
-    WideTable(
+    ReportTable(
         key="parse_rate",
         title="Parse rate per benchmark",
         note="Share of responses the parser could read (ok / answered), pooled over tasks and settings; "
@@ -108,43 +62,52 @@ WIDE_TABLES: tuple[WideTable, ...] = (
 )
 
 
+def all_tables() -> tuple[ReportTable, ...]:
+    """The overview tables, then every registered family's section tables, in section order."""
+    return OVERVIEW_TABLES + tuple(t for section in report_sections() for t in section.tables)
+
+
 @dataclass
 class Cell:
     value: float | None
     low: float | None
     high: float | None
     n: int
+    note: str | None = None
 
 
 @dataclass
 class PivotedTable:
     """A pivoted table: ``rows`` of (row key values, {model: Cell})."""
 
-    spec: WideTable
+    spec: ReportTable
     models: list[str]
     rows: list[tuple[tuple[Any, ...], dict[str, Cell]]]
 
 
-def _model_key(model: str) -> tuple[bool, str]:
-    return (model == "dlm", model)
-
-
-def _row_sort(values: tuple[Any, ...]) -> tuple[Any, ...]:
-    # Relational tasks in the study's order, KOR's "overall" last, everything else as is.
+def row_sort(values: tuple[Any, ...], first: tuple[str, ...] = (), last: tuple[str, ...] = ()) -> tuple:
+    """Sort key of a row: values in ``first`` in that order (a study's task order), those in ``last``
+    at the end (an "overall" row), numbers by value, everything else by its text."""
     out = []
     for v in values:
-        if v in TASK_ORDER:
-            out.append((0, TASK_ORDER.index(v), ""))
-        elif v == "overall":
-            out.append((2, 0, ""))
+        if v in first:
+            out.append((0, first.index(v), ""))
+        elif v in last:
+            out.append((2, last.index(v), ""))
         else:
             out.append((1, v if isinstance(v, int | float) else 0, str(v)))
     return tuple(out)
 
 
-def pivot(spec: WideTable, records: list[dict[str, Any]]) -> PivotedTable:
-    """Long rows -> one row per row key, one Cell per model (models sorted, the DLM last)."""
-    models = sorted({r["model"] for r in records}, key=_model_key)
+def _records(con: Any, sql: str) -> list[dict[str, Any]]:
+    cur = con.execute(sql)
+    columns = [d[0] for d in cur.description]
+    return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+
+
+def pivot(spec: ReportTable, records: list[dict[str, Any]]) -> PivotedTable:
+    """Long rows -> one row per row key, one Cell per model (models sorted, ``last_models`` at the end)."""
+    models = sorted({r["model"] for r in records}, key=lambda m: (m in spec.last_models, m))
     table: dict[tuple[Any, ...], dict[str, Cell]] = {}
     for r in records:
         if spec.counts:
@@ -154,19 +117,92 @@ def pivot(spec: WideTable, records: list[dict[str, Any]]) -> PivotedTable:
         else:
             cell = Cell(r["value"], r["low"], r["high"], int(r["n"] or 0))
         table.setdefault(tuple(r[k] for k in spec.row_keys), {})[r["model"]] = cell
-    return PivotedTable(spec, models, sorted(table.items(), key=lambda item: _row_sort(item[0])))
+    rows = sorted(table.items(), key=lambda item: row_sort(item[0], spec.first, spec.last))
+    return PivotedTable(spec, models, rows)
 
 
-def wide_tables(con: Any) -> list[PivotedTable]:
-    """Every table whose marts exist and hold rows (an empty one is left out, not shown blank)."""
+def wide_tables(con: Any, tables: tuple[ReportTable, ...] | None = None) -> list[PivotedTable]:
+    """Every table (default: :func:`all_tables`) whose marts exist and hold rows (an empty one is left
+    out, not shown blank)."""
     present = existing_tables(con)
     out = []
-    for spec in WIDE_TABLES:
+    for spec in all_tables() if tables is None else tables:
         if not all(m in present for m in spec.marts):
             continue
-        cur = con.execute(spec.sql)
-        columns = [d[0] for d in cur.description]
-        records = [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+        records = _records(con, spec.sql)
         if records:
             out.append(pivot(spec, records))
+    return out
+
+
+# --- the study beside ours ---------------------------------------------------------------------------
+
+# The columns of a comparison mart after its row keys (the convention every <family>_vs_study follows).
+COMPARISON_COLUMNS = ("model", "published", "source", "metric", "value", "ci_low", "ci_high", "n", "note")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A model column: ours (``published`` false) or the study's, with the table it was printed in."""
+
+    model: str
+    published: bool
+    source: str | None
+
+
+@dataclass
+class ComparisonTable:
+    spec: Comparison
+    row_keys: tuple[str, ...]
+    columns: list[Column]
+    rows: list[tuple[tuple[Any, ...], dict[Column, Cell]]]
+
+
+def comparison_keys(spec: Comparison, columns: list[str], records: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The row keys: the declared ones, else the mart's columns before ``model`` (the convention);
+    ``metric`` joins them when the rows hold more than one."""
+    if spec.row_keys and all(k in columns for k in spec.row_keys):
+        keys = spec.row_keys
+    else:
+        keys = tuple(columns[: columns.index("model")]) if "model" in columns else ()
+        keys = tuple(k for k in keys if k not in COMPARISON_COLUMNS)
+    if "metric" not in keys and len({r.get("metric") for r in records}) > 1:
+        keys = (*keys, "metric")
+    return keys
+
+
+def pivot_comparison(spec: Comparison, columns: list[str], records: list[dict[str, Any]]) -> ComparisonTable:
+    """Long comparison rows -> one row per key, one Cell per model column; our models first (sorted,
+    ``last_models`` at their end), then the study's in the order the rows give them."""
+    keys = comparison_keys(spec, columns, records)
+    ours: set[Column] = set()
+    theirs: dict[Column, None] = {}
+    table: dict[tuple[Any, ...], dict[Column, Cell]] = {}
+    for r in records:
+        published = bool(r.get("published"))
+        column = Column(str(r["model"]), published, r.get("source") if published else None)
+        if published:
+            theirs.setdefault(column)
+        else:
+            ours.add(column)
+        n = r.get("n")
+        cell = Cell(r.get("value"), r.get("ci_low"), r.get("ci_high"), int(n or 0), r.get("note"))
+        table.setdefault(tuple(r.get(k) for k in keys), {})[column] = cell
+    mine = sorted(ours, key=lambda c: (c.model in spec.last_models, c.model))
+    rows = sorted(table.items(), key=lambda item: row_sort(item[0], spec.first, spec.last))
+    return ComparisonTable(spec, keys, [*mine, *theirs], rows)
+
+
+def comparison_tables(con: Any, specs: tuple[Comparison, ...]) -> list[ComparisonTable]:
+    """The comparisons whose relations exist and hold rows (one another helper's mart may come later)."""
+    present = existing_tables(con)
+    out = []
+    for spec in specs:
+        if not spec.relations or not all(r in present for r in spec.relations):
+            continue
+        cur = con.execute(spec.query())
+        columns = [d[0] for d in cur.description]
+        records = [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+        if records and "model" in columns:
+            out.append(pivot_comparison(spec, columns, records))
     return out

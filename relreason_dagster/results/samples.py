@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from relreason_dagster.benchmarks.registry import family_module, family_names
 from relreason_dagster.errors import ConfigError
 
 VIEW = "marts.sample_results"
@@ -41,9 +42,10 @@ def sample_rows(
     """Rows of ``marts.sample_results`` matching the filters, JSON columns decoded.
 
     Each dict holds ``model, benchmark, task, setting, split, sample_id, prompt_id, messages`` (a list
-    of ``{role, content}``; None for the DLM, which reads matrices, not prompts), ``response`` (the full
-    text, None when the provider failed or for the DLM), ``gold, parsed, parse_status, correct, tp, fp,
-    fn, f1, outcome`` and a few more (``response_error``, ``input_tokens``, ``detail``).
+    of ``{role, content}``; None for a baseline model, which reads the sample, not a prompt),
+    ``response`` (the full text, None when the provider failed or for a baseline model), ``gold,
+    parsed, parse_status, correct, tp, fp, fn, f1, outcome`` and a few more (``response_error``,
+    ``input_tokens``, ``detail``).
     ``outcome``: None (all), ``correct``, ``wrong`` (readable but not exactly right), ``na`` (unreadable
     or refused) or ``error``.
     """
@@ -78,12 +80,19 @@ def sample_rows(
     return rows
 
 
-def score_text(row: dict[str, Any]) -> str:
+def cell_scored() -> set[str]:
+    """The families whose per-sample score is F1 over answer cells (``CELL_SCORED`` in their
+    ``report.py``): their F1 is shown even when no cell was found or claimed."""
+    return {name for name in family_names() if getattr(family_module(name, "report"), "CELL_SCORED", False)}
+
+
+def score_text(row: dict[str, Any], cells_scored: set[str] | None = None) -> str:
     """The score in words: F1 with its cell counts where the task has cells, else right or wrong."""
     if row.get("outcome") == "error":
         return f"no answer (provider error: {row.get('response_error')})"
     parts = []
-    cells = row.get("benchmark") == "relational" or any(row.get(k) for k in ("tp", "fp", "fn"))
+    scored = cell_scored() if cells_scored is None else cells_scored
+    cells = row.get("benchmark") in scored or any(row.get(k) for k in ("tp", "fp", "fn"))
     if row.get("f1") is not None and cells:
         parts.append(f"F1 {row['f1']:.3g} (tp {row['tp']}, fp {row['fp']}, fn {row['fn']})")
     parts.append("correct" if row.get("correct") else "not correct")
@@ -111,7 +120,7 @@ def format_sample(row: dict[str, Any]) -> str:
             lines.append(str(message.get("content", "")))
     else:
         lines.append("--- prompt ---")
-        lines.append("(none: the DLM reads the sample's truth-value matrices)")
+        lines.append("(none: a baseline model reads the sample's input itself)")
     lines.append("--- response ---")
     if row.get("response") is not None:
         lines.append(row["response"])

@@ -180,21 +180,52 @@ RAW_TABLES: dict[str, str] = {
         history VARCHAR,
         PRIMARY KEY (model, sample_id, round)
     """,
+    # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
+    # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
+    # ``line`` is the row's line in its file.
+    "study_reference": """
+        family VARCHAR NOT NULL,
+        source VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        task VARCHAR,
+        category VARCHAR,
+        dataset VARCHAR,
+        setting VARCHAR,
+        split VARCHAR,
+        n INTEGER,
+        length INTEGER,
+        padding VARCHAR,
+        position VARCHAR,
+        metric VARCHAR NOT NULL,
+        value DOUBLE,
+        printed VARCHAR,
+        note VARCHAR,
+        keys JSON,
+        line INTEGER NOT NULL,
+        PRIMARY KEY (family, line)
+    """,
 }
 
 
 # What a prompt is for (raw.prompts.kind).  Only ``test`` prompts are a family's questions: they are
-# parsed into raw.parsed_answers and counted by the marts.  The others are follow-ups of a test answer,
-# stored like every prompt (cached, answered once) but read only by the asset that asked them.
+# parsed into raw.parsed_answers and counted by the marts.  The others are follow-ups of a test answer
+# (a family's step names its kind: a self-correction round, a judge's question), stored like every
+# prompt (cached, answered once) but read only by the asset that asked them.
 TEST_KIND = "test"
-SELF_CORRECTION_KIND = "self_correction"  # KOR-Bench: a wrong answer re-asked with the official follow-up
-JUDGE_KIND = "judge"  # Self-Contra: a judge model's question about a response
 
-# Before the kind column, follow-up prompts had a benchmark name of their own: (old name, family, kind).
-_LEGACY_FOLLOW_UPS = (
-    ("kor_selfcorrect", "kor", SELF_CORRECTION_KIND),
-    ("selfcontra_judge", "selfcontra", JUDGE_KIND),
-)
+
+def legacy_follow_ups() -> list[tuple[str, str, str]]:
+    """``(old benchmark name, family, kind)`` of every registered family's step whose prompts had a
+    benchmark name of their own before the kind column (the step's ``legacy_benchmark``)."""
+    from relreason_dagster.benchmarks.registry import FAMILIES, family_steps
+
+    return [
+        (step.legacy_benchmark, name, str(step.kind))
+        for name in FAMILIES
+        for step in family_steps(name)
+        if getattr(step, "legacy_benchmark", None) and step.kind
+    ]
+
 
 # Columns added after a table first shipped: an older DuckDB file gains them in place.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -267,7 +298,7 @@ def _migrate_prompt_kind(con: Any) -> None:
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(f"ALTER TABLE raw.prompts ADD COLUMN kind VARCHAR DEFAULT '{TEST_KIND}'")
-        for old, family, kind in _LEGACY_FOLLOW_UPS:
+        for old, family, kind in legacy_follow_ups():
             con.execute(
                 "UPDATE raw.prompts SET kind = ?, benchmark = ? WHERE benchmark = ?", [kind, family, old]
             )

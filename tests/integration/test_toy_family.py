@@ -82,6 +82,13 @@ def test_a_registered_toy_family_runs_end_to_end(home):
     assert rows("SELECT benchmark, n_ok, n_na, parse_rate FROM marts.parse_rate") == [
         ("toy", n - n_na, n_na, round((n - n_na) / n, 4))
     ]
+    # Its study's numbers (tests/toy_family/published.csv, made up) loaded by the prepare job, built by dbt.
+    published = "SELECT model, value, keys FROM marts.study_reference WHERE family = 'toy' ORDER BY line"
+    assert rows(published) == [
+        ("Parity Oracle", 1.0, '{"difficulty": "easy"}'),
+        ("Coin Flipper", 0.5, '{"difficulty": "easy"}'),
+        ("Shy Model", None, "{}"),
+    ]
     # The shared checks ran on the toy's rows with the bounds its checks.py declares.
     checks = {name: passed for name, passed, _ in report.checks}
     for name in ("label_balance_check", "token_length_check", "parse_status_check", "parse_rate_check"):

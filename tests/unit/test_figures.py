@@ -13,6 +13,7 @@ import re
 import duckdb
 import pytest
 
+from relreason_dagster.benchmarks.relational.report import draw_relational
 from relreason_dagster.results import figures, report, report_tables
 from relreason_dagster.results.figures import FIGURES, render, render_rows
 
@@ -244,7 +245,7 @@ def test_a_missing_mart_reads_as_no_rows(con):
 
 
 def test_the_dlm_is_drawn_in_the_nl_panel_not_a_panel_of_its_own():
-    fig = figures.draw_relational({"marts.relational_f1": RELATIONAL})
+    fig = draw_relational({"marts.relational_f1": RELATIONAL})
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
     assert titles == ["IID (n = 10) · nl (+ DLM)", "IID (n = 10) · tv", "OOD (n = 20) · nl (+ DLM)"]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]

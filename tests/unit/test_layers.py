@@ -1,5 +1,6 @@
-"""The layer rules, checked on the source: nothing below ``defs/`` imports Dagster, and a family's
-folder imports no other family.
+"""The layer rules, checked on the source: nothing below ``defs/`` imports Dagster, a family's
+folder imports no other family, and the generic layers (``results/``, ``storage/``) import and name
+no family: they render and store whatever the registered families declare.
 
 The layers, bottom to top: ``benchmarks/`` (plain-Python families), ``llm/`` and ``storage/`` (model
 calls, the lake and DuckDB), with ``dlm/``, ``results/``, ``data_quality/``, ``profiles.py`` and
@@ -38,6 +39,9 @@ REGISTRY = f"{BENCHMARKS}.registry"
 # layer's slice of the family, so they may reach cli/pipeline when a command runs (``detect`` launches
 # the judge through pipeline).  They still never import Dagster themselves.
 FAMILY_COMMANDS = "commands"
+
+# The layers that must work for any registered family: they reach families only through the registry.
+GENERIC_LAYERS = ("relreason_dagster.results", "relreason_dagster.storage")
 
 # Known crossings between family folders, each with why it is still there: (module, other family).
 # Empty since the relational CoT checker moved from selfcontra/ to relational/ (issue 18 item 4).
@@ -217,3 +221,40 @@ def test_known_crossings_are_still_needed() -> None:
     modules = {i.module for i in all_imports()}
     stale = [key for key in KNOWN_CROSSINGS if key[0] in modules and key not in crossings]
     assert not stale, f"remove from KNOWN_CROSSINGS: {stale}"
+
+
+def family_folders() -> set[str]:
+    """The built-in family folders (``benchmarks/<family>/``)."""
+    root = REPO / Path(*BENCHMARKS.split("."))
+    return {p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+
+
+def names_in(source: str) -> list[tuple[str, int]]:
+    """Every string constant of ``source`` with its line (f-string parts included)."""
+    return [
+        (node.value, node.lineno)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+
+
+def test_generic_layers_import_no_family() -> None:
+    """results/ and storage/ render and store what families declare; the registry is their one way in."""
+    assert any(in_any(i.module, GENERIC_LAYERS) for i in all_imports())  # the scan reaches them
+    bad = [str(i) for i in all_imports() if in_any(i.module, GENERIC_LAYERS) and family_of(i.target)]
+    assert not bad, "a generic layer imports a family folder:\n" + "\n".join(bad)
+
+
+def test_generic_layers_name_no_family() -> None:
+    """No string in results/ or storage/ is a family's name: a section, table or step kind that names
+    one belongs in that family's folder (its report.py, steps.py)."""
+    families = family_folders()
+    assert {"relational", "kor"} <= families  # the detector sees the real folders
+    assert names_in("x = 'kor'\ny = f'{x} relational'") == [("kor", 1), (" relational", 2)]
+    bad = []
+    for layer in GENERIC_LAYERS:
+        for path in sorted((REPO / Path(*layer.split("."))).rglob("*.py")):
+            for text, line in names_in(path.read_text(encoding="utf-8")):
+                if text in families or text.startswith(tuple(f"benchmarks.{f}" for f in families)):
+                    bad.append(f"{path.relative_to(REPO)}:{line} names {text!r}")
+    assert not bad, "a generic layer names a family:\n" + "\n".join(bad)

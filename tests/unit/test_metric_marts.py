@@ -26,8 +26,8 @@ from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Parsed
 from relreason_dagster.benchmarks.relational.tasks import TASKS
 from relreason_dagster.benchmarks.scoring import score_cells, set_f1, unreadable
+from relreason_dagster.benchmarks.selfcontra.annotation_store import store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
-from relreason_dagster.storage.annotations import store_import
 from relreason_dagster.storage.schema import ensure_schema
 
 SEED_CSV = settings.DBT_PROJECT_DIR / "seeds" / "relational_study_dlm_f1.csv"

@@ -110,6 +110,7 @@ class SelfCorrection(Step):
     table = "kor_rounds"
     stage = "per_model"
     kind = SELF_CORRECTION_KIND
+    legacy_benchmark = ROUND_ID_TAG  # its prompts' benchmark name before raw.prompts had a kind
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {"base": (BASE_SQL, [model, BENCHMARK, kor_prompts.ZERO_SHOT, MIXED_TASK])}

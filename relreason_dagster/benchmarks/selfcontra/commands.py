@@ -95,7 +95,7 @@ def import_annotations(args: argparse.Namespace, context: CommandContext) -> int
     results = batch.results
     stored = 0
     if results and not args.no_store:
-        from relreason_dagster.storage.annotations import store_batch
+        from relreason_dagster.benchmarks.selfcontra.annotation_store import store_batch
 
         con = context.writable_db()
         try:

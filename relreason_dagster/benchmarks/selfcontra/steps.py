@@ -30,10 +30,10 @@ from relreason_dagster.benchmarks.base import (
     stable_hash,
 )
 from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
+from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_rows
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.storage.annotations import annotation_rows
 
 JUDGE_KIND = "judge"
 # Hashed into every judge prompt's id (the benchmark name these prompts had before the kind column),
@@ -182,6 +182,7 @@ class Detection(Step):
     stage = "across_models"
     kind = JUDGE_KIND
     model_knob = "judge"
+    legacy_benchmark = JUDGE_ID_TAG  # its prompts' benchmark name before raw.prompts had a kind
     after: tuple[str, ...] = ("selfcontra_annotations",)
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:

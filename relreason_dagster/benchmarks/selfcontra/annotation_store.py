@@ -1,4 +1,4 @@
-"""Storing imported Self-Contra annotations in ``raw.annotations``.
+"""Storing imported Self-Contra annotations in ``raw.annotations`` (the family's own raw table).
 
 The CLI (`relreason selfcontra import-annotations`) and the ``selfcontra_annotations``
 asset both read with :func:`read_annotation_files` and store with :func:`store_batch`, so a

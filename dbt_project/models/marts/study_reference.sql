@@ -1,0 +1,9 @@
+-- The studies' published numbers, every registered family's in one table: one row per cell the paper
+-- prints (family, source = its table or figure, model as the paper names it, the keys the family's
+-- marts use, metric, value in the marts' unit, printed = the cell's text, note).  Loaded from the
+-- families' published.csv files by the published_numbers asset; a new family adds rows, not SQL.
+-- The families' <family>_vs_study marts put these beside our models.
+select
+    family, source, model, task, category, dataset, setting, split, n, length, padding, position,
+    metric, value, printed, note, keys, line
+from {{ source('raw', 'study_reference') }}

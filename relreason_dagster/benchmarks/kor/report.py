@@ -1,0 +1,155 @@
+"""What the report shows of KOR-Bench: accuracy by category with the self-correction rounds (a figure),
+accuracy by category as a table, and our models beside the study's published ones (its Table 2).
+
+Found by name (``registry.family_sections``, ``family_headlines``); ``results/`` renders it without
+knowing the family.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from relreason_dagster.benchmarks import plotting
+from relreason_dagster.benchmarks.base import (
+    Comparison,
+    FigureSpec,
+    HeadlineTable,
+    ReportSection,
+    ReportTable,
+    Rows,
+)
+from relreason_dagster.benchmarks.kor.family import BENCHMARK
+
+CATEGORIES = ("operation", "logic", "cipher", "puzzle", "counterfactual", "overall")
+
+
+def draw_kor(rows_by_mart: dict[str, Rows]) -> Any:
+    """Accuracy per category (bars, 95% Wilson whiskers) and accuracy after each self-correction round."""
+    plt = plotting.plt()
+    acc = rows_by_mart["marts.kor_accuracy"]
+    rounds = [r for r in rows_by_mart["marts.kor_self_correction"] if r["category"] == "overall"]
+    fig, (ax_cat, ax_round) = plt.subplots(
+        1, 2, figsize=(plotting.WIDTH_IN, 3.6), gridspec_kw={"width_ratios": [3, 2]}
+    )
+    colors = plotting.model_colors([r["model"] for r in acc + rounds])
+    if acc:
+        series = sorted({(r["model"], r["source"], r["setting"]) for r in acc})
+        palette = {s: colors[s[0]] for s in series}
+        hatches = ["", "//", "..", "xx"]
+        categories = [c for c in CATEGORIES if any(r["category"] == c for r in acc)]
+        width = 0.8 / len(series)
+        for i, key in enumerate(series):
+            points = [r for r in acc if (r["model"], r["source"], r["setting"]) == key]
+            x = [categories.index(r["category"]) + (i - (len(series) - 1) / 2) * width for r in points]
+            ax_cat.bar(
+                x,
+                [r["accuracy"] for r in points],
+                width=width * 0.92,
+                color=palette[key],
+                hatch=hatches[i % len(hatches)] if len({s[0] for s in series}) < len(series) else "",
+                yerr=plotting.error_bars(points, "accuracy", "ci_low", "ci_high"),
+                error_kw={"elinewidth": 0.8, "capsize": 1.5},
+                label=f"{key[0]} · {key[1]} · {key[2]}",
+                edgecolor="white",
+                linewidth=0.5,
+            )
+        ax_cat.set_xticks(range(len(categories)), categories, rotation=20, fontsize=8)
+        ax_cat.set_ylim(0, 1.05)
+        ax_cat.set_ylabel("accuracy")
+        ax_cat.grid(axis="y", alpha=0.3)
+    else:
+        plotting.no_data(ax_cat, "No KOR-Bench answers yet:\nrun `relreason run --model M --benchmark kor`.")
+    ax_cat.set_title("accuracy by category", fontsize=10)
+    if rounds:
+        for key in sorted({(r["model"], r["source"]) for r in rounds}):
+            points = sorted((r for r in rounds if (r["model"], r["source"]) == key), key=lambda r: r["round"])
+            x = [r["round"] for r in points]
+            ax_round.plot(
+                x,
+                [r["accuracy"] for r in points],
+                marker="o",
+                color=colors[key[0]],
+                label=f"{key[0]} · {key[1]} (self-correction)",
+            )
+            ax_round.fill_between(
+                x,
+                [r["ci_low"] for r in points],
+                [r["ci_high"] for r in points],
+                color=colors[key[0]],
+                alpha=0.15,
+            )
+        ax_round.set_xticks(sorted({r["round"] for r in rounds}))
+        ax_round.set_xlabel("round (0 = zero-shot answer)")
+        ax_round.set_ylim(-0.02, 1.05)
+        ax_round.grid(alpha=0.3)
+    else:
+        plotting.no_data(ax_round, "No self-correction rounds yet\n(profile knob self_correction_rounds).")
+    ax_round.set_title("self-correction: accuracy after each round", fontsize=10)
+    bottom = plotting.legend_below(fig, [ax_cat, ax_round], ncol=2)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
+FIGURES = (
+    FigureSpec(
+        name="kor_accuracy",
+        asset_name="kor_plot",
+        study=BENCHMARK,
+        title="KOR-Bench: accuracy by category and self-correction",
+        caption="Accuracy per rule category and overall (robust scorer) with 95% Wilson whiskers; right: "
+        "accuracy after each self-correction round (round 0 = zero-shot), overall.",
+        marts=("marts.kor_accuracy", "marts.kor_self_correction"),
+        draw=draw_kor,
+        hint=f"relreason run --model M --benchmark {BENCHMARK}",
+    ),
+)
+
+CATEGORY_TABLE = ReportTable(
+    key="kor",
+    title="KOR-Bench: accuracy by category",
+    note="Robust scorer, per question source and prompt setting; 95% Wilson interval (marts.kor_accuracy).",
+    marts=("marts.kor_accuracy",),
+    row_keys=("source", "setting", "category"),
+    sql="SELECT source, setting, category, model, accuracy AS value, ci_low AS low, ci_high AS high, n "
+    "FROM marts.kor_accuracy",
+    last=("overall",),
+)
+
+VS_STUDY = Comparison(
+    key="kor_vs_study",
+    title="KOR-Bench: our models beside the study's (Table 2)",
+    mart="marts.kor_vs_study",
+    note="Accuracy per category and overall; columns marked published are the study's models as its "
+    "tables print them (marts.kor_vs_study).",
+    last=("overall",),
+)
+
+SECTIONS = (
+    ReportSection(
+        key=BENCHMARK,
+        title="KOR-Bench: knowledge-orthogonal reasoning",
+        label="KOR-Bench",
+        order=30,
+        figures=FIGURES,
+        tables=(CATEGORY_TABLE,),
+        comparisons=(VS_STUDY,),
+    ),
+)
+
+HEADLINES = (
+    HeadlineTable(
+        "marts.kor_accuracy (KOR-Bench: accuracy by category; official_accuracy = the official scorer)",
+        "SELECT model, source, setting, category, n, n_correct, n_na, accuracy, ci_low, ci_high, "
+        "official_accuracy FROM marts.kor_accuracy ORDER BY model, source, setting, category",
+    ),
+    HeadlineTable(
+        "marts.kor_self_correction (KOR-Bench: accuracy after each self-correction round, overall)",
+        "SELECT model, source, round, n, n_correct, accuracy, n_corrected, correction_rate "
+        "FROM marts.kor_self_correction WHERE category = 'overall' ORDER BY model, source, round",
+    ),
+    HeadlineTable(
+        "marts.kor_mixed (KOR-Bench: Multi-Q / Multi-R / Multi-RQ)",
+        "SELECT model, source, setting, n, accuracy, n_questions, pass_rate FROM marts.kor_mixed "
+        "ORDER BY model, source, setting",
+    ),
+)

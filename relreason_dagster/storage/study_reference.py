@@ -1,0 +1,127 @@
+"""The studies' published numbers, read from the families' ``published.csv`` into ``raw.study_reference``.
+
+Each family ships the numbers its study printed as a CSV in its own folder (found by
+``benchmarks.registry.published_files``); this module knows only the file format
+(``benchmarks.base.PUBLISHED_COLUMNS``), never a family, so a new family's rows arrive with no change
+here or in dbt (``marts.study_reference`` selects the table whole).  A malformed file is a one-line
+error naming the file, the line and the fix: a published number that cannot be read must not turn
+silently into a missing one.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster.benchmarks.base import PUBLISHED_COLUMNS
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.storage.duckdb_io import replace_rows
+
+TABLE = "study_reference"
+INTEGER_COLUMNS = ("n", "length")
+REQUIRED = ("family", "source", "model", "metric")
+# Bumped when the rows a file gives change for the same bytes (the stored rows are then re-read).
+READER_VERSION = "study-reference-v1"
+
+
+def file_key(path: Path) -> str:
+    """What a file's stored rows were read from: its bytes and the reader's version."""
+    return hashlib.sha256(READER_VERSION.encode() + b"\0" + path.read_bytes()).hexdigest()
+
+
+def _integer(text: str, where: str, column: str) -> int | None:
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(
+            f"{where}: {column} {text!r} is not a whole number; write digits or leave it empty"
+        ) from None
+
+
+def _number(text: str, where: str) -> float | None:
+    if text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(
+            f"{where}: value {text!r} is not a number; write it in the marts' unit (0.85 for 85%) or "
+            "leave it empty for N/A (the paper's text goes in 'printed')"
+        ) from None
+    if not math.isfinite(value):
+        raise ConfigError(f"{where}: value {text!r} is not finite; leave it empty for N/A")
+    return value
+
+
+def read_published(family: str, path: Path) -> list[dict[str, Any]]:
+    """The ``raw.study_reference`` rows of family ``family``'s ``published.csv`` at ``path``."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if header is None:
+            raise ConfigError(
+                f"{path}: empty file; its first line is the header {','.join(PUBLISHED_COLUMNS)}"
+            )
+        header = [h.strip() for h in header]
+        if tuple(header[: len(PUBLISHED_COLUMNS)]) != PUBLISHED_COLUMNS:
+            raise ConfigError(
+                f"{path}: the header must start with {','.join(PUBLISHED_COLUMNS)} (extra key columns "
+                f"after note); found {','.join(header)}"
+            )
+        extra = header[len(PUBLISHED_COLUMNS) :]
+        if len(set(header)) != len(header) or any(not name for name in extra):
+            raise ConfigError(
+                f"{path}: every header column needs a name of its own; found {','.join(header)}"
+            )
+        rows: list[dict[str, Any]] = []
+        for values in reader:
+            where = f"{path}:{reader.line_num}"
+            if not any(v.strip() for v in values):
+                continue  # a blank line
+            if len(values) != len(header):
+                raise ConfigError(
+                    f"{where}: {len(values)} fields for {len(header)} columns; quote a field that "
+                    "holds a comma"
+                )
+            cells = dict(zip(header, (v.strip() for v in values), strict=True))
+            missing = [c for c in REQUIRED if not cells[c]]
+            if missing:
+                raise ConfigError(f"{where}: {', '.join(missing)} is empty; every row names them")
+            if cells["family"] != family:
+                raise ConfigError(
+                    f"{where}: family {cells['family']!r} in the file of family {family!r}; a family's "
+                    "file holds its own rows only"
+                )
+            row: dict[str, Any] = {c: (cells[c] or None) for c in PUBLISHED_COLUMNS}
+            for column in INTEGER_COLUMNS:
+                row[column] = _integer(cells[column], where, column)
+            row["value"] = _number(cells["value"], where)
+            row["keys"] = json.dumps({k: cells[k] for k in extra if cells[k]}, sort_keys=True)
+            row["line"] = reader.line_num
+            rows.append(row)
+    return rows
+
+
+def published_rows(files: Mapping[str, Path]) -> dict[str, list[dict[str, Any]]]:
+    """Every family's rows, ``{family: rows}``, from ``{family: published.csv}``."""
+    return {family: read_published(family, path) for family, path in files.items()}
+
+
+def store_family(con: Any, family: str, rows: list[dict[str, Any]]) -> int:
+    """Replace family ``family``'s stored published numbers with ``rows``; returns how many."""
+    return replace_rows(con, TABLE, rows, "family = ?", [family])
+
+
+def drop_other_families(con: Any, keep: list[str]) -> int:
+    """Delete the rows of families not in ``keep`` (no longer registered, or their file is gone)."""
+    where = f"family NOT IN ({', '.join('?' for _ in keep)})" if keep else "true"
+    (n,) = con.execute(f"SELECT count(*) FROM raw.{TABLE} WHERE {where}", keep).fetchone()
+    con.execute(f"DELETE FROM raw.{TABLE} WHERE {where}", keep)
+    return int(n)
