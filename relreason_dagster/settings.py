@@ -65,8 +65,12 @@ def relreason_home() -> Path:
     return home
 
 
+# The results file's name inside RELREASON_HOME (readers find it without creating the home).
+DUCKDB_NAME = "relreason.duckdb"
+
+
 def duckdb_path() -> Path:
-    return relreason_home() / "relreason.duckdb"
+    return relreason_home() / DUCKDB_NAME
 
 
 def lake_url() -> str:

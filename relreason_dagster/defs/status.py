@@ -5,7 +5,8 @@ can be in: no home yet, an empty one, a run going on, a run killed mid-step, a f
 planned but never evaluated, the DuckDB file held by a writer, a corrupt Dagster instance folder.
 Each section is read on its own; one that fails prints a single ``(unavailable: reason)`` line and
 the others still answer.  It only reads: no run is released, no table migrated, and the DuckDB file
-is opened read-only with a short wait (a dbt build can hold it for minutes; status should not).
+is read through a reader's copy (``results/readonly.py``), waiting briefly for a writer and then
+reading the newest copy (a dbt build can hold the file for minutes; status should not wait).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-# How long status waits for a writer's lock on the DuckDB file before saying it is busy.
+# How long status waits for a writer's lock on the DuckDB file before reading the newest copy
+# (or, with none, saying it is busy).
 LOCK_WAIT_S = 3.0
 # Runs listed in the summary.
 RECENT_RUNS = 6
@@ -98,22 +100,21 @@ class StatusReport:
         return defs
 
     def _connect(self) -> Any:
-        import duckdb
-
-        from relreason_dagster.storage.duckdb_io import open_duckdb
+        from relreason_dagster.errors import ConfigError
+        from relreason_dagster.results.readonly import open_results
 
         path = self._duckdb_path()
         if not path.exists():
             raise Unavailable(f"no results yet: {path} does not exist")
+        # A copy of the file, like every reader's: status never holds the file a run writes.
+        notes: list[str] = []
         try:
-            return open_duckdb(path, read_only=True, wait_s=LOCK_WAIT_S)
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
-                raise Unavailable(
-                    f"{path} is held by another process (a run writing, or dbt building); "
-                    "try again in a moment"
-                ) from None
-            raise
+            con = open_results(path, wait_s=LOCK_WAIT_S, note=notes.append)
+        except ConfigError as exc:
+            raise Unavailable(str(exc)) from None
+        for line in notes:
+            self.write(f"({line.removeprefix('relreason: ')})")
+        return con
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

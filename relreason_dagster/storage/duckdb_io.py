@@ -6,8 +6,9 @@ dominate the pipeline's overhead at 10k+ prompts.
 DuckDB lets one process write a file and then locks every other process out,
 readers included.  relreason keeps every connection short (model calls write
 the lake, not this file), and every open here waits for a conflicting lock to
-go away instead of failing: a reader during a run waits at most for one short
-write or one dbt build.
+go away instead of failing.  Readers (`relreason sql`, `samples`, `report`,
+`status`) open the file only for the moment it takes to copy it
+(``storage/read_copy.py``), so a writer here waits at most for one such copy.
 """
 
 from __future__ import annotations
@@ -30,21 +31,27 @@ from relreason_dagster.storage.schema import ensure_schema
 DEFAULT_LOCK_WAIT_S = 900.0
 
 
-def _is_lock_conflict(exc: BaseException) -> bool:
+def is_lock_conflict(exc: BaseException) -> bool:
+    """Whether a DuckDB error says another process holds the file's lock."""
     text = str(exc)
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
+def lock_wait_s() -> float:
+    """How long an open waits for another process's lock: ``RELREASON_LOCK_WAIT_S`` or the default."""
+    return float(os.environ.get("RELREASON_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S))
+
+
 def open_duckdb(path: str | Path, *, read_only: bool = False, wait_s: float | None = None) -> Any:
     """``duckdb.connect`` that waits (with jittered backoff) while another process holds the lock."""
-    wait = float(os.environ.get("RELREASON_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S)) if wait_s is None else wait_s
+    wait = lock_wait_s() if wait_s is None else wait_s
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:
         try:
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
-            if not _is_lock_conflict(exc) or time.monotonic() >= deadline:
+            if not is_lock_conflict(exc) or time.monotonic() >= deadline:
                 raise
         time.sleep(delay * (0.5 + random.random()))
         delay = min(delay * 2, 1.0)
