@@ -24,17 +24,20 @@ def test_rescore_prints_one_row_per_file_matching_the_published_verdicts(capsys)
     assert main(["kor", "rescore", *files]) == 0
     out = capsys.readouterr().out
     table = [line.split() for line in out.splitlines() if line.split()[:1] and line.split()[0] != "model"]
-    rows = [r for r in table if len(r) == 9 and r[2] == "official"]
-    assert len(rows) == len(files) == 15
-    for _model, _category, _mode, n, accuracy, file_accuracy, agreement, _d, _s in rows:
-        assert int(n) == 250 and accuracy == file_accuracy and float(agreement) >= 0.99
+    rows = [r for r in table if len(r) == 12 and r[2] == "official"]
+    assert len(rows) == len(files) + 3 == 18  # one row per file, one overall row per model
+    for _model, category, _mode, n, accuracy, real_life, *_table2, file_accuracy, agreement, _d, _s in rows:
+        assert int(n) == (1250 if category == "overall" else 250)
+        assert accuracy == file_accuracy and float(agreement) == 1.0
+        assert (real_life == "-") == (category != "counterfactual")
 
 
 def test_rescore_json_lists_disagreements_in_robust_mode(capsys):
     files = [f for f in _files() if "gpt-4o_operation" in f]
     assert main(["kor", "rescore", *files, "--mode", "robust", "--json"]) == 0
-    [result] = json.loads(capsys.readouterr().out)
+    result, overall = json.loads(capsys.readouterr().out)
     assert (result["model"], result["category"], result["mode"]) == ("gpt-4o", "operation", "robust")
+    assert (overall["category"], overall["n"], overall["accuracy"]) == ("overall", 250, result["accuracy"])
     assert (
         result["accuracy"] > result["file_accuracy"]
     )  # the published Operation verdicts lacked symbolic equality

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from relreason_dagster import settings
@@ -21,11 +22,15 @@ RESCORE_COLUMNS = [
     "mode",
     "n",
     "accuracy",
+    "real_life_rate",
+    "table2",
+    "table2_real_life",
     "file_accuracy",
     "agreement",
     "disagree",
     "skipped",
 ]
+MISSING = "-"
 
 
 def register(subparsers: Any, context: CommandContext) -> None:
@@ -36,7 +41,12 @@ def register(subparsers: Any, context: CommandContext) -> None:
         "rescore", help="score evaluation_<model>_<category>_<mode>.jsonl.json files; compare with is_correct"
     )
     res.add_argument("files", nargs="+", metavar="FILE")
-    res.add_argument("--mode", choices=["official", "robust"], default="official")
+    res.add_argument(
+        "--mode",
+        choices=["official", "paper", "robust"],
+        default="official",
+        help="official: the released files' verdicts; paper: as Table 2 was scored; robust: ours",
+    )
     res.add_argument(
         "--data", default=None, help="official KOR-Bench folder (default: $RELREASON_REFERENCE_DIR/korbench)"
     )
@@ -47,11 +57,77 @@ def register(subparsers: Any, context: CommandContext) -> None:
     res.set_defaults(handler=functools.partial(rescore, context=context))
 
 
+def _rows(results: list[Any]) -> list[dict[str, Any]]:
+    """One row per file, then per model and prompt mode an ``overall`` row (correct ÷ items of its files).
+
+    Each row carries Table 2's value beside it (``published.csv``; None until that file exists).
+    """
+    from relreason_dagster.benchmarks.kor.scoring.table2 import table2_value
+
+    rows: list[dict[str, Any]] = []
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for r in results:
+        groups.setdefault((r.model, r.prompt_mode), []).append(r)
+        rows.append(
+            {
+                "file": Path(r.path).name,
+                "model": r.model,
+                "category": r.category,
+                "prompt_mode": r.prompt_mode,
+                "mode": r.mode,
+                "n": r.n,
+                "correct": r.correct,
+                "accuracy": r.accuracy,
+                "real_life_rate": r.real_life_rate,
+                "file_accuracy": r.file_accuracy,
+                "agreement": r.agreement,
+                "disagree": len(r.disagreements),
+                "skipped": len(r.skipped),
+                "result": r,
+            }
+        )
+    for (model, prompt_mode), members in groups.items():
+        n = sum(r.n for r in members)
+        rows.append(
+            {
+                "file": None,
+                "model": model,
+                "category": "overall",
+                "prompt_mode": prompt_mode,
+                "mode": members[0].mode,
+                "n": n,
+                "correct": sum(r.correct for r in members),
+                "accuracy": sum(r.correct for r in members) / n if n else 0.0,
+                "real_life_rate": None,
+                "file_accuracy": sum(r.file_correct for r in members) / n if n else 0.0,
+                "agreement": sum(r.agreement * r.n for r in members) / n if n else 0.0,
+                "disagree": sum(len(r.disagreements) for r in members),
+                "skipped": sum(len(r.skipped) for r in members),
+                "categories": sorted(r.category for r in members),
+                "result": None,
+            }
+        )
+    for row in rows:
+        row["table2"] = table2_value(row["model"], row["category"], "accuracy", row["prompt_mode"])
+        row["table2_real_life"] = (
+            table2_value(row["model"], row["category"], "real_life_ratio", row["prompt_mode"])
+            if row["category"] == "counterfactual"
+            else None
+        )
+    return rows
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return MISSING
+    return round(value, 4) if isinstance(value, float) else value
+
+
 def rescore(args: argparse.Namespace, context: CommandContext) -> int:
-    """One row per file: our accuracy, the file's own, and how often the two verdicts agree."""
+    """One row per file and an ``overall`` row per model: the mode's accuracy, the counterfactual
+    real-life ratio, Table 2's values beside them, the file's own accuracy and item agreement."""
     import dataclasses
     import json
-    from pathlib import Path
 
     from relreason_dagster.benchmarks.kor.scoring import rescore_file
 
@@ -62,40 +138,29 @@ def rescore(args: argparse.Namespace, context: CommandContext) -> int:
         if not path.is_file():
             raise ConfigError(f"no such evaluation file: {path}")
         results.append(rescore_file(path, data, mode=args.mode, gold_source=args.gold))
+    rows = _rows(results)
     if args.json:
-        payload = [
-            {
-                "file": Path(r.path).name,
-                **{c: getattr(r, c) for c in RESCORE_COLUMNS if c not in ("disagree", "skipped")},
-                "gold_source": r.gold_source,
-                "disagreements": [dataclasses.asdict(d) for d in r.disagreements],
-                "gold_mismatches": list(r.gold_mismatches),
-                "skipped": [list(s) for s in r.skipped],
-                "reasons": r.reasons,
-            }
-            for r in results
-        ]
+        payload = []
+        for row in rows:
+            r = row.pop("result")
+            if r is not None:
+                row |= {
+                    "gold_source": r.gold_source,
+                    "disagreements": [dataclasses.asdict(d) for d in r.disagreements],
+                    "gold_mismatches": list(r.gold_mismatches),
+                    "skipped_records": [list(s) for s in r.skipped],
+                    "reasons": r.reasons,
+                }
+            payload.append(row)
         print(json.dumps(payload, indent=2, default=str))
         return 0
-    rows = [
-        [
-            r.model,
-            r.category,
-            r.mode,
-            r.n,
-            round(r.accuracy, 4),
-            round(r.file_accuracy, 4),
-            round(r.agreement, 4),
-            len(r.disagreements),
-            len(r.skipped),
-        ]
-        for r in results
-    ]
-    print(context.format_table(RESCORE_COLUMNS, rows))
+    print(context.format_table(RESCORE_COLUMNS, [[_cell(row[c]) for c in RESCORE_COLUMNS] for row in rows]))
     for r in results:
         if r.gold_mismatches:
             print(
                 f"{Path(r.path).name}: scored against the file's own gold; the dataset now differs on "
                 f"items {', '.join(r.gold_mismatches)} (--gold data scores against the dataset)"
             )
+    if all(row["table2"] is None for row in rows):
+        print("table2: no Table 2 values found (relreason_dagster/benchmarks/kor/published.csv)")
     return 0

@@ -1,4 +1,4 @@
-"""Rescoring published KOR-Bench evaluation files with either mode, next to their own verdicts.
+"""Rescoring published KOR-Bench evaluation files with any scoring mode, next to their own verdicts.
 
 Which field the official scorer read: ``response`` (the raw model output).  ``response_text`` is
 only the official ``extract(response, "basic")`` kept for display, and it cannot be the input: the
@@ -18,12 +18,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from relreason_dagster.benchmarks.kor.data import CATEGORIES, load_category
-from relreason_dagster.benchmarks.kor.scoring.official import score_official
+from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem, load_category
+from relreason_dagster.benchmarks.kor.scoring.latex import require_parser
+from relreason_dagster.benchmarks.kor.scoring.official import score_official, score_paper
 from relreason_dagster.benchmarks.kor.scoring.robust import score_robust
 from relreason_dagster.errors import ConfigError
 
-MODES = ("official", "robust")
+# official: the released files' verdicts (step 6 falling back); paper: Table 2's judgement (step 6
+# working); robust: what the model meant, compared by answer format.
+MODES = ("official", "paper", "robust")
 
 _FILE_RE = re.compile(
     r"^evaluation_(?P<model>.+)_(?P<category>"
@@ -46,10 +49,13 @@ class Disagreement:
 class RescoreResult:
     """Our verdicts on one published evaluation file next to the file's own.
 
-    ``accuracy``/``file_accuracy`` are over the ``n`` scored records; ``agreement`` is the share
-    of those where both verdicts match.  ``gold_mismatches`` lists items whose recorded gold
-    differs from the dataset's (the dataset was corrected after the run); ``skipped`` lists
-    records that could not be scored at all (unknown idx, unreadable ``is_correct``) with why.
+    ``accuracy``/``file_accuracy`` are over the ``n`` scored records (``correct`` of them right by
+    ``mode``); ``agreement`` is the share of those where both verdicts match.  For counterfactual,
+    ``real_life_rate`` is the share whose answer is the real-world one (Table 2's parentheses),
+    judged by ``mode`` against the record's ``real_life_answer``; ``None`` for other categories.
+    ``gold_mismatches`` lists items whose recorded gold differs from the dataset's (the dataset was
+    corrected after the run); ``skipped`` lists records that could not be scored at all (unknown
+    idx, unreadable ``is_correct``) with why.
     """
 
     path: str
@@ -66,6 +72,9 @@ class RescoreResult:
     gold_mismatches: tuple[str, ...] = ()
     skipped: tuple[tuple[str, str], ...] = ()
     reasons: dict[str, int] = field(default_factory=dict)
+    correct: int = 0
+    file_correct: int = 0
+    real_life_rate: float | None = None
 
 
 def parse_file_name(path: str | Path) -> tuple[str, str, str]:
@@ -110,6 +119,14 @@ def load_records(path: Path) -> list:
     return records
 
 
+def _judge(mode: str, response: object, item: KorItem, gold: str) -> tuple[bool, str]:
+    if mode == "official":
+        return score_official(response, item, gold), "official"
+    if mode == "paper":
+        return score_paper(response, item, gold), "paper"
+    return score_robust(response, item, gold)
+
+
 def rescore_file(
     path: str | Path, data_dir: str | Path, mode: str = "official", gold_source: str = "file"
 ) -> RescoreResult:
@@ -118,10 +135,13 @@ def rescore_file(
     ``gold_source="file"`` scores against the ``answer`` recorded in the file (the gold the
     official scorer saw; six items of the reference files were corrected in the dataset since),
     ``"data"`` against the current dataset.  Rule ids always come from the dataset.  A file that is
-    not in this format is a ConfigError; a record's content never raises.
+    not in this format is a ConfigError, and so is ``paper`` mode without a working LaTeX parser;
+    a record's content never raises.
     """
     if mode not in MODES:
         raise ConfigError(f"unknown scoring mode {mode!r}; known: {', '.join(MODES)}")
+    if mode == "paper":
+        require_parser()
     if gold_source not in ("file", "data"):
         raise ConfigError(f"unknown gold source {gold_source!r}; use 'file' or 'data'")
     path = Path(path)
@@ -132,7 +152,7 @@ def rescore_file(
     disagreements: list[Disagreement] = []
     gold_mismatches: list[str] = []
     reasons: Counter[str] = Counter()
-    n = ours_correct = theirs_correct = agree = 0
+    n = ours_correct = theirs_correct = agree = real_life = 0
     for position, record in enumerate(records):
         if not isinstance(record, dict):
             skipped.append((f"#{position}", "record is not an object"))
@@ -154,10 +174,13 @@ def rescore_file(
             if gold_source == "file":
                 gold = recorded
         response = record.get("response")
-        if mode == "official":
-            ours, reason = score_official(response, item, gold), "official"
-        else:
-            ours, reason = score_robust(response, item, gold)
+        ours, reason = _judge(mode, response, item, gold)
+        if category == "counterfactual":
+            real_gold = record.get("real_life_answer")
+            if gold_source == "data" or not isinstance(real_gold, str):
+                real_gold = item.real_life_answer
+            if real_gold:
+                real_life += _judge(mode, response, item, real_gold)[0]
         reasons[reason] += 1
         n += 1
         ours_correct += ours
@@ -181,4 +204,7 @@ def rescore_file(
         gold_mismatches=tuple(gold_mismatches),
         skipped=tuple(skipped),
         reasons=dict(reasons),
+        correct=ours_correct,
+        file_correct=theirs_correct,
+        real_life_rate=(real_life / n if n else 0.0) if category == "counterfactual" else None,
     )
