@@ -25,6 +25,24 @@ Design choices, and why:
   so the others keep the model busy meanwhile; with one semaphore per call
   instead, a retry queued behind every untried prompt and waited ~40 s for
   a 1 s Retry-After.
+* **A malformed reply is a provider error.**  A 200 whose body breaks the
+  protocol (no ``choices``, an empty list, a choice without a message) is
+  retried like a 5xx, within ``max_attempts`` (a proxy or an overloaded
+  server sends these transiently), then stored as a ``malformed_reply``
+  error row; the other prompts carry on.  A reply whose message has
+  ``content: null`` is a well-formed empty answer (a model that spent its
+  ``max_tokens`` on hidden reasoning, say) and is stored as ``""`` with its
+  ``finish_reason``: the parsers give it a parse status, like any answer.
+* **Paid once, across processes.**  A run holds its model's claim
+  (``storage/claims.py``, an OS file lock) from looking at what is stored
+  until its answers are written, so a second run of the same model waits,
+  prints one line saying so, then finds the answers and asks only the rest.
+  Different models hold different claims and run side by side; a run's
+  ``workers:`` processes work under their parent's claim.
+* **No key is stored.**  Every text taken from the provider (errors,
+  answers, finish reasons) passes through ``llm/redaction.py`` before it is
+  stored or reported: a provider that echoes the API key in a 401 leaves
+  ``[redacted OPENAI_API_KEY]`` in the lake, not the key.
 """
 
 from __future__ import annotations
@@ -49,7 +67,9 @@ import litellm
 
 # Importing this module ran relreason_dagster/llm/__init__.py first, which set
 # LiteLLM's offline environment defaults before the import above.
+from relreason_dagster.llm.redaction import Redactor, redactor_for
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
+from relreason_dagster.storage.claims import model_claim
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 
@@ -156,6 +176,8 @@ class RunStats:
     work_done: int = 0
     # Processes that made the calls (``workers:``; 1 = the run's own).
     workers: int = 1
+    # Seconds this run waited for another run of the same model to finish its calls.
+    waited_s: float = 0.0
 
     @property
     def done(self) -> int:
@@ -241,6 +263,14 @@ class ProgressPrinter:
 # ---------------------------------------------------------------------------
 
 
+class MalformedReply(Exception):
+    """A 200 reply that breaks the chat-completions protocol (no choices, a choice without a message)."""
+
+
+# What LiteLLM raises (as a 500) for some replies it cannot read: named as malformed, not as a server error.
+_LITELLM_MALFORMED_MARKERS = ("response with no 'choices'", "Invalid response object")
+
+
 def _status_code(exc: BaseException) -> int | None:
     code = getattr(exc, "status_code", None)
     try:
@@ -255,6 +285,12 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
     Order matters: LiteLLM's ContextWindowExceededError is a BadRequestError,
     and its Timeout is an APIConnectionError.
     """
+    if isinstance(exc, MalformedReply):
+        return "malformed_reply", True
+    if isinstance(exc, litellm.InternalServerError):
+        text = str(exc)
+        if any(marker in text for marker in _LITELLM_MALFORMED_MARKERS):
+            return "malformed_reply", True
     checks: list[tuple[type[BaseException], str, bool]] = [
         (litellm.ContextWindowExceededError, "context_length_exceeded", False),
         (litellm.ContentPolicyViolationError, "content_policy", False),
@@ -330,8 +366,11 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     return None
 
 
-def _error_text(kind: str, exc: BaseException) -> str:
+def _error_text(kind: str, exc: BaseException, redact: Redactor | None = None) -> str:
+    """The stored error: kind, then the message on one line, keys redacted before it is shortened."""
     message = " ".join(str(exc).split()) or type(exc).__name__
+    if redact is not None:
+        message = redact(message) or ""
     if len(message) > _ERROR_MAX_CHARS:
         message = message[: _ERROR_MAX_CHARS - 3] + "..."
     return f"{kind}: {message}"
@@ -480,6 +519,33 @@ def _plan(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, _Work
     return works
 
 
+def _content_text(content: Any) -> str:
+    """An answer's text: ``None`` is an empty answer, a list of parts is the text of its parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = []
+        for part in content:
+            text = part.get("text") if isinstance(part, dict) else getattr(part, "text", part)
+            if text is not None:
+                parts.append(text if isinstance(text, str) else json.dumps(text, default=str))
+        return "".join(parts)
+    return json.dumps(content, default=str)
+
+
+def _count(value: Any) -> int | None:
+    """A token count as stored (int32), or None when the provider sent something else."""
+    if isinstance(value, bool):
+        return None
+    try:
+        count = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return count if 0 <= count < 2**31 else None
+
+
 def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
@@ -565,6 +631,15 @@ class _Runner:
         self.stats = RunStats(model=spec.name)
         self.total = 0
         self.quiet_kwargs = _quiet_kwargs()
+        self.redact = redactor_for(spec)
+
+    def _notice(self, line: str) -> None:
+        """One line for the user: through the progress printer's log when there is one, else stderr."""
+        log = getattr(self.progress, "log", None)
+        if callable(log):
+            log(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
     def _report(self) -> None:
         if self.progress is not None:
@@ -618,13 +693,13 @@ class _Runner:
                     self.benchmarks.get(prompt_id, _UNKNOWN_BENCHMARK),
                     work.request_hash,
                     self.spec.litellm_model,
-                    outcome.content,
-                    outcome.finish_reason,
+                    self.redact(outcome.content),
+                    self.redact(outcome.finish_reason),
                     outcome.prompt_tokens,
                     outcome.completion_tokens,
                     outcome.latency_s,
                     outcome.attempts,
-                    outcome.error,
+                    self.redact(outcome.error),
                     i > 0 and outcome.error is None,
                     created,
                 )
@@ -654,11 +729,12 @@ class _Runner:
         start = time.monotonic()
         try:
             response = await asyncio.wait_for(litellm.acompletion(**job.kwargs), self.hard_timeout)
+            outcome = self._success(response, time.monotonic() - start, job.attempts)
         except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
             latency = time.monotonic() - start
             kind, retryable = classify_error(exc)
             if not retryable or job.attempts >= self.spec.max_attempts:
-                error = _error_text(kind, exc)
+                error = _error_text(kind, exc, self.redact)
                 self._finish(job.work, _Outcome(None, None, None, None, latency, job.attempts, error, kind))
                 return None
             delay = backoff_delay(job.attempts, self.backoff_base_s, self.backoff_cap_s, self.rng)
@@ -666,7 +742,7 @@ class _Runner:
             if wait is not None:
                 delay = max(delay, min(wait, RETRY_AFTER_CAP_S))
             return delay
-        self._finish(job.work, self._success(response, time.monotonic() - start, job.attempts))
+        self._finish(job.work, outcome)  # outside the try: a store that fails stops the run
         return None
 
     async def _drive(self, to_call: list[_Work]) -> None:
@@ -788,7 +864,9 @@ class _Runner:
             self.writer.files.extend(result.get("files", []))
         self._add_counters(snapshots)
         self._report()
-        failures = [f"worker {k}: {r['failure']}" for k, r in enumerate(results) if r.get("failure")]
+        failures = [
+            f"worker {k}: {self.redact(r['failure'])}" for k, r in enumerate(results) if r.get("failure")
+        ]
         if failures:
             raise RuntimeError(
                 f"{self.spec.name}: {len(failures)} of {n} gateway workers failed ({'; '.join(failures)}); "
@@ -809,15 +887,27 @@ class _Runner:
 
     @staticmethod
     def _success(response: Any, latency: float, attempts: int) -> _Outcome:
-        choice = response.choices[0]
+        """The outcome of a 200 reply; :class:`MalformedReply` when it carries no message to store.
+
+        ``content: null`` is an empty answer (stored as ``""``); content given as a list of parts
+        is stored as the text of its parts; token counts that are not numbers are stored as null.
+        """
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, (list, tuple)) or not choices:
+            raise MalformedReply(
+                "200 reply with no choices" if choices is None else f"200 reply with choices={choices!r:.80}"
+            )
+        choice = choices[0]
         message = getattr(choice, "message", None)
-        content = getattr(message, "content", None)
+        if message is None:
+            raise MalformedReply("200 reply whose first choice has no message")
         usage = getattr(response, "usage", None)
+        finish_reason = getattr(choice, "finish_reason", None)
         return _Outcome(
-            content=content if content is not None else "",
-            finish_reason=getattr(choice, "finish_reason", None),
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
+            content=_content_text(getattr(message, "content", None)),
+            finish_reason=None if finish_reason is None else str(finish_reason),
+            prompt_tokens=_count(getattr(usage, "prompt_tokens", None)),
+            completion_tokens=_count(getattr(usage, "completion_tokens", None)),
             latency_s=latency,
             attempts=attempts,
             error=None,
@@ -841,6 +931,16 @@ class _Runner:
         }
         self.total = sum(len(w.prompt_ids) for w in works.values())
         self.stats.total = self.total
+        # From looking at what is stored until this run's answers are written: no other run of this
+        # model looks meanwhile, so none pays again for what this one is asking.
+        async with model_claim(self.store.lake, self.spec.name, self._notice) as waited:
+            self.stats.waited_s = waited
+            await self._answer(works)
+        self.stats.seconds = time.monotonic() - start
+        return self.stats
+
+    async def _answer(self, works: dict[str, _Work]) -> None:
+        """Skip what is stored, copy cache hits, call the model for the rest, merge this run's files."""
         done_ids, hits = self._existing(works)
         to_call: list[_Work] = []
         cache_pairs: list[tuple[str, str]] = []
@@ -868,8 +968,6 @@ class _Runner:
             finally:
                 self.writer.flush()  # whatever finished is kept, even on cancellation
         self.writer.compact()
-        self.stats.seconds = time.monotonic() - start
-        return self.stats
 
 
 async def run_model_async(
@@ -971,7 +1069,7 @@ def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -
     try:
         asyncio.run(drive())
     except Exception as exc:  # noqa: BLE001 - the parent raises it for the whole run
-        failure = f"{type(exc).__name__}: {exc}"
+        failure = runner.redact(f"{type(exc).__name__}: {exc}")
     return {**_counters(runner.stats), "files": runner.writer.files, "failure": failure}
 
 

@@ -17,11 +17,17 @@ without an answer (:data:`DROP`; the client sees a connection error at once);
 ``hang_fraction`` → no answer at all (the connection is held until
 :meth:`FakeOpenAIServer.stop`), which exercises client timeouts.  ``faults``
 replaces the random draw with a function of (prompt key, attempt), so a test
-scripts exactly which request fails how.  Every fault is the server's
+scripts exactly which request fails how; a scripted ``401`` answers "incorrect
+API key" and echoes the request's bearer token in the message, as some
+providers do (the gateway must redact it before storing anything).
+``malformed`` (a function of (prompt key, attempt) returning one of
+:data:`MALFORMED_KINDS` or None) turns a 200 into a reply of that broken
+shape: no choices, empty choices, a choice without a message, null content.  Every fault is the server's
 decision, never a client timeout racing a slow machine: a test that wants
 exact attempt counts uses drops, not hangs, and a generous client timeout.
 Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
-time, status; ``None`` for a hang) for assertions, in arrival order.
+time, status; ``None`` for a hang; the model name sent; the malformed shape, if
+any) for assertions, in arrival order.
 
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
@@ -66,6 +72,16 @@ DROP = 0
 
 FaultFn = Callable[[str, int], "int | None"]
 
+# Shapes of a broken 200 reply (``malformed=``), each seen from real providers or proxies.
+MALFORMED_KINDS: tuple[str, ...] = (
+    "empty_choices",  # "choices": []
+    "no_choices",  # no "choices" key at all
+    "no_message",  # a choice with a finish_reason and no "message"
+    "null_content",  # "message": {"role": "assistant", "content": null}, finish_reason "length"
+    "null_content_no_finish",  # content null and finish_reason null: nothing says what happened
+)
+MalformedFn = Callable[[str, int], "str | None"]
+
 
 @dataclass(frozen=True)
 class LogEntry:
@@ -75,6 +91,8 @@ class LogEntry:
     t: float
     status: int | None
     attempt: int
+    model: str = ""
+    malformed: str | None = None
 
 
 def default_answer(messages: list[dict[str, Any]]) -> str:
@@ -130,10 +148,10 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         key = prompt_key(messages)
         owner._meet(str(body.get("model", "")))
-        status, attempt = owner._decide(key)
+        status, attempt, shape = owner._decide(key, str(body.get("model", "")))
         owner._enter()
         try:
-            self._answer(owner, body, messages, key, status, attempt)
+            self._answer(owner, body, messages, key, status, attempt, shape)
         finally:
             owner._leave()
 
@@ -145,6 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
         key: str,
         status: int | None,
         attempt: int,
+        shape: str | None = None,
     ) -> None:
         owner._hold()
         if status is None:
@@ -171,6 +190,21 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif status == 500:
             self._send_json(500, {"error": {"message": "internal error (fake)", "type": "server_error"}})
+        elif status == 401:
+            token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            self._send_json(
+                401,
+                {
+                    "error": {
+                        "message": f"Incorrect API key provided: {token}. Check the key (fake).",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                        "param": token,
+                    }
+                },
+            )
+        elif shape is not None:
+            self._send_json(200, _malformed_body(shape, key, attempt, str(body.get("model", "fake"))))
         else:
             content = owner.responder(messages)
             usage = {
@@ -197,6 +231,31 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
 
+def _malformed_body(shape: str, key: str, attempt: int, model: str) -> dict[str, Any]:
+    """A 200 body of the broken ``shape`` (:data:`MALFORMED_KINDS`)."""
+    body: dict[str, Any] = {
+        "id": f"chatcmpl-{key}-{attempt}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "usage": {"prompt_tokens": 3, "completion_tokens": 0, "total_tokens": 3},
+    }
+    if shape == "empty_choices":
+        body["choices"] = []
+    elif shape == "no_choices":
+        pass
+    elif shape == "no_message":
+        body["choices"] = [{"index": 0, "finish_reason": "stop"}]
+    elif shape in ("null_content", "null_content_no_finish"):
+        finish = "length" if shape == "null_content" else None
+        body["choices"] = [
+            {"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": finish}
+        ]
+    else:
+        raise ValueError(f"unknown malformed shape {shape!r}; known: {', '.join(MALFORMED_KINDS)}")
+    return body
+
+
 class FakeOpenAIServer:
     """The server, on 127.0.0.1 and a free port (or ``port``), serving from a background thread.
 
@@ -216,6 +275,7 @@ class FakeOpenAIServer:
         seed: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
         faults: FaultFn | None = None,
+        malformed: MalformedFn | None = None,
         port: int = 0,
         meet_models: int = 0,
         meet_timeout_s: float = 120.0,
@@ -229,6 +289,7 @@ class FakeOpenAIServer:
         self.hang_fraction = hang_fraction
         self.drop_fraction = drop_fraction
         self.faults = faults
+        self.malformed = malformed
         self.in_flight = 0
         self.max_in_flight = 0
         # Until this many requests are in flight at once, each waits (``meet_timeout_s`` at most).
@@ -371,13 +432,18 @@ class FakeOpenAIServer:
             self.answer_limit = limit
             self._gate.notify_all()
 
-    def _decide(self, key: str) -> tuple[int | None, int]:
+    def _decide(self, key: str, model: str = "") -> tuple[int | None, int, str | None]:
         with self._lock:
             self._attempts[key] += 1
             attempt = self._attempts[key]
             status = self.fault_for(key, attempt)
-            self.log.append(LogEntry(key=key, t=time.monotonic(), status=status, attempt=attempt))
-        return status, attempt
+            shape = self.malformed(key, attempt) if self.malformed is not None and status == 200 else None
+            self.log.append(
+                LogEntry(
+                    key=key, t=time.monotonic(), status=status, attempt=attempt, model=model, malformed=shape
+                )
+            )
+        return status, attempt, shape
 
     def reset_log(self) -> None:
         """Forget the log (attempt counters continue, so faults stay deterministic per prompt)."""
