@@ -2,12 +2,20 @@
 
 ``@dbt_assets`` needs a manifest at import time; ``ensure_manifest`` runs
 ``dbt parse`` when it is missing or older than the project's files (outside
-``dagster dev``, where ``prepare_if_dev`` does nothing).
+``dagster dev``, where ``prepare_if_dev`` does nothing).  That parse is the one
+thing dbt writes in the checkout (``dbt_project/target``: the manifest, its
+partial-parse cache and the parse's log, one set however many runs are made).
+Each build writes its artifacts and log under ``$RELREASON_HOME/dbt/``, and only
+the newest :data:`KEEP_DBT_BUILDS` of them are kept.
 """
 
+import contextlib
 import fcntl
 import os
+import shutil
 import subprocess
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +31,8 @@ from relreason_dagster.results.numbers import round_sig
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
+# Build folders (dbt's target and log of one `dbt build`) kept under $RELREASON_HOME/dbt.
+KEEP_DBT_BUILDS = 3
 PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samples` shows whole texts
 
 
@@ -62,6 +72,8 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
                 str(project_dir),
                 "--profiles-dir",
                 str(project_dir),
+                "--log-path",  # beside the manifest, not in a logs/ folder of its own
+                str(project_dir / "target"),
             ],
             check=True,
             env=env,
@@ -80,6 +92,24 @@ class RelreasonDbtTranslator(DagsterDbtTranslator):
 
     def get_group_name(self, dbt_resource_props: dict[str, Any]) -> str | None:
         return dbt_group(list(dbt_resource_props.get("fqn", [])))
+
+
+def build_folder(context: dg.AssetExecutionContext) -> Path:
+    """A new folder under ``$RELREASON_HOME/dbt`` for one build's target and log (dagster-dbt
+    would make one per run in the checkout, kept forever)."""
+    root = settings.relreason_home() / "dbt"
+    prune_build_folders(root, KEEP_DBT_BUILDS - 1)
+    return root / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{context.run.run_id[:8]}-{uuid.uuid4().hex[:6]}"
+
+
+def prune_build_folders(root: Path, keep: int) -> None:
+    """Delete all but the newest ``keep`` build folders in ``root``."""
+    if not root.is_dir():
+        return
+    folders = sorted((p for p in root.iterdir() if p.is_dir() and p.name.startswith("build-")), reverse=True)
+    for old in folders[keep:]:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(old)
 
 
 def _preview_cell(value: Any) -> Any:
@@ -116,7 +146,7 @@ def relreason_dbt_models(
 ) -> Iterator:
     """`dbt build` (models + schema tests) on the pipeline's DuckDB file; marts carry a Markdown preview."""
     os.environ["RELREASON_DUCKDB"] = duckdb.database
-    events = list(dbt.cli(["build"], context=context).stream())
+    events = list(dbt.cli(["build"], context=context, target_path=build_folder(context)).stream())
     # dbt has exited, so the file is free to read: attach previews of the marts.
     with duckdb.get_connection() as con:
         for event in events:
