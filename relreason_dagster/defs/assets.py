@@ -175,6 +175,23 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
     )
 
 
+def _asked(run_settings: RunSettings, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The prompts a model of ``kind`` (models.yaml: chat or base) is asked: a family may choose with
+    ``asks(profile, kind, setting)`` (KOR-Bench's paper profile: chat zero-shot, base three-shot)."""
+    deciders = {}
+    for name in {row["benchmark"] for row in rows}:
+        asks = getattr(get_family(name), "asks", None)
+        if asks is not None:
+            deciders[name] = (asks, run_settings.profile_for(name))
+    return [
+        row
+        for row in rows
+        if row["benchmark"] not in deciders
+        or row.get("setting") is None  # a snapshot written before prompts carried their setting
+        or deciders[row["benchmark"]][0](deciders[row["benchmark"]][1], kind, row["setting"])
+    ]
+
+
 @dg.asset(
     group_name="model_output",
     deps=[prompts],
@@ -201,7 +218,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     else:
         answered.forget_pass(lake, spec.name)
         # The prompts' lake snapshot, not the DuckDB file: this step runs on any worker that sees the lake.
-        todo = current_prompts(lake, families)
+        todo = _asked(run_settings, spec.kind, current_prompts(lake, families))
         for row in todo:
             row["messages"] = json.loads(row["messages"])
         stats = run_model(ResponseStore(lake), spec, todo, progress=progress)

@@ -36,8 +36,12 @@ _OPTIONAL_FIELDS = (
     "max_attempts",
     "context_window",
     "workers",
+    "kind",
 )
 _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
+
+# What a model entry's ``kind`` may say: an instruction-tuned chat model or a pretrained base model.
+MODEL_KINDS = ("chat", "base")
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
 # Model names that are not LLM entries (the trained DLM baseline answers under its own name).
@@ -73,6 +77,9 @@ class ModelSpec:
     context_window: int | None = None
     # Processes that share this model's calls (llm/workers.py); 1 = the run's own process.
     workers: int = 1
+    # "chat" (instruction-tuned) or "base" (a pretrained model): studies that prompt the two
+    # differently (KOR-Bench: chat zero-shot, base three-shot) ask each only what the paper asked it.
+    kind: str = "chat"
 
     @property
     def provider(self) -> str:
@@ -213,6 +220,10 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         if entry["workers"] > MAX_WORKERS:
             raise fail("workers", f"at most {MAX_WORKERS} processes")
         kwargs["workers"] = entry["workers"]
+    if "kind" in entry:
+        if entry["kind"] not in MODEL_KINDS:
+            raise fail("kind", " or ".join(repr(k) for k in MODEL_KINDS))
+        kwargs["kind"] = entry["kind"]
     if "timeout_s" in entry:
         value = entry["timeout_s"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -68,6 +68,8 @@ PROMPTS_SCHEMA = pa.schema(
         ("benchmark", pa.string()),
         ("messages", pa.string()),
         ("max_tokens", pa.int32()),
+        # The prompt's setting, so a model worker can skip what its kind is not asked (null in older files).
+        ("setting", pa.string()),
     ]
 )
 TABLES: dict[str, pa.Schema] = {"responses": RESPONSES_SCHEMA, "prompts": PROMPTS_SCHEMA}

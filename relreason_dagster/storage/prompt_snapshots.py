@@ -32,12 +32,19 @@ def write_snapshot(lake: Lake, benchmark: str, rows: Sequence[dict[str, Any]]) -
                 r["messages"] if isinstance(r["messages"], str) else json.dumps(r["messages"]) for r in rows
             ],
             "max_tokens": [r.get("max_tokens") for r in rows],
+            "setting": [r.get("setting") for r in rows],
         },
         schema=PROMPTS_SCHEMA,
     )
     if table.num_rows == 0:  # an empty prompt set is a state too: one marker row without a prompt id
         table = pa.table(
-            {"prompt_id": [None], "benchmark": [benchmark], "messages": [None], "max_tokens": [None]},
+            {
+                "prompt_id": [None],
+                "benchmark": [benchmark],
+                "messages": [None],
+                "max_tokens": [None],
+                "setting": [None],
+            },
             schema=PROMPTS_SCHEMA,
         )
     written = lake.append(TABLE, table, prefix=PREFIX)

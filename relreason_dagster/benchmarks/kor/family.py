@@ -10,7 +10,9 @@ Profile keys (section ``kor``): ``source`` (``official`` | ``generated`` | ``aut
 data folder exists, else generated), ``data_dir`` (relative to ``RELREASON_REFERENCE_DIR`` unless
 absolute), ``categories``, ``rules`` ({category: [rule ids]}; a missing category means all of its
 rules), ``generated_rules`` (the same for generated items), ``questions_per_rule``, ``level``
-(generated difficulty), ``settings`` (zero_shot/three_shot), ``mixed`` ({setting: records}),
+(generated difficulty), ``settings`` (zero_shot/three_shot), ``settings_by_kind`` ({chat|base:
+[settings]}: which of them a model of that ``kind`` in models.yaml is asked; the paper asked chat
+models zero-shot and base models three-shot), ``mixed`` ({setting: records}),
 ``self_correction_rounds`` (0-5), ``context_tokens`` and ``max_tokens``.
 """
 
@@ -35,6 +37,7 @@ from relreason_dagster.benchmarks.kor.items import (
 )
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.registry import MODEL_KINDS
 
 BENCHMARK = "kor"
 MIXED_TASK = "mixed"
@@ -80,6 +83,21 @@ def pool(profile: Profile, seed: int) -> tuple[list[PoolItem], list[str]]:
         seed,
         int(profile.get("level", 1)),
     )
+
+
+def settings_by_kind(profile: Profile) -> dict[str, list[str]]:
+    """The profile's ``settings_by_kind``, checked: kinds of models.yaml, settings of the profile."""
+    raw = dict(profile.get("settings_by_kind") or {})
+    chosen = list(profile.get("settings", [prompts.ZERO_SHOT]))
+    for kind, wanted in raw.items():
+        if kind not in MODEL_KINDS:
+            raise ConfigError(f"kor settings_by_kind: kind {kind!r} unknown; use {' or '.join(MODEL_KINDS)}")
+        extra = [s for s in wanted if s not in chosen]
+        if extra:
+            raise ConfigError(
+                f"kor settings_by_kind.{kind}: {extra} not in the profile's settings {chosen}; add them there"
+            )
+    return raw
 
 
 def _max_tokens(profile: Profile, setting: str) -> int:
@@ -165,12 +183,25 @@ class KorFamily:
             generator_version=GENERATOR_VERSION,
         )
 
+    def asks(self, profile: Profile, kind: str, setting: str) -> bool:
+        """Whether a model of ``kind`` (models.yaml ``kind``: chat or base) is asked ``setting``'s prompts.
+
+        ``settings_by_kind`` restricts the single-question settings per kind (the paper: chat models
+        zero-shot, base models three-shot); a kind it does not name, and the mixed settings, are
+        asked everything built.
+        """
+        by_kind = settings_by_kind(profile)
+        if setting not in prompts.SETTINGS or kind not in by_kind:
+            return True
+        return setting in by_kind[kind]
+
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Each question in every chosen setting; each mixed record in its own setting."""
         chosen = list(profile.get("settings", [prompts.ZERO_SHOT]))
         unknown = [s for s in chosen if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"kor settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+        settings_by_kind(profile)  # a typo there is an error now, not a model silently asked nothing
         out: list[Prompt] = []
         for sample in samples:
             if sample.task == MIXED_TASK:

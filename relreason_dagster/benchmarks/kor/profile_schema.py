@@ -17,6 +17,7 @@ SCHEMA: dict[str, Any] = {
     "questions_per_rule": int,
     "level": int,
     "settings": list[str],
+    "settings_by_kind": dict[str, list[str]],
     "mixed": dict[str, int],
     "self_correction_rounds": int,
     "context_tokens": int,

@@ -1,0 +1,90 @@
+"""KOR-Bench's ``paper`` profile through the real pipeline with scripted models of known kind.
+
+``chatbot`` (scripted, models.yaml kind chat by default) and ``basebot`` (scripted, ``kind: base``)
+both answer every prompt with its gold answer.  The profile is ``paper`` cut down to one question of
+one rule per category and one Multi-Q record: as in the paper, the chat model is asked zero-shot
+only and the base model three-shot only (the prompts exist for both settings).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from relreason_dagster import settings
+from relreason_dagster.benchmarks.kor.family import MIXED_TASK, data_dir
+from relreason_dagster.benchmarks.registry import get_family
+from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
+from tests.pipeline_home import isolated_home, rows
+from tests.profile_files import use_profiles
+
+pytestmark = pytest.mark.integration
+
+PROFILE = "kor-paper-mini"
+MODELS_YAML = """\
+models:
+  - name: chatbot
+    litellm_model: scripted/chatbot
+    params: {temperature: 0}
+  - name: basebot
+    litellm_model: scripted/basebot
+    params: {temperature: 0}
+    kind: base
+"""
+KOR = {
+    "rules": {"operation": ["17"], "logic": ["5"], "cipher": ["23"], "puzzle": ["2"]}
+    | {"counterfactual": ["13"]},
+    "questions_per_rule": 1,
+    "mixed": {"Multi-Q": 1},
+    "self_correction_rounds": 1,
+    "max_tokens": 96,
+}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    root = tmp_path_factory.mktemp("relreason_kor_paper")
+    mp = pytest.MonkeyPatch()
+    isolated_home(mp, root, MODELS_YAML)
+    profile = {"extends": "paper", "relational": None, "flenqa": None, "selfcontra": None, "kor": KOR}
+    use_profiles(mp, root / "profiles.yaml", {PROFILE: profile})
+    kor = settings.get_profile(PROFILE, "kor")
+    if not data_dir(kor).is_dir():
+        mp.undo()
+        pytest.skip(f"KOR-Bench reference data not found under {data_dir(kor)}")
+    family = get_family("kor")
+    samples = family.generate(kor, settings.DEFAULT_SEED)
+    by_id = {s.sample_id: s for s in samples}
+    prompts = family.build_prompts(samples, kor)
+    gold = {p.messages[0]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in prompts}
+    register_scripted_provider()
+    for name in ("chatbot", "basebot"):
+        set_responder(name, lambda messages, params: gold[messages[0]["content"]])
+    yield {
+        "settings": {p.setting for p in prompts},
+        "n_single": sum(1 for s in samples if s.task != MIXED_TASK),
+        "n_mixed": sum(1 for s in samples if s.task == MIXED_TASK),
+    }
+    mp.undo()
+
+
+def test_chat_models_zero_shot_and_base_models_three_shot(home):
+    from relreason_dagster.pipeline import run_pipeline
+
+    assert {"zero_shot", "three_shot", "Multi-Q"} <= home["settings"]
+    reset_calls()
+    report = run_pipeline(["chatbot", "basebot"], profile=PROFILE, benchmarks=["kor"])
+    assert report.failures == []
+    n, n_mixed = home["n_single"], home["n_mixed"]
+    asked = rows(
+        "SELECT r.model, p.setting, count(*) FROM raw.responses r JOIN raw.prompts p USING (prompt_id) "
+        "WHERE p.kind = 'test' GROUP BY ALL ORDER BY ALL"
+    )
+    assert asked == [
+        ("basebot", "Multi-Q", n_mixed),
+        ("basebot", "three_shot", n),
+        ("chatbot", "Multi-Q", n_mixed),
+        ("chatbot", "zero_shot", n),
+    ]
+    assert call_count("chatbot") == n + n_mixed and call_count("basebot") == n + n_mixed
+    by_setting = rows("SELECT DISTINCT model, setting FROM marts.kor_accuracy ORDER BY ALL")
+    assert by_setting == [("basebot", "three_shot"), ("chatbot", "zero_shot")]
