@@ -40,9 +40,10 @@ from relreason_dagster.storage.fingerprints import (
 )
 
 RECORD_NAME = "last_launch.json"
-# Parts of the home that are not inputs of a launch: the Dagster instance (run history), logs and the
-# HTML report the CLI rewrites after every launch.
-_HOME_SKIP = {"dagster", "logs", "report", RECORD_NAME}
+# Parts of the home that are not inputs of a launch: the Dagster instance (run history), logs, the
+# HTML report the CLI rewrites after every launch, dbt's build folders and the readers' copies of
+# the DuckDB file (storage/read_copy.py; made by every `relreason sql`).
+_HOME_SKIP = {"dagster", "logs", "report", "dbt", "read-copies", RECORD_NAME}
 _DBT_SKIP = {"target", "logs", "dbt_packages"}
 
 
