@@ -6,6 +6,9 @@ has in ``benchmarks/registry.py``; no other file names the toy family.  The scri
 ending in 2 and an unreadable one for numbers ending in 5, so every expected figure follows from
 the generated samples.  The run goes samples -> prompts -> scripted model -> parsed answers -> the
 marts every family gets (accuracy, parse rate), with the shared checks reading the toy's bounds.
+The toy also declares what the report shows of it (``tests/toy_family/report.py``: a section, a
+figure, a table, its closing table) and ships a made-up study (``published.csv``): the report and
+``marts.study_reference`` show them, with no file outside the test folder naming the toy.
 """
 
 from __future__ import annotations
@@ -102,3 +105,37 @@ def test_a_second_run_asks_nothing(home):
     reset_calls()
     report = run_pipeline(["toy-answerer"], profile="smoke", benchmarks=["toy"], run_dbt=False)
     assert report.failures == [] and report.total_calls == 0 and call_count("toy-answerer") == 0
+
+
+def test_the_report_shows_the_toy_section_figure_and_published_rows(home, tmp_path):
+    """A family's own report section, figure and study rows reach report.html through the registry."""
+    import duckdb
+
+    from relreason_dagster.results.headline import headline_tables
+    from relreason_dagster.results.report import build_report
+
+    numbers = home
+    n, n_correct = len(numbers), sum(k % 10 not in (2, 5) for k in numbers)
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        summary = build_report(con, tmp_path / "report")
+        closing = {t.title: t for t in headline_tables(con, families=["toy"])}
+    finally:
+        con.close()
+    page = summary.path.read_text()
+    assert '<section id="toy"><h2>Toy: is this number even?</h2>' in page
+    assert '<a href="#toy">Toy</a>' in page
+    assert 'data-figure="toy_accuracy"' in page
+    assert (tmp_path / "report" / "toy_accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "toy_accuracy" in summary.tables and 'id="table-toy_accuracy"' in page
+    # Our scripted model beside the made-up study's three models, each marked as published.
+    compare = page[page.index('id="table-toy_vs_study"') :]
+    compare = compare[: compare.index("</table>")]
+    assert '<th class="model">toy-answerer</th>' in compare
+    for model in ("Parity Oracle", "Coin Flipper", "Shy Model"):
+        assert f'{model}<br><span class="pub">(published, Toy Table 1)</span>' in compare
+    assert f">{n_correct / n:.3f}" in compare and ">1.000<" in compare and ">0.500<" in compare
+    assert ">N/A<" in compare  # the study's empty cell stays empty, never 0
+    # Its closing table, printed by a run that covered it.
+    rows = closing["marts.accuracy (toy: parity)"].rows
+    assert [list(r[:5]) for r in rows] == [["toy-answerer", "parity", "direct", n, n_correct]]

@@ -330,8 +330,8 @@ HEADLINES = (
     ),
     HeadlineTable(
         "marts.dlm_vs_llm (Table 1: nl prompting vs DLM)",
-        "SELECT task, model, f1_n10, ci_low_n10, ci_high_n10, f1_n20, ci_low_n20, ci_high_n20, n_seeds, "
-        "study_dlm_n10, study_dlm_n20 FROM marts.dlm_vs_llm",
+        "SELECT task, model, source, f1_n10, ci_low_n10, ci_high_n10, f1_n20, ci_low_n20, ci_high_n20, "
+        "n_seeds, study_dlm_n10, study_dlm_n20 FROM marts.dlm_vs_llm",
     ),
     HeadlineTable(
         "marts.relational_symbolic_scr (relational CoT: stated facts checked against the knowledge base)",
