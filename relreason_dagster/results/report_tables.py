@@ -160,7 +160,8 @@ class ComparisonTable:
 
 def comparison_keys(spec: Comparison, columns: list[str], records: list[dict[str, Any]]) -> tuple[str, ...]:
     """The row keys: the declared ones, else the mart's columns before ``model`` (the convention);
-    ``metric`` joins them when the rows hold more than one."""
+    ``metric`` joins them when the rows hold more than one; a key that is null on every row is
+    dropped."""
     if spec.row_keys and all(k in columns for k in spec.row_keys):
         keys = spec.row_keys
     else:
@@ -168,7 +169,8 @@ def comparison_keys(spec: Comparison, columns: list[str], records: list[dict[str
         keys = tuple(k for k in keys if k not in COMPARISON_COLUMNS)
     if "metric" not in keys and len({r.get("metric") for r in records}) > 1:
         keys = (*keys, "metric")
-    return keys
+    # A key no row fills (a split neither the study nor we name) would be an empty column: left out.
+    return tuple(k for k in keys if any(r.get(k) is not None for r in records))
 
 
 def pivot_comparison(spec: Comparison, columns: list[str], records: list[dict[str, Any]]) -> ComparisonTable:

@@ -157,11 +157,17 @@ JUDGED_TABLE = ReportTable(
 
 VS_STUDY = Comparison(
     key="selfcontra_vs_study",
-    title="Self-Contra: our models beside the study's",
+    title="Self-Contra: our models beside the study's (Tables 2 and 8)",
     mart="marts.selfcontra_vs_study",
-    note="Accuracy and Self-Contra rate per dataset and setting; columns marked published are the "
-    "study's models as its tables print them (marts.selfcontra_vs_study).",
+    note="Accuracy and Self-Contra rate (scr) per dataset, setting and labelling method; columns marked "
+    "published are the study's models as its Tables 2 (answer first) and 8 (reason first) print them "
+    "(marts.selfcontra_vs_study).",
+    footnote="Protocol: the study's rates count its annotators' labels, so the comparable rows are "
+    "method = human (human labels of our responses, or the study's released annotations imported); "
+    "rows of a judge method (iro, binary, fge) are the judge's labels, an estimate only as good as the "
+    "judge (the study's Table 6).",
 )
+
 
 SECTIONS = (
     ReportSection(
