@@ -33,13 +33,46 @@ def data_dir(profile: Profile) -> Path:
     return raw if raw.is_absolute() else settings.reference_dir() / raw
 
 
+WINOBIAS_STEREOTYPES = ("anti", "pro")
+WINOBIAS_SPLITS = ("test", "dev")
+
+
+def _choice(profile: Profile, knob: str, default: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
+    chosen = tuple(profile.get(knob) or default)
+    unknown = [value for value in chosen if value not in known]
+    if unknown or not chosen:
+        raise ConfigError(f"selfcontra {knob} {list(chosen)} invalid; choose from {', '.join(known)}")
+    return chosen
+
+
+def demonstrations_file(profile: Profile) -> Path:
+    """The study's demonstrations JSON (knob ``demonstrations_file``, relative to the reference folder)."""
+    raw = Path(str(profile.get("demonstrations_file") or "wino/self_contra_demonstrations.json")).expanduser()
+    return raw if raw.is_absolute() else settings.reference_dir() / raw
+
+
 def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list[WinoItem]:
-    """The first ``n`` items of ``dataset`` (the study took the first 50 of each set)."""
+    """The first ``n`` items of ``dataset`` (the study took the first 50 of each set).
+
+    WinoBias reads the profile's ``stereotypes`` (anti, pro) and ``splits`` (test, dev), default the
+    anti-stereotype test file as Table 2 used; ``n`` counts per stereotype x split file, so adding ``pro``
+    adds the pro file's first ``n`` items beside the anti ones (§3 analysed both test files).
+    """
     if dataset == "generated":
         return generator.generate_items(int(n or 0), seed)
     root = data_dir(profile)
     if dataset == "winobias":
-        items = loaders.load_winobias(root / "winobias", stereotypes=("anti",), splits=("test",))
+        stereotypes = _choice(profile, "stereotypes", ("anti",), WINOBIAS_STEREOTYPES)
+        splits = _choice(profile, "splits", ("test",), WINOBIAS_SPLITS)
+        items = loaders.load_winobias(root / "winobias", stereotypes=stereotypes, splits=splits)
+        taken: dict[tuple[str, str], int] = {}
+        out: list[WinoItem] = []
+        for item in items:
+            key = (str(item.variant.get("stereotype")), str(item.variant.get("source_split")))
+            if n is None or taken.get(key, 0) < n:
+                taken[key] = taken.get(key, 0) + 1
+                out.append(item)
+        return out
     elif dataset == "winogender":
         items = loaders.load_winogender(root / "winogender", style="mask")  # as the study prompted it
     elif dataset == "winogrande":
@@ -94,11 +127,20 @@ class SelfContraFamily:
         if unknown:
             raise ConfigError(f"selfcontra settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
         max_tokens = int(profile.get("max_tokens", 512))
+        wording = str(profile.get("prompts") or "relreason")
+        if wording not in prompts.WORDINGS:
+            known = ", ".join(prompts.WORDINGS)
+            raise ConfigError(f"selfcontra prompts {wording!r} unknown; choose from {known}")
+        study = prompts.StudyDemonstrations(demonstrations_file(profile)) if wording == "study" else None
         out: list[Prompt] = []
         for sample in samples:
             item = item_of(sample)
             for setting in chosen:
-                messages = [{"role": "user", "content": prompts.render(item, setting)}]
+                demos = None
+                if study is not None and prompts.setting_shots(setting) == "few":
+                    demos = study.prefix(item, prompts.setting_order(setting))
+                text = prompts.render(item, setting, demos, wording=wording)
+                messages = [{"role": "user", "content": text}]
                 out.append(Prompt.for_sample(sample, setting, messages, prompts.TEMPLATE_VERSION, max_tokens))
         return out
 

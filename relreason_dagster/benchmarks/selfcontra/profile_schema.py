@@ -1,6 +1,10 @@
 """The knobs a Self-Contra profile may set, and their types (checked when a profile file is read).
 
 ``sources`` maps a dataset to its item count; ``detect_limit``/``annotation_limit`` null mean no limit.
+``stereotypes`` (anti, pro) and ``splits`` (test, dev) pick the WinoBias files (default anti test);
+``prompts`` is ``relreason`` (our wording and demonstrations) or ``study`` (the study's wording and its
+six demonstrations from ``demonstrations_file``, default ``wino/self_contra_demonstrations.json`` under
+the reference folder).
 """
 
 from __future__ import annotations
@@ -10,6 +14,10 @@ from typing import Any
 SCHEMA: dict[str, Any] = {
     "sources": dict[str, int],
     "data_dir": str | None,
+    "stereotypes": list[str],
+    "splits": list[str],
+    "prompts": str,
+    "demonstrations_file": str | None,
     "settings": list[str],
     "max_tokens": int,
     "judge": str | None,

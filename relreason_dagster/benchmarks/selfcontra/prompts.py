@@ -18,6 +18,16 @@ because the header is part of the stimulus, then six demonstrations and the
 question.  The built-in demonstrations below were written for this project
 (generated-style sentences, three pointing to each candidate); the study's own
 can be loaded with :func:`load_study_demonstrations` from its JSON.
+
+Two wordings (the profile knob ``prompts``): ``relreason`` asks every mask-style
+item "Does [MASK] refer to A or B?" with the WinoBias instruction, so one
+parser and one set of demonstrations fit all datasets; ``study`` asks each
+dataset as the study's annotation files record it (:func:`study_question_text`):
+WinoGender "Who does [MASK] refer to?A or B?" (no candidates in the few-shot
+answer-first prompt, as the study's demonstrations and that file ask it) with
+lower-case ``[answer]``/``[reasoning]`` slots, WinoGrande without the
+"Question:" prefix and with the study's "Answer: [answer] ... :" format.  Who-style
+items (WinoBias, generated) read the same in both wordings.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from relreason_dagster.errors import ConfigError
 TEMPLATE_VERSION = "selfcontra-prompts-1"
 SETTINGS = ("zero_answer", "zero_reason", "few_answer", "few_reason")
 ORDERS = ("answer", "reason")
+WORDINGS = ("relreason", "study")
 FEWSHOT_HEADER = "Read the sentence and answer the question with reasoning. Here are the demontrations:"
 MASK_TOKEN = "[MASK]"
 # Pronouns the study asked about with "who does 'X' refer to?" rather than "who is 'X'?".
@@ -77,6 +88,56 @@ def ask_text(item: WinoItem) -> str:
     if pronoun.lower() in _POSSESSIVE:
         return f"who does '{pronoun}' refer to?"
     return f"who is '{pronoun}'?"
+
+
+_ASK = {
+    "answer": "Give your answer first, then reasoning. Follow the format: ",
+    "reason": "Give your reasoning first, then answer. Follow the format: ",
+}
+_STUDY_WINOGENDER_INSTRUCTION = {
+    "answer": _ASK["answer"] + "Answer:[answer]\nReasoning:[reasoning]\n",
+    "reason": _ASK["reason"] + "Reasoning:[reasoning]\nAnswer:[answer]\n",
+}
+# WinoGrande's format line differs between the study's zero-shot reason-first file and the other three.
+_STUDY_WINOGRANDE_INSTRUCTION = {
+    ("zero", "answer"): _ASK["answer"] + "Answer: [answer]\nReasoning:[reasoning] :",
+    ("few", "answer"): _ASK["answer"] + "Answer: [answer]\nReasoning:[reasoning] :",
+    ("zero", "reason"): _ASK["reason"] + "Reasoning:[reasoning].\n Answer: [answer]:",
+    ("few", "reason"): _ASK["reason"] + "Reasoning:[reasoning]\nAnswer: [answer] :",
+}
+
+
+def _bare(candidate: str) -> str:
+    """``the technician`` -> ``technician``: the study lists WinoGender's candidates without the article."""
+    return candidate[4:] if candidate.lower().startswith("the ") else candidate
+
+
+def study_question_text(item: WinoItem, order: str, shots: str = "zero") -> str:
+    """One item asked as the study asked its dataset (see the module docstring); ``shots`` zero|few.
+
+    Checked against the prompts recorded in the study's released WinoGender and WinoGrande annotation
+    files (GPT-3.5, all four settings): every prompt of an item our loaders produce matches byte for byte
+    up to trailing whitespace.
+
+    Only WinoGender and WinoGrande differ from :func:`question_text`: the study worded each dataset's
+    prompt on its own, and the byte-level wording is part of the stimulus.
+    """
+    _check_order(order)
+    if item.style == "mask" and item.dataset in ("winogender", "winogrande"):
+        sentence = item.sentence.replace(MASK, MASK_TOKEN).strip()
+        if item.dataset == "winogrande":
+            a, b = item.candidates
+            instruction = _STUDY_WINOGRANDE_INSTRUCTION[(shots, order)]
+            return f"{sentence} Does {MASK_TOKEN} refer to {a} or {b}? {instruction}"
+        # The study lists the occupation first, then the participant, whichever the sentence names first.
+        a, b = (_bare(candidate) for candidate in item.candidates)
+        occupation, participant = item.variant.get("occupation"), item.variant.get("participant")
+        if occupation and participant and {a, b} == {occupation, participant}:
+            a, b = occupation, participant
+        listed = "" if (shots, order) == ("few", "answer") else f"{a} or {b}?"
+        instruction = _STUDY_WINOGENDER_INSTRUCTION[order]
+        return f"Question: {sentence} Who does {MASK_TOKEN} refer to?{listed} {instruction}"
+    return question_text(item, order)
 
 
 def question_text(item: WinoItem, order: str) -> str:
@@ -243,17 +304,28 @@ def fewshot_prefix(demonstrations: Sequence[Demonstration], order: str) -> str:
     return f"{FEWSHOT_HEADER}{_SEPARATOR}{blocks}{_SEPARATOR}"
 
 
-def render(item: WinoItem, setting: str, demonstrations: str | Sequence[Demonstration] | None = None) -> str:
+def render(
+    item: WinoItem,
+    setting: str,
+    demonstrations: str | Sequence[Demonstration] | None = None,
+    wording: str = "relreason",
+) -> str:
     """The full user message for one item and setting.
 
     ``demonstrations`` only matters for few-shot settings: None uses the
     built-in six for the item's style; a sequence of :class:`Demonstration`
     is formatted like the built-in ones; a string is a ready prefix (e.g.
     from :func:`load_study_demonstrations`) to which the question is appended
-    as the study did (plain concatenation).
+    as the study did (plain concatenation).  ``wording`` is ``relreason`` or
+    ``study`` (:func:`study_question_text`).
     """
     order = setting_order(setting)
-    question = question_text(item, order)
+    if wording not in WORDINGS:
+        raise ValueError(f"wording must be one of {WORDINGS}, got {wording!r}")
+    if wording == "study":
+        question = study_question_text(item, order, setting_shots(setting))
+    else:
+        question = question_text(item, order)
     if setting_shots(setting) == "zero":
         return question
     if demonstrations is None:
@@ -292,3 +364,46 @@ def load_study_demonstrations(path: str | Path, dataset: str, order: str, split:
             f"no '{order}' demonstrations for {where} in {file}; check the dataset, split and order"
         )
     return text
+
+
+def study_demonstration_key(item: WinoItem) -> tuple[str, str]:
+    """(dataset, WinoBias split) of the study's demonstrations that fit ``item``.
+
+    Generated items are who-style sentences like WinoBias's, so they get the WinoBias anti-stereotype test
+    demonstrations, as do WinoBias items of a split the JSON does not cover.
+    """
+    if item.dataset in ("winogender", "winogrande"):
+        return item.dataset, ""
+    if item.dataset != "winobias":
+        return "winobias", "anti_test"
+    stereotype = str(item.variant.get("stereotype") or "anti")
+    split = str(item.variant.get("source_split") or "test")
+    return "winobias", f"{stereotype}_{split}"
+
+
+class StudyDemonstrations:
+    """The study's few-shot prefixes from its JSON, read once and looked up per item and order.
+
+    Why a fallback: the JSON holds reason-first demonstrations only for WinoBias ``anti_test`` (the study
+    ran reason-first prompts on that split alone), so a reason-first prompt on another split borrows them
+    rather than failing a paper run; :attr:`fallbacks` records each borrowing.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._cache: dict[tuple[str, str, str], str] = {}
+        self.fallbacks: set[str] = set()
+
+    def prefix(self, item: WinoItem, order: str) -> str:
+        dataset, split = study_demonstration_key(item)
+        key = (dataset, split, order)
+        if key not in self._cache:
+            try:
+                text = load_study_demonstrations(self.path, dataset, order, split or "anti_test")
+            except ConfigError:
+                if dataset != "winobias" or split == "anti_test" or not self.path.is_file():
+                    raise
+                text = load_study_demonstrations(self.path, dataset, order, "anti_test")
+                self.fallbacks.add(f"winobias/{split}/{order} -> anti_test")
+            self._cache[key] = text
+        return self._cache[key]
