@@ -102,7 +102,7 @@ def _comparison_cell(cell: Cell | None, published: bool) -> str:
     if cell is None:
         return f'<td class="{" ".join([*classes, "na"])}">–</td>'
     note = f' title="{_e(cell.note)}"' if cell.note else ""
-    mark = '<sup class="fn">*</sup>' if cell.note else ""
+    mark = '<sup class="fn">*</sup>' if cell.note and published else ""
     if cell.value is None:  # the paper prints no number here (N/A): the note says why
         return f'<td class="{" ".join([*classes, "na"])}"{note}>N/A{mark}</td>'
     interval = (
@@ -142,9 +142,9 @@ def comparison_html(table: ComparisonTable, fold_over: int | None = None) -> str
     )
     if fold_over is not None and len(table.rows) > fold_over:
         grid = f"<details><summary>Show the table ({len(table.rows)} rows)</summary>{grid}</details>"
-    notes = any(cell.note for _, cells in table.rows for cell in cells.values())
+    notes = any(cell.note for _, cells in table.rows for c, cell in cells.items() if c.published)
     footnote = [
-        *(['<span class="fn">*</span> a note on the cell (hover it).'] if notes else []),
+        *(['<span class="fn">*</span> the study\'s cell has a note (hover it).'] if notes else []),
         *([_e(spec.footnote)] if spec.footnote else []),
     ]
     foot = f'<p class="footnote">{" ".join(footnote)}</p>' if footnote else ""

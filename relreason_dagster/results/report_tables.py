@@ -175,15 +175,40 @@ def comparison_keys(spec: Comparison, columns: list[str], records: list[dict[str
 
 def pivot_comparison(spec: Comparison, columns: list[str], records: list[dict[str, Any]]) -> ComparisonTable:
     """Long comparison rows -> one row per key, one Cell per model column; our models first (sorted,
-    ``last_models`` at their end), then the study's in the order the rows give them."""
+    ``last_models`` at their end), then the study's in the order the rows give them.
+
+    A published model printed in several of the study's tables is one column (its header names them
+    all) unless two of those tables print a number for the same row: then each table is a column.
+    """
     keys = comparison_keys(spec, columns, records)
+    seen: dict[tuple[str, str | None], None] = {}
+    for r in records:
+        if r.get("published"):
+            seen.setdefault((str(r["model"]), r.get("source")))
+    cells_of: dict[tuple[tuple[Any, ...], str], set[str | None]] = {}
+    for r in records:
+        if r.get("published"):
+            cells_of.setdefault((tuple(r.get(k) for k in keys), str(r["model"])), set()).add(r.get("source"))
+    split = {model for (_, model), sources in cells_of.items() if len(sources) > 1}
+    merged: dict[str, list[str]] = {}
+    for model, source in seen:
+        if model not in split:
+            merged.setdefault(model, []).append(str(source or "the study"))
+
+    def column_of(r: dict[str, Any]) -> Column:
+        model = str(r["model"])
+        if not r.get("published"):
+            return Column(model, False, None)
+        if model in merged:
+            return Column(model, True, ", ".join(merged[model]))
+        return Column(model, True, r.get("source"))
+
     ours: set[Column] = set()
     theirs: dict[Column, None] = {}
     table: dict[tuple[Any, ...], dict[Column, Cell]] = {}
     for r in records:
-        published = bool(r.get("published"))
-        column = Column(str(r["model"]), published, r.get("source") if published else None)
-        if published:
+        column = column_of(r)
+        if column.published:
             theirs.setdefault(column)
         else:
             ours.add(column)

@@ -1,7 +1,7 @@
 """Drawing FLenQA's panels with matplotlib: accuracy vs input length (the study's Figure 1) and label bias.
 
 The panels are drawn onto axes the caller owns, so the report's FLenQA figure
-(``results/figures.py``) lays them out with the rest; colours are per model and the
+(``report.py``'s ``draw_flenqa``) lays them out with the rest; colours are per model and the
 line style says the prompt (solid: direct, dashed: chain of thought).
 """
 
