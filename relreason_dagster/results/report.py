@@ -209,7 +209,7 @@ def _json_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _sample_row_html(row: dict[str, Any], index: int) -> str:
+def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) -> str:
     from relreason_dagster.results.samples import score_text
 
     outcome = row.get("outcome") or "?"
@@ -229,7 +229,7 @@ def _sample_row_html(row: dict[str, Any], index: int) -> str:
         f"{_e(row.get('benchmark'))} / {_e(row.get('task'))}"
         f"<br>{_e(row.get('setting'))} · {_e(row.get('split'))}</span></td>"
         f'<td><span class="badge {_e(outcome)}">{_e(outcome)}</span><br><span class="sub">'
-        f"{_e(score_text(row))}</span></td>"
+        f"{_e(score_text(row, cells_scored))}</span></td>"
         f"<td><details><summary>{summary}</summary>{_messages_html(messages)}</details></td>"
         f'<td><pre class="resp">{_e(response)}</pre></td>'
         f'<td><pre class="gold">{_e(_json_text(row.get("gold")))}</pre></td>'
@@ -264,7 +264,10 @@ def samples_html(rows: list[dict[str, Any]], total: int, cap: int) -> str:
             ("outcome", "Outcome"),
         )
     )
-    body = "".join(_sample_row_html(r, i + 1) for i, r in enumerate(rows))
+    from relreason_dagster.results.samples import cell_scored
+
+    scored = cell_scored()
+    body = "".join(_sample_row_html(r, i + 1, scored) for i, r in enumerate(rows))
     return (
         f'<p class="note">This report embeds {shown}. Outcome: <b>correct</b> (exactly right), <b>wrong</b> '
         "(readable, not exactly right), <b>na</b> (unreadable or refused), <b>error</b> (no answer).</p>"
@@ -375,6 +378,10 @@ def _stats(con: Any) -> list[tuple[str, Any]]:
         out += [("models", models), ("benchmarks", benchmarks), ("scored answers", answers)]
     if "raw.samples" in present:
         out.append(("samples", con.execute("SELECT count(*) FROM raw.samples").fetchone()[0]))
+    if "marts.study_reference" in present:
+        (published,) = con.execute("SELECT count(value) FROM marts.study_reference").fetchone()
+        if published:
+            out.append(("published numbers (the studies')", published))
     return out
 
 
