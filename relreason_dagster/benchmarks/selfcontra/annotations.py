@@ -46,6 +46,20 @@ Types (RR, WW, type1, type2, type3)
     so types and flags never disagree, and a conflict or an unrecognised cell is recorded in ``notes``.
     Type cells that hold category abbreviations (``Bq``, ``Wek, ir``) give categories, not a type.
 
+File names
+    Section 2 of the study (Tables 2, 8): ``<dataset>_<zero|few>_<answer|reason>_<model>.csv``.  Section 3
+    (Table 5): ``<dataset>_<anti|pro>_<test|dev>_<model>.csv`` (WinoBias) and ``<dataset>_<model>.csv``
+    (WinoGrande), all Few-shot (A) as §3.3 says, so their setting is ``few_answer``; the split is
+    ``anti_test``/``pro_test`` (none for WinoGrande).  ``--dataset/--split/--model/--setting`` override.
+
+Counting Self-Contra (as the study's Tables 2 and 5 count it)
+    A row is Self-Contra when its self-contra cell says so (codes above); the type and category cells never
+    turn a row into Self-Contra.  That is how the published totals come out: the section-2 file
+    ``winobias_few_answer_gpt3.5.csv`` (the same 354 responses as section 3's WB Anti GPT-3.5, which
+    Appendix B.1 says were reused) has exactly Table 5's 129 flags.  Rows whose categories imply another
+    reading (a right answer with a wrong-reasoning category but flag 0, or the reverse) are counted in
+    ``n_flag_conflicts`` and noted, so a file whose flags were not filled in is visible.
+
 Categories
     Free text and abbreviations, possibly several joined by ``&``, ``/``, ``,``, ``;`` or "and", are
     normalised to :data:`CATEGORIES`: em/ir/qc ("question cause")/bq ("begging question", "circular
@@ -198,6 +212,9 @@ class AnnotationRow:
     categories: list[str]
     raw: dict[str, str]
     notes: list[str] = field(default_factory=list)
+    split: str | None = None  # anti_test / pro_test for the study's section-3 WinoBias files
+    # The categories imply a Self-Contra reading other than the flag's (see "Counting Self-Contra").
+    flag_conflict: bool = False
 
 
 @dataclass
@@ -222,6 +239,7 @@ class ImportResult:
     skipped: list[SkippedRow]
     # How each role that no header named was inferred from the values (empty for fully named files).
     inference: list[str] = field(default_factory=list)
+    split: str | None = None
 
     def summary(self) -> dict[str, Any]:
         """What the file holds: annotated rows, how many are correct and Self-Contra, and the type counts.
@@ -235,6 +253,7 @@ class ImportResult:
         types = [row.type for row in self.rows]
         return {
             "dataset": self.dataset,
+            "split": self.split,
             "model": self.model,
             "setting": self.setting,
             "n": n,
@@ -245,14 +264,57 @@ class ImportResult:
             "n_type3": types.count("type3"),
             "n_rr": types.count("RR"),
             "n_ww": types.count("WW"),
+            "n_flag_conflicts": sum(row.flag_conflict for row in self.rows),
             "skipped": len(self.skipped),
         }
+
+
+@dataclass(frozen=True)
+class FileLabels:
+    """What a file name says: dataset, split (None unless named), setting and model ("unknown" if unsaid)."""
+
+    dataset: str
+    split: str | None
+    setting: str
+    model: str
+
+
+_STEREOTYPES = ("anti", "pro")
+_SPLITS = ("test", "dev")
+SECTION3_SETTING = "few_answer"  # §3.3: the finer-grained analysis uses the Few-shot (A) responses
+
+
+def parse_file_name(path: str | Path) -> FileLabels:
+    """Labels of a file named as the study's release names them (see "File names" above).
+
+    ``<dataset>_<anti|pro>_<test|dev>_<model>`` and ``<dataset>_<model>`` (dataset one the study used) are
+    section 3: setting ``few_answer``.  Only a ``.csv`` suffix is dropped (model names carry dots).
+    """
+    name = Path(path).name
+    if name.lower().endswith(".csv"):
+        name = name[:-4]
+    tokens = name.split("_")
+    lowered = [token.lower() for token in tokens]
+    dataset, setting, model = parse_source_name(path)
+    if setting != "unknown" or lowered[0] not in _KNOWN_DATASETS or len(tokens) < 2:
+        split = None
+        if len(lowered) > 2 and lowered[1] in _STEREOTYPES and lowered[2] in _SPLITS:
+            split = f"{lowered[1]}_{lowered[2]}"
+            dataset = lowered[0] if lowered[0] in _KNOWN_DATASETS else dataset
+        return FileLabels(dataset, split, setting, model)
+    rest, split = tokens[1:], None
+    if len(rest) >= 2 and rest[0].lower() in _STEREOTYPES and rest[1].lower() in _SPLITS:
+        split, rest = f"{rest[0].lower()}_{rest[1].lower()}", rest[2:]
+    if not rest:
+        return FileLabels(lowered[0], split, "unknown", "unknown")
+    return FileLabels(lowered[0], split, SECTION3_SETTING, "_".join(rest))
 
 
 def parse_source_name(path: str | Path) -> tuple[str, str, str]:
     """``<dataset>_<zero|few>_<answer|reason>_<model>.csv`` -> (dataset, setting, model); gaps -> "unknown".
 
-    Only a ``.csv`` suffix is dropped, because model names carry dots (``gpt3.5``).
+    Only a ``.csv`` suffix is dropped, because model names carry dots (``gpt3.5``).  Section-3 names:
+    :func:`parse_file_name`.
     """
     name = Path(path).name
     if name.lower().endswith(".csv"):
@@ -283,11 +345,12 @@ def read_annotation_csv(
     dataset: str | None = None,
     model: str | None = None,
     setting: str | None = None,
+    split: str | None = None,
 ) -> ImportResult:
     """Read one annotation CSV (see the module docstring for every rule); never raises for a row.
 
-    ``dataset``/``model``/``setting`` override the file name and the id columns; without them a row's own
-    ``model``/``setting``/``dataset`` cell (exported files) wins over the file name.
+    ``dataset``/``model``/``setting``/``split`` override the file name and the id columns; without them a
+    row's own ``model``/``setting``/``dataset`` cell (exported files) wins over the file name.
     """
     path = Path(path)
     if limit is not None and limit < 0:
@@ -319,7 +382,8 @@ def read_annotation_csv(
     names = _column_names(records[0] if header_kind else None, columns, width)
 
     # File-level labels: argument, else the file name, else an id column that holds one value throughout.
-    from_name = dict(zip(("dataset", "setting", "model"), parse_source_name(path), strict=True))
+    labels = parse_file_name(path)
+    from_name = {"dataset": labels.dataset, "setting": labels.setting, "model": labels.model}
     overrides = {"dataset": dataset, "model": model, "setting": setting}
     defaults = {
         role: overrides[role]
@@ -339,6 +403,7 @@ def read_annotation_csv(
         rows=[],
         skipped=[],
         inference=inference.notes,
+        split=split or labels.split,
     )
     for offset, cells in enumerate(body):
         if limit is not None and len(result.rows) >= limit:
@@ -351,6 +416,7 @@ def read_annotation_csv(
         if isinstance(parsed, SkippedRow):
             result.skipped.append(parsed)
         else:
+            parsed.split = result.split
             result.rows.append(parsed)
     if parse_error and (limit is None or len(result.rows) < limit):
         result.skipped.append(SkippedRow(len(body) + 1, parse_error))
@@ -396,6 +462,7 @@ def read_annotation_files(
     dataset: str | None = None,
     model: str | None = None,
     setting: str | None = None,
+    split: str | None = None,
 ) -> AnnotationBatch:
     """Read every file; a file that cannot be read is skipped with its reason, never raised.
 
@@ -414,7 +481,9 @@ def read_annotation_files(
             batch.skipped.append((str(name), "not a file"))
             continue
         try:
-            result = read_annotation_csv(path, limit, dataset=dataset, model=model, setting=setting)
+            result = read_annotation_csv(
+                path, limit, dataset=dataset, model=model, setting=setting, split=split
+            )
         except AnnotationFileError as exc:
             batch.skipped.append((str(name), _one_line(exc.reason)))
         except Exception as exc:  # a bad file must never cost the others
@@ -473,6 +542,9 @@ class ColumnProfile:
     types: int  # a type
     categories: int  # names at least one finer-grained category
     sequence: bool  # 0,1,2,... or 1,2,3,... on every record: a row index that pandas or a sheet added
+    # Every type cell is "0" (not self-contra): a stray 0 column (the study's pro-test GPT-3.5 file has
+    # one, unnamed, after its last named column), not a type column, which holds RR/WW/RW/WR/codes.
+    zeros_only: bool = False
 
     def share(self, count: int) -> float:
         return count / self.filled if self.filled else 0.0
@@ -498,7 +570,12 @@ class ColumnProfile:
     @property
     def type_like(self) -> bool:
         """Type cells, which the study's files mix with category abbreviations (``rr``, ``Bq``, ``2``)."""
-        return not self.sequence and self.share(self.labels) >= 0.7 and self.share(self.types) >= 0.25
+        return (
+            not self.sequence
+            and not self.zeros_only
+            and self.share(self.labels) >= 0.7
+            and self.share(self.types) >= 0.25
+        )
 
     @property
     def category_like(self) -> bool:
@@ -539,6 +616,7 @@ def profile_column(index: int, values: Sequence[str]) -> ColumnProfile:
         types=sum(types),
         categories=sum(categories),
         sequence=sequence,
+        zeros_only=bool(keys) and all(key == "0" for key in keys),
     )
 
 
@@ -1007,6 +1085,14 @@ def _parse_row(
         notes.extend(f"category '{word}' not recognised, ignored" for word in unknown)
         categories.extend(c for c in found if c not in categories)
 
+    implied = _implied_by_categories(correct, categories)
+    conflict = explicit is None and code_category is None and implied is not None and implied != self_contra
+    if conflict:
+        notes.append(
+            f"categories {', '.join(categories)} with accuracy={accuracy_cell} imply "
+            f"{'Self-Contra' if implied else 'not Self-Contra'}, self-contra={sc_cell}; the flag counts"
+        )
+
     candidate = explicit or code_type
     if candidate is None and self_contra and "self_contradictory" in categories:
         candidate = "type3"
@@ -1043,7 +1129,31 @@ def _parse_row(
         categories=categories,
         raw=raw,
         notes=notes,
+        flag_conflict=conflict,
     )
+
+
+_WRONG_REASONING = frozenset(
+    {"questionable_cause", "begging_the_question", "wrong_context_knowledge", "wrong_external_knowledge"}
+)
+_RIGHT_REASONING = frozenset({"evidence_missing", "incomplete_reasoning"})
+
+
+def _implied_by_categories(correct: bool, categories: Sequence[str]) -> bool | None:
+    """Self-Contra as §3 defines it from the categories alone, or None when they do not decide.
+
+    A wrong-reasoning category (§3.2) with a right answer is Type2; only correct-reasoning categories
+    (§3.1) with a wrong answer is Type1; self-contradictory is Type3; a wrong-reasoning category with a
+    wrong answer is WW.  A correct-reasoning category with a right answer (RR) or no category says nothing.
+    """
+    found = set(categories)
+    if "self_contradictory" in found:
+        return True
+    if found & _WRONG_REASONING:
+        return correct
+    if found & _RIGHT_REASONING and not correct:
+        return True
+    return None
 
 
 def _text(value: Any) -> str:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = [
     "file",
     "dataset",
+    "split",
     "model",
     "setting",
     "n",
@@ -32,6 +33,7 @@ SUMMARY_COLUMNS = [
     "n_type3",
     "n_rr",
     "n_ww",
+    "n_flag_conflicts",
     "skipped",
 ]
 
@@ -60,6 +62,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
     imp.add_argument("--dataset", default=None, help="dataset when the file name does not say it")
     imp.add_argument("--model", default=None, help="model when the file name does not say it")
     imp.add_argument("--setting", default=None, help="zero_answer|zero_reason|few_answer|few_reason")
+    imp.add_argument("--split", default=None, help="anti_test|pro_test|... if the file name does not say it")
     imp.add_argument("--no-store", action="store_true", help="only print; do not write raw.annotations")
     imp.set_defaults(handler=functools.partial(import_annotations, context=context))
     det = scsub.add_parser(
@@ -90,7 +93,12 @@ def import_annotations(args: argparse.Namespace, context: CommandContext) -> int
 
     # An unreadable file is skipped with its reason; the others still import (and are stored).
     batch = read_annotation_files(
-        args.files, limit=args.limit, dataset=args.dataset, model=args.model, setting=args.setting
+        args.files,
+        limit=args.limit,
+        dataset=args.dataset,
+        model=args.model,
+        setting=args.setting,
+        split=args.split,
     )
     results = batch.results
     stored = 0
