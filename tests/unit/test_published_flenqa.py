@@ -97,7 +97,7 @@ def test_every_row_is_a_printed_cell_with_its_text_and_value(table: dict[tuple[s
         assert printed is not None, f"{where}: no such cell in the paper"
         assert row["printed"] == printed, f"{where}: CSV {row['printed']!r}, paper {printed!r}"
         assert row["value"] == row["printed"], f"{where}: value {row['value']} != printed (a share already)"
-        assert "minimal text" in row["note"], where
+        assert ("Ruletaker*" in row["note"]) == (row["task"] == "Ruletaker"), where
 
 
 def test_every_printed_cell_has_exactly_one_row(table: dict[tuple[str, str, str], str]) -> None:

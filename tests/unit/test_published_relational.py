@@ -29,7 +29,6 @@ REPO = Path(__file__).resolve().parents[2]
 SEEDS = Path(os.environ.get("RELREASON_SEEDS_DIR") or REPO.parent / "shared" / "seeds")
 SEED = SEEDS / "relational-reasoning-llms-vs-dlm.txt"
 CSV_PATH = REPO / "relreason_dagster" / "benchmarks" / "relational" / "published.csv"
-DLM_SEED = REPO / "dbt_project" / "seeds" / "relational_study_dlm_f1.csv"
 HEADER = (
     "family,source,model,task,category,dataset,setting,split,n,length,padding,position,"
     "metric,value,printed,note"
@@ -206,17 +205,6 @@ def test_the_papers_dlm_column_is_the_same_in_every_table(tables: dict[str, dict
     """Tables 2 and 3 repeat Table 1's DLM column (the DLM is trained once, not prompted)."""
     dlm = {source: {k[1:]: v for k, v in cells.items() if k[0] == DLM} for source, cells in tables.items()}
     assert dlm["Table 1"] and dlm["Table 1"] == dlm["Table 2"] == dlm["Table 3"]
-
-
-def test_the_dbt_seed_of_the_study_dlm_is_table_1(tables: dict[str, dict]) -> None:
-    """``relational_study_dlm_f1`` (the DLM column dlm_vs_llm shows) agrees with Table 1 as printed."""
-    with DLM_SEED.open(newline="", encoding="utf-8") as handle:
-        seed = list(csv.DictReader(handle))
-    assert {r["task"] for r in seed} == set(TASKS)
-    for r in seed:
-        for n, column in ((10, "dlm_f1_n10"), (20, "dlm_f1_n20")):
-            printed = tables["Table 1"][(DLM, r["task"], n)]
-            assert Decimal(r[column]) == Decimal(_converted(printed)), (r["task"], n)
 
 
 def test_the_texts_cot_drop_matches_tables_1_and_3(paper: str) -> None:
