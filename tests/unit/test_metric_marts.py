@@ -29,8 +29,10 @@ from relreason_dagster.benchmarks.scoring import score_cells, set_f1, unreadable
 from relreason_dagster.benchmarks.selfcontra.annotation_store import store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
 from relreason_dagster.storage.schema import ensure_schema
+from relreason_dagster.storage.study_reference import read_published, store_family
 
-SEED_CSV = settings.DBT_PROJECT_DIR / "seeds" / "relational_study_dlm_f1.csv"
+# The study's numbers, the relational family's published.csv: dlm_vs_llm reads Table 1's DLM from them.
+PUBLISHED_CSV = settings.REPO_ROOT / "relreason_dagster" / "benchmarks" / "relational" / "published.csv"
 N_CELLS = 9
 
 # (prompt, predicted cells or None for an unreadable answer, gold cells, hand-computed F1) on
@@ -185,6 +187,7 @@ def built(tmp_path_factory):
     try:
         ensure_schema(con)
         facts = _fill(con, _write_annotations(root / "winobias_zero_answer_handmade.csv"))
+        store_family(con, "relational", read_published("relational", PUBLISHED_CSV))
     finally:
         con.close()
     _dbt_build(db, root)
@@ -249,9 +252,12 @@ def test_no_stored_f1_disagrees_with_the_mart(built):
     assert [r for r in stored if r[2] != pytest.approx(r[3])] == []
 
 
-def test_dlm_vs_llm_pools_seeds_and_reads_the_study_numbers_from_the_seed(built):
+def test_dlm_vs_llm_pools_seeds_and_reads_the_study_numbers_from_the_published_csv(built):
     rows = {
-        r["model"]: r for r in _dicts(built["con"], "SELECT * FROM marts.dlm_vs_llm WHERE task = 'IsUncle'")
+        r["model"]: r
+        for r in _dicts(
+            built["con"], "SELECT * FROM marts.dlm_vs_llm WHERE task = 'IsUncle' AND NOT published"
+        )
     }
     assert set(rows) == {"m", "dlm"}
     dlm = rows["dlm"]
@@ -263,12 +269,11 @@ def test_dlm_vs_llm_pools_seeds_and_reads_the_study_numbers_from_the_seed(built)
         assert (float(row["study_dlm_n10"]), float(row["study_dlm_n20"])) == (0.85, 0.2932)
 
 
-def test_the_seed_holds_every_relational_task_once():
-    with SEED_CSV.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    assert sorted(r["task"] for r in rows) == sorted(TASKS)
-    assert sorted(int(r["task_order"]) for r in rows) == list(range(1, len(TASKS) + 1))
-    assert all(0 <= float(r[c]) <= 1 for r in rows for c in ("dlm_f1_n10", "dlm_f1_n20"))
+def test_table_1_s_dlm_holds_every_relational_task_once_per_size():
+    with PUBLISHED_CSV.open(newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["source"] == "Table 1" and r["model"] == "DLM"]
+    assert sorted((r["task"], r["n"]) for r in rows) == sorted((t, n) for t in TASKS for n in ("10", "20"))
+    assert all(0 <= float(r["value"]) <= 1 for r in rows)
 
 
 def test_selfcontra_scr_from_the_parsed_flags(built):

@@ -1,8 +1,9 @@
 """The study's published numbers beside ours in the marts: ``marts.dlm_vs_llm`` gains the study's
 Table 1 LLMs from ``marts.study_reference``, on a small hand-made DuckDB built with the real dbt project.
 
-The published rows here are made up (model "Paper LLM (made up)", values 0.25 / 0.125): the test is
-about where the rows go, not about the paper, whose numbers the families' own tests re-read.
+The published rows here are made up (model "Paper LLM (made up)", values 0.25 / 0.125, a DLM at 0.5):
+the test is about where the rows go, not about the paper, whose numbers the families' own tests
+re-read.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def built(tmp_path_factory):
             _reference_row(3, "HasFather", 20, 0.125),
             _reference_row(4, "IsGrandparent", 10, 0.5),  # a task this home never ran
             _reference_row(5, "HasFather", 10, 0.75, source="Table 2", setting="tv"),  # not Table 1
+            _reference_row(6, "HasFather", 10, 0.5, model="DLM", setting="dlm"),  # the study's DLM
         ]
         for row in rows:
             names = ", ".join(row)
@@ -69,7 +71,7 @@ def built(tmp_path_factory):
 
 
 def test_study_reference_mart_holds_the_loaded_rows(built):
-    assert built.execute("SELECT count(*), count(value) FROM marts.study_reference").fetchone() == (4, 4)
+    assert built.execute("SELECT count(*), count(value) FROM marts.study_reference").fetchone() == (5, 5)
 
 
 def test_dlm_vs_llm_puts_the_study_s_table_1_llms_beside_ours(built):
@@ -83,7 +85,8 @@ def test_dlm_vs_llm_puts_the_study_s_table_1_llms_beside_ours(built):
         0.125,
     )  # n=10 IID, n=20 OOD
     assert theirs["ci_low_n10"] is None and theirs["n_n10"] is None  # printed numbers have no interval
-    assert theirs["study_dlm_n10"] == ours["study_dlm_n10"]  # the study's DLM stays on every row
+    # The study's DLM is a reference column on every row of its task (not a published LLM row).
+    assert (ours["study_dlm_n10"], theirs["study_dlm_n10"], ours["study_dlm_n20"]) == (0.5, 0.5, None)
     # Only tasks this home ran, and only Table 1 (nl prompting): Table 2 is the truth-value prompt.
     published = built.execute("SELECT task, model FROM marts.dlm_vs_llm WHERE published").fetchall()
     assert published == [("HasFather", PAPER_LLM)]

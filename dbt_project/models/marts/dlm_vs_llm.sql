@@ -1,9 +1,9 @@
 -- The relational study's Table 1: per task, every LLM's F1 with standard nl prompting next to the
 -- DLM trained on the same few-shot samples, at n = 10 (IID) and n = 20 (OOD), with 95% bootstrap
 -- intervals.  DLM rows pool every trained seed (n = samples x seeds); seed_sd is the spread of the
--- per-seed means.  study_dlm_* are the DLM column of the study's Table 1, for reference (the seed
--- relational_study_dlm_f1).  Rows with published = true are the study's own LLMs as its Table 1
--- prints them (marts.study_reference; no interval, no n), source naming the table.
+-- per-seed means.  study_dlm_* are the DLM column of the study's Table 1, for reference, and rows
+-- with published = true the study's own LLMs as its Table 1 prints them (no interval, no n), source
+-- naming the table: both from marts.study_reference (the relational family's published.csv).
 with f1 as (
     select * from {{ ref('relational_f1') }}
     where (model = 'dlm' and setting = 'dlm') or (model <> 'dlm' and setting = 'nl')
@@ -18,17 +18,23 @@ seeds as (
     select model, task, split, count(*) as n_seeds, stddev_samp(f1) as seed_sd
     from seed_means group by model, task, split
 ),
-study as (
-    select task, task_order, dlm_f1_n10 as study_dlm_n10, dlm_f1_n20 as study_dlm_n20
-    from {{ ref('relational_study_dlm_f1') }}
-),
--- The study's LLMs in Table 1 (nl prompting): n = 10 is its IID test, n = 20 its OOD test.
-published_cells as (
-    select task, model, source, value,
+-- The study's Table 1, nl prompting and the DLM: n = 10 is its IID test, n = 20 its OOD test; a task's
+-- row order is the table's (its first line in the file).
+table_1 as (
+    select task, model, source, setting, value, line,
            coalesce(n, case split when 'iid' then 10 when 'ood' then 20 end) as n_nodes
     from {{ ref('study_reference') }}
     where family = 'relational' and source = 'Table 1' and lower(metric) = 'f1'
-      and lower(model) <> 'dlm' and coalesce(setting, 'nl') = 'nl'
+),
+study as (
+    select task, min(line) as task_order,
+           max(case when lower(model) = 'dlm' and n_nodes = 10 then value end) as study_dlm_n10,
+           max(case when lower(model) = 'dlm' and n_nodes = 20 then value end) as study_dlm_n20
+    from table_1
+    group by task
+),
+published_cells as (
+    select * from table_1 where lower(model) <> 'dlm' and coalesce(setting, 'nl') = 'nl'
 ),
 published as (
     select task, model, 'nl' as setting,
@@ -75,5 +81,6 @@ combined as (
 )
 select combined.*, study.study_dlm_n10, study.study_dlm_n20
 from combined
-join study using (task)
-order by study.task_order, combined.published, case when combined.model = 'dlm' then 1 else 0 end, combined.model
+left join study using (task)
+order by study.task_order, combined.task, combined.published,
+         case when combined.model = 'dlm' then 1 else 0 end, combined.model
