@@ -14,9 +14,12 @@ in-process executor everything runs in this process, one run after another.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -295,6 +298,40 @@ class StepWatcher:
         return None
 
 
+class Lifeline:
+    """The watchdog process of one launch (``defs/lifeline.py``): if this process dies without
+    :meth:`release`, it kills every process the launch started, at any depth."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        if not os.path.isdir("/proc/self"):  # it reads /proc: Linux only
+            return
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lifeline.py")
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-S", script, str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,  # the terminal's Ctrl-C ends the launch, not its watchdog
+            )
+        except OSError:  # no watchdog costs orphans after a SIGKILL, never the run
+            self.process = None
+
+    def release(self) -> None:
+        """The launch is over, however it ended (this process cleans up after itself): the watchdog exits."""
+        if self.process is None:
+            return
+        with contextlib.suppress(OSError):
+            self.process.stdin.write(b"d")  # type: ignore[union-attr]
+            self.process.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
 def launch(
     runs: Sequence[PlannedRun],
     *,
@@ -316,6 +353,7 @@ def launch(
     launch_id = uuid.uuid4().hex
     tags = {**tags, LAUNCH_TAG: launch_id}
     watcher = StepWatcher(instance, launch_id, say) if say is not None else None
+    lifeline = Lifeline()  # a SIGKILL of this process must not leave the runs' processes behind
     if watcher is not None:
         watcher.start()
     try:
@@ -375,3 +413,4 @@ def launch(
     finally:
         if watcher is not None:
             watcher.stop()
+        lifeline.release()
