@@ -192,7 +192,10 @@ class RunStats:
             line += " (" + ", ".join(f"{k} {v}" for k, v in sorted(self.error_kinds.items())) + ")"
         if self.workers > 1:
             line += f" from {self.workers} worker processes"
-        return line + f" in {self.seconds:.1f} s"
+        line += f" in {self.seconds:.1f} s"
+        if self.waited_s > 0:
+            line += f", {self.waited_s:.1f} s of it waiting for another run of this model"
+        return line
 
 
 def _fmt_duration(seconds: float) -> str:

@@ -48,6 +48,7 @@ if __name__ == "__main__":
                 "max_tokens": 8, "benchmark": "toy"} for i in range(int(sys.argv[6]))]
     stats = run_model(ResponseStore(Lake.open(lake_dir)), spec, prompts, progress=ProgressPrinter())
     print(f"RESULT called={stats.called} skipped={stats.skipped} errors={stats.errors}", flush=True)
+    print(stats.summary(), flush=True)
 """
 
 
@@ -130,6 +131,7 @@ def test_the_same_model_twice_at_once_pays_once(tmp_path):
     assert Counter(e.key for e in log) == Counter(_keys()), Counter(e.key for e in log)
     assert f"RESULT called={N_PROMPTS} skipped=0 errors=0" in out1
     assert f"RESULT called=0 skipped={N_PROMPTS} errors=0" in out2
+    assert "waiting for another run of this model" in out2 and "waiting for another" not in out1
     notices = [line for line in lines if _NOTICE in line]
     assert len(notices) == 1, lines  # said once, not at every try
     assert notices[0].startswith("same: another run (pid "), notices
