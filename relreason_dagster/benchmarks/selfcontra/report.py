@@ -129,6 +129,61 @@ def draw_selfcontra(rows_by_mart: dict[str, Rows]) -> Any:
     return fig
 
 
+TYPE_ORDER = (
+    ("n_rr", "RR"),
+    ("n_type1", "Type1"),
+    ("n_type2", "Type2"),
+    ("n_type3", "Type3"),
+    ("n_ww", "WW"),
+)
+
+
+def draw_selfcontra_types(rows_by_mart: dict[str, Rows]) -> Any:
+    """Frequency of the reasoning types per dataset and model, zero- and few-shot combined (Figs. 3-4).
+
+    One panel per dataset (with its split when a section-3 file names one); bars are the share of the
+    annotated responses of each type, so models labelled on different numbers of responses compare.
+    """
+    plt = plotting.plt()
+    rows = rows_by_mart["marts.selfcontra_scr"]
+    if not rows:
+        fig, ax = plt.subplots(figsize=(plotting.WIDTH_IN, 2.6))
+        plotting.no_data(
+            ax, "No human-labelled annotations yet:\n`relreason selfcontra import-annotations FILE`."
+        )
+        return fig
+    counts: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in rows:
+        panel = r["dataset"] + (f" ({r['split']})" if r.get("split") else "")
+        for column, _ in TYPE_ORDER:
+            counts[(panel, r["model"])][column] += int(r.get(column) or 0)
+    panels = sorted({panel for panel, _ in counts})
+    every_model = sorted({model for _, model in counts})  # one colour per model across the panels
+    fig, axes = plt.subplots(1, len(panels), figsize=(plotting.WIDTH_IN, 3.0), squeeze=False, sharey=True)
+    palette = plt.get_cmap("tab10").colors
+    for ax, panel in zip(axes[0], panels, strict=True):
+        models = sorted(model for p, model in counts if p == panel)
+        width = 0.8 / len(models)
+        for i, model in enumerate(models):
+            by_type = counts[(panel, model)]
+            total = sum(by_type.values()) or 1
+            x = [k + (i - (len(models) - 1) / 2) * width for k in range(len(TYPE_ORDER))]
+            ax.bar(
+                x,
+                [by_type[column] / total for column, _ in TYPE_ORDER],
+                width=width * 0.92,
+                color=palette[every_model.index(model) % len(palette)],
+                label=model,
+            )
+        ax.set_xticks(range(len(TYPE_ORDER)), [label for _, label in TYPE_ORDER], fontsize=8)
+        ax.set_title(panel, fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("share of annotated responses")
+    bottom = plotting.legend_below(fig, list(axes[0]), ncol=4)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
 FIGURES = (
     FigureSpec(
         name="selfcontra",
@@ -141,6 +196,18 @@ FIGURES = (
         marts=("marts.selfcontra_scr", "marts.selfcontra_judged", "marts.selfcontra_detection_f1"),
         draw=draw_selfcontra,
         hint=f"relreason run --model M --benchmark {BENCHMARK}",
+    ),
+    FigureSpec(
+        name="selfcontra_types",
+        asset_name="selfcontra_types_plot",
+        study=BENCHMARK,
+        title="Self-Contra: frequency of reasoning types (the study's Figures 3-4)",
+        caption="Share of the human-labelled responses that are RR, Type1 (right reasoning, wrong answer), "
+        "Type2 (wrong reasoning, right answer), Type3 (self-contradictory reasoning) and WW, per dataset "
+        "and model, zero- and few-shot combined as in the study's figures (marts.selfcontra_scr).",
+        marts=("marts.selfcontra_scr",),
+        draw=draw_selfcontra_types,
+        hint="relreason selfcontra import-annotations FILE",
     ),
 )
 
