@@ -90,16 +90,21 @@ def _lake_table(glob: str) -> str | None:
 
 def swap_lake_sources(sql: str) -> tuple[str, list[tuple[str, str, str]]]:
     """``sql`` with each ``read_parquet('<lake>/<table>/**/*.parquet', ...)`` replaced by a
-    relation the reader registers; the (relation, table, glob) of each."""
+    relation the reader registers; the (relation, table, glob) of each.  Other calls stay."""
     lower = sql.lower()
     out, found, pos = [], [], 0
     while (at := lower.find("read_parquet(", pos)) >= 0:
         open_at = at + len("read_parquet")
-        end = _call_end(sql, open_at)
+        try:
+            end = _call_end(sql, open_at)
+        except ValueError:  # not a call DuckDB wrote: leave the view as it is
+            break
         args = sql[open_at + 1 : end - 1].lstrip()
         table = _lake_table(glob := _leading_literal(args))
-        if table is None:
-            raise ValueError(f"a view reads Parquet the reader cannot supply: {sql[at:end][:120]}")
+        if table is None:  # not the lake: left as it is (reading it is refused like any file access)
+            out.append(sql[pos:end])
+            pos = end
+            continue
         relation = _SOURCE_PREFIX + table
         out.append(sql[pos:at] + f'"temp".main."{relation}"')
         found.append((relation, table, glob))
@@ -122,6 +127,8 @@ def prepare_copy(con: Any) -> None:
     )
     for _schema, _name, sql in views:
         new_sql, sources = swap_lake_sources(sql)
+        if not sources:
+            continue
         for relation, table, glob in sources:
             con.register(relation, TABLES[table].empty_table())  # so the new view binds
             con.execute(f"INSERT INTO {SOURCES_TABLE} VALUES (?, ?, ?)", [relation, table, glob])

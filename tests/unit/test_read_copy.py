@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.results.readonly import open_results
+from relreason_dagster.results.readonly import open_results, swap_lake_sources
 from relreason_dagster.storage import launch_record, read_copy
 from relreason_dagster.storage.read_copy import COPY_DIR, wal_path
 
@@ -106,9 +106,27 @@ def test_readers_copies_and_dbt_builds_are_not_launch_inputs(tmp_path, monkeypat
     (tmp_path / "models.yaml").write_text("models:\n  - name: m\n    litellm_model: scripted/m\n")
     (home / "lake").mkdir(parents=True)
     (home / "relreason.duckdb").write_bytes(b"stored")
+    # Only the home's listing matters here: the code and the dbt project may change meanwhile
+    # (other work in the same checkout), so they are not hashed in this test.
+    monkeypatch.setattr(launch_record, "hash_code_and_engines", lambda *args, **kwargs: None)
+    monkeypatch.setattr(launch_record, "hash_contents", lambda *args, **kwargs: None)
     key = {"command": "run", "models": ["m"], "profile": "smoke"}
     before = launch_record.fingerprint(key)
     for written in (f"{COPY_DIR}/relreason-abc.duckdb", "dbt/build-20260101-000000-x/run_results.json"):
         (home / written).parent.mkdir(parents=True, exist_ok=True)
         (home / written).write_bytes(b"x")
     assert launch_record.fingerprint(key) == before
+
+
+def test_only_the_lakes_parquet_is_swapped_for_a_registered_relation():
+    lake = "/data/o''k/lake/responses/**/*.parquet"
+    sql = (
+        f"CREATE VIEW raw.responses AS SELECT * FROM read_parquet('{lake}', union_by_name = true) "
+        "UNION ALL SELECT * FROM read_parquet('/elsewhere/x.parquet')"
+    )
+    swapped, sources = swap_lake_sources(sql)
+    assert sources == [("relreason_lake_responses", "responses", lake.replace("''", "'"))]
+    assert swapped == (
+        'CREATE VIEW raw.responses AS SELECT * FROM "temp".main."relreason_lake_responses" '
+        "UNION ALL SELECT * FROM read_parquet('/elsewhere/x.parquet')"
+    )
