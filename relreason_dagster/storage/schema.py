@@ -178,6 +178,7 @@ RAW_TABLES: dict[str, str] = {
         correct BOOLEAN,
         reason VARCHAR,
         history VARCHAR,
+        robust_correct BOOLEAN,
         PRIMARY KEY (model, sample_id, round)
     """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
@@ -233,6 +234,8 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     # What a row's parse (or check) read (storage/parsed_answers.py); NULL on older rows: they redo once.
     "parsed_answers": [("parse_key", "VARCHAR")],
     "symbolic_checks": [("parse_key", "VARCHAR")],
+    # The robust verdict of each KOR self-correction round (``correct`` is the paper's judgement).
+    "kor_rounds": [("robust_correct", "BOOLEAN")],
 }
 
 

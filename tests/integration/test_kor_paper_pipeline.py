@@ -59,7 +59,20 @@ def home(tmp_path_factory):
     register_scripted_provider()
     for name in ("chatbot", "basebot"):
         set_responder(name, lambda messages, params: gold[messages[0]["content"]])
+    singles = [s.input["item"] for s in samples if s.task != MIXED_TASK]
+    table1 = [
+        (
+            category,
+            len({q["rule_id"] for q in mine}),
+            max(len(q["rule"]) for q in mine),
+            len(mine),
+            round(sum(len(q["question"]) for q in mine) / len(mine), 2),
+        )
+        for category in sorted({q["category"] for q in singles})
+        for mine in [[q for q in singles if q["category"] == category]]
+    ]
     yield {
+        "table1": table1,
         "settings": {p.setting for p in prompts},
         "n_single": sum(1 for s in samples if s.task != MIXED_TASK),
         "n_mixed": sum(1 for s in samples if s.task == MIXED_TASK),
@@ -88,3 +101,29 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     assert call_count("chatbot") == n + n_mixed and call_count("basebot") == n + n_mixed
     by_setting = rows("SELECT DISTINCT model, setting FROM marts.kor_accuracy ORDER BY ALL")
     assert by_setting == [("basebot", "three_shot"), ("chatbot", "zero_shot")]
+    # Gold answers: right by the paper's judgement (the main accuracy), by the released files' and robust.
+    overall = rows(
+        "SELECT model, n, accuracy, official_accuracy, robust_accuracy FROM marts.kor_accuracy "
+        "WHERE category = 'overall' ORDER BY model"
+    )
+    assert overall == [("basebot", n, 1.0, 1.0, 1.0), ("chatbot", n, 1.0, 1.0, 1.0)]
+    mixed = rows("SELECT model, accuracy, pass_rate, robust_accuracy, robust_pass_rate FROM marts.kor_mixed")
+    assert sorted(mixed) == [("basebot", 1.0, 1.0, 1.0, 1.0), ("chatbot", 1.0, 1.0, 1.0, 1.0)]
+    # Table 1 of the questions asked, recomputed in Python from the same items.
+    stats = rows(
+        "SELECT category, n_rules, rule_length_max, n_questions, question_length_mean "
+        "FROM marts.kor_dataset_stats WHERE source = 'official' ORDER BY category"
+    )
+    assert stats == home["table1"]
+    # Table 7: token statistics of every model's answers, per setting it was asked.
+    tokens = rows(
+        "SELECT model, setting, count(*), min(input_mean), min(output_mean) FROM marts.kor_token_stats "
+        "GROUP BY ALL ORDER BY ALL"
+    )
+    assert [t[:3] for t in tokens] == [
+        ("basebot", "Multi-Q", 1),
+        ("basebot", "three_shot", 5),
+        ("chatbot", "Multi-Q", 1),
+        ("chatbot", "zero_shot", 5),
+    ]
+    assert all(t[3] > 50 and t[4] > 0 for t in tokens)

@@ -82,6 +82,12 @@ def test_self_correction_rounds_real_life_and_mixed(home):
         ("stubborn", 1, n, 0.0, 0),
         ("stubborn", 2, n, 0.0, 0),
     ]
+    # "Still wrong" is the paper's judgement; the robust verdict of every round is kept beside it.
+    robust = rows(
+        "SELECT model, round, robust_accuracy FROM marts.kor_self_correction "
+        "WHERE category = 'overall' ORDER BY model, round"
+    )
+    assert robust == [("learner", 0, 0.0), ("learner", 1, 1.0)] + [("stubborn", k, 0.0) for k in range(3)]
     # Each round links to the one before it; round-k prompts carry the whole conversation.
     links = rows(
         "SELECT r.round, r.parent_prompt_id = prev.prompt_id, r.history, p.messages "

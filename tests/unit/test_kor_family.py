@@ -138,7 +138,7 @@ def test_mixed_answers_take_the_last_json_object():
     assert mixed.read_answers('{"a": {"nested": 1}}') == ['{"nested": 1}']
 
 
-def test_mixed_scoring_wraps_plain_values_and_counts_missing(tmp_path):
+def test_mixed_scoring_paper_and_robust_and_counts_missing(tmp_path):
     family = KorFamily()
     profile = _profile(source="generated", data_dir=str(tmp_path / "absent"), mixed={"Multi-Q": 3})
     record = next(s for s in family.generate(profile, 3) if s.task == MIXED_TASK)
@@ -146,9 +146,15 @@ def test_mixed_scoring_wraps_plain_values_and_counts_missing(tmp_path):
     full = family.parse(
         record, "Multi-Q", "{" + ", ".join(f'"q{k}": "{g}"' for k, g in enumerate(golds)) + "}"
     )
-    assert full.correct and full.detail["n_passed"] == len(golds)
-    partial = family.parse(record, "Multi-Q", '{"q0": "' + golds[0] + '"}')
-    assert partial.detail["n_passed"] == 1
+    # Robust accepts bare values; the paper's (official) judgement needs each value's own [[...]].
+    assert full.detail["robust"] and full.detail["robust_n_passed"] == len(golds)
+    assert full.correct is False and full.detail["n_passed"] == 0
+    bracketed = family.parse(
+        record, "Multi-Q", "{" + ", ".join(f'"q{k}": "[[{g}]]"' for k, g in enumerate(golds)) + "}"
+    )
+    assert bracketed.correct and bracketed.detail["n_passed"] == len(golds) and bracketed.detail["robust"]
+    partial = family.parse(record, "Multi-Q", '{"q0": "[[' + golds[0] + ']]"}')
+    assert partial.detail["n_passed"] == partial.detail["robust_n_passed"] == 1
     assert partial.correct is (len(golds) == 1)
     assert family.parse(record, "Multi-Q", "I give up").parse_status == "na"
 

@@ -33,7 +33,7 @@ from relreason_dagster import settings
 from relreason_dagster.benchmarks.kor import ciphers, counterfactual, logic, operations, puzzles
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem, load_category
 from relreason_dagster.benchmarks.kor.formats import FORMATS, answer_format, gold_inner
-from relreason_dagster.benchmarks.kor.scoring import rescore_file, score_robust
+from relreason_dagster.benchmarks.kor.scoring import rescore_file, score_paper, score_robust
 from relreason_dagster.cli import main
 
 KOR_DIR = settings.reference_dir() / "korbench"
@@ -321,10 +321,20 @@ def test_rescore_of_hex_junk_copies_is_zero_in_every_category(tmp_path: Path, ca
         copy.write_text(json.dumps(records), encoding="utf-8")
         copies.append(str(copy))
     assert main(["kor", "rescore", *copies, "--mode", "robust", "--json"]) == 0
-    results = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)
+    results = [r for r in rows if r["category"] != "overall"]  # plus one overall row per model
     assert {r["category"] for r in results} == set(CATEGORIES)
     assert [(r["model"], r["category"], r["n"], r["accuracy"]) for r in results] == [
         (r["model"], r["category"], 250, 0.0) for r in results
     ]
+    overall = [r for r in rows if r["category"] == "overall"]
+    assert overall and [r["accuracy"] for r in overall] == [0.0] * len({r["model"] for r in results})
     # The official mode agrees: junk is wrong there too.
     assert all(rescore_file(c, DATA_DIR, "official").accuracy == 0.0 for c in copies)
+    # The paper's judgement (SymPy working, as Table 2) has one hole, reproduced on purpose: a run of
+    # hex digits parses as a product, so junk with a 0 digit "equals" a gold of 0 (operation 149).
+    operation = load_category(DATA_DIR, "operation")
+    for copy in (c for c in copies if "_operation_" in c):
+        for record in json.loads(Path(copy).read_text(encoding="utf-8")):
+            if score_paper(record["response"], operation[record["idx"]], record["answer"]):
+                assert record["answer"] == "[[0]]" and "0" in record["response"], record

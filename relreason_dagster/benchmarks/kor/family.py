@@ -2,9 +2,11 @@
 
 Samples: one per question (task = category, split = source) and one per mixed record
 (task = ``mixed``).  Prompts: the official zero-shot and three-shot structures for single questions,
-the mixed template for mixed records.  Parsing: the robust scorer decides ``correct``; the official
-scorer's verdict, the answer format and, for counterfactual, whether the answer is the real-life one
-go into ``detail`` so the marts can report them.
+the mixed template for mixed records.  Parsing: the paper's judgement decides ``correct`` (the official
+scorer with its symbolic step working, as Table 2 and Table 3 were scored); the robust verdict (and
+its reason code, which also decides ``na``), the released files' ``official`` verdict, the answer
+format and, for counterfactual, whether the answer is the real-life one go into ``detail`` so the
+marts can report them side by side.
 
 Profile keys (section ``kor``): ``source`` (``official`` | ``generated`` | ``auto``: official when the
 data folder exists, else generated), ``data_dir`` (relative to ``RELREASON_REFERENCE_DIR`` unless
@@ -28,14 +30,20 @@ from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, s
 from relreason_dagster.benchmarks.kor import mixed, prompts
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
 from relreason_dagster.benchmarks.kor.extract import extract_final
-from relreason_dagster.benchmarks.kor.formats import answer_format, gold_inner
+from relreason_dagster.benchmarks.kor.formats import answer_format
 from relreason_dagster.benchmarks.kor.items import (
     PoolItem,
     check_categories,
     generated_items,
     official_items,
 )
-from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
+from relreason_dagster.benchmarks.kor.scoring import (
+    require_parser,
+    score_official,
+    score_paper,
+    score_robust,
+)
+from relreason_dagster.benchmarks.kor.tokens import count_cl100k
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import MODEL_KINDS
 
@@ -45,6 +53,8 @@ GENERATOR_VERSION = "kor-items-v1"
 SOURCES = ("official", "generated", "auto")
 DEFAULT_MAX_TOKENS = 1024
 MAX_SELF_CORRECTION_ROUNDS = 5  # §6.2: "a maximum of 5 rounds"
+# Output tokens are counted on at most this much of a response (hostile text is capped, not encoded whole).
+MAX_COUNTED_CHARS = 2_097_152
 
 
 def data_dir(profile: Profile) -> Path:
@@ -100,6 +110,46 @@ def settings_by_kind(profile: Profile) -> dict[str, list[str]]:
     return raw
 
 
+def prompt_text(sample: Sample, setting: str) -> str | None:
+    """The user message of ``sample`` in ``setting`` (None: three-shot without three examples)."""
+    if sample.task == MIXED_TASK:
+        return prompts.mixed(
+            [(r["title"], r["text"]) for r in sample.input["rules"]],
+            [q["question"] for q in sample.input["questions"]],
+        )
+    item = item_of(sample)
+    if setting == prompts.THREE_SHOT:
+        shots = [tuple(s) for s in sample.input.get("shots", [])]
+        if len(shots) != 3:
+            return None
+        return prompts.three_shot(item.category, item.rule, shots, item.question)
+    return prompts.zero_shot(item.category, item.rule, item.question)
+
+
+# Puzzle rules whose gold lists every acceptable answer, and how: the official judgement (the paper's)
+# accepts any one of them and rejects the list itself.
+_ALTERNATIVES = {"2": ",", "4": " ", "10": "\n"}
+
+
+def perfect_answer(category: str, rule_id: str, gold: str) -> str:
+    """The gold as a model that solved the question writes it: the gold itself, or for a puzzle gold
+    listing alternatives (rule 2 comma-separated, rule 4 words, rule 10 lines) the first of them."""
+    sep = _ALTERNATIVES.get(rule_id) if category == "puzzle" else None
+    if sep is None or not (gold.startswith("[[") and gold.endswith("]]")):
+        return gold
+    first = next((part.strip() for part in gold[2:-2].split(sep) if part.strip()), "")
+    return f"[[{first}]]"
+
+
+def _token_counts(sample: Sample, setting: str, response: str) -> dict[str, int | None]:
+    """Input (the prompt's user message) and output tokens in ``cl100k_base``, as Table 7 counts them."""
+    asked = prompt_text(sample, setting) if setting in prompts.SETTINGS or sample.task == MIXED_TASK else None
+    return {
+        "input_tokens_cl100k": None if asked is None else count_cl100k(asked),
+        "output_tokens_cl100k": count_cl100k(response[:MAX_COUNTED_CHARS]),
+    }
+
+
 def _max_tokens(profile: Profile, setting: str) -> int:
     value = profile.get("max_tokens", DEFAULT_MAX_TOKENS)
     return int(value.get(setting, DEFAULT_MAX_TOKENS) if isinstance(value, dict) else value)
@@ -113,7 +163,8 @@ class KorFamily:
     # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
     marts_folder: str = "kor"
     marts_description: str = (
-        "KOR-Bench marts: accuracy by category and rule, self-correction, mixed and counterfactual."
+        "KOR-Bench marts: accuracy by category and rule, self-correction, mixed, counterfactual, Table 1 "
+        "dataset statistics and Table 7 token statistics."
     )
     # What parse() may answer ("error" is the pipeline's, for a failed call).
     parse_statuses: tuple[str, ...] = ("ok", "na")
@@ -204,24 +255,11 @@ class KorFamily:
         settings_by_kind(profile)  # a typo there is an error now, not a model silently asked nothing
         out: list[Prompt] = []
         for sample in samples:
-            if sample.task == MIXED_TASK:
-                setting = sample.variant["mixed_setting"]
-                text = prompts.mixed(
-                    [(r["title"], r["text"]) for r in sample.input["rules"]],
-                    [q["question"] for q in sample.input["questions"]],
-                )
-                out.append(self._prompt(sample, setting, text, profile))
-                continue
-            item = item_of(sample)
-            for setting in chosen:
-                if setting == prompts.THREE_SHOT:
-                    shots = [tuple(s) for s in sample.input.get("shots", [])]
-                    if len(shots) != 3:
-                        continue  # a rule without three solved examples has no three-shot prompt
-                    text = prompts.three_shot(item.category, item.rule, shots, item.question)
-                else:
-                    text = prompts.zero_shot(item.category, item.rule, item.question)
-                out.append(self._prompt(sample, setting, text, profile))
+            wanted = [sample.variant["mixed_setting"]] if sample.task == MIXED_TASK else chosen
+            for setting in wanted:
+                text = prompt_text(sample, setting)
+                if text is not None:  # a rule without three solved examples has no three-shot prompt
+                    out.append(self._prompt(sample, setting, text, profile))
         return out
 
     def _prompt(self, sample: Sample, setting: str, text: str, profile: Profile) -> Prompt:
@@ -233,42 +271,57 @@ class KorFamily:
     def render_gold(self, sample: Sample, setting: str) -> str:
         """A perfect response: what a scripted oracle model answers in tests."""
         if sample.task == MIXED_TASK:
-            answers = {f"question{k}": gold_inner(g) for k, g in enumerate(sample.gold, 1)}
+            # Each value keeps its [[...]]: each question asks for it, and the official scorer needs it.
+            answers = {
+                f"question{k}": perfect_answer(q["category"], q["rule_id"], q["answer"])
+                for k, q in enumerate(sample.input["questions"], 1)
+            }
             return "My answers:\n" + json.dumps(answers)
-        return f"Applying the rule step by step, the answer is {sample.gold}"
+        item = item_of(sample)
+        answer = perfect_answer(item.category, item.rule_id, item.answer)
+        return f"Applying the rule step by step, the answer is {answer}"
 
     def parse(self, sample: Sample, setting: str, text: str) -> Parsed:
-        """Score one response; never raises on model text."""
+        """Score one response; never raises on model text (a broken LaTeX parser is a ConfigError)."""
+        require_parser()  # the paper's judgement without its parser is an error, never a quiet fallback
         if sample.task == MIXED_TASK:
             return self._parse_mixed(sample, text)
         item = item_of(sample)
-        verdict, reason = score_robust(text, item)
+        robust, reason = score_robust(text, item)
         detail: dict[str, Any] = {
             "reason": reason,
+            "robust": robust,
             "official": score_official(text, item),
             "answer_format": sample.variant.get("answer_format"),
             "rule_id": item.rule_id,
         }
         if item.real_life_answer:
-            detail["real_life"] = score_robust(text, item, gold=item.real_life_answer)[0]
+            detail["real_life"] = score_paper(text, item, gold=item.real_life_answer)
+            detail["real_life_robust"] = score_robust(text, item, gold=item.real_life_answer)[0]
+        detail |= _token_counts(sample, setting, text)
         answer = extract_final(text)
         status = "na" if reason in ("no_answer", "error", "too_long") else "ok"
-        return Parsed(parse_status=status, parsed=answer, n_cells=1, correct=verdict, detail=detail)
+        return Parsed(
+            parse_status=status, parsed=answer, n_cells=1, correct=score_paper(text, item), detail=detail
+        )
 
     def _parse_mixed(self, sample: Sample, text: str) -> Parsed:
         questions = sample.input["questions"]
-        answers, verdicts, reasons = mixed.score(questions, text)
+        answers, robust, reasons = mixed.score(questions, text)
+        _, paper = mixed.score_paper(questions, text)
         detail = {
             "mixed_setting": sample.variant.get("mixed_setting"),
             "n_questions": len(questions),
-            "n_passed": sum(verdicts),
+            "n_passed": sum(paper),
+            "robust": bool(robust) and all(robust),
+            "robust_n_passed": sum(robust),
             "reasons": reasons,
-        }
+        } | _token_counts(sample, str(sample.variant.get("mixed_setting")), text)
         status = "na" if answers is None else "ok"
         return Parsed(
             parse_status=status,
             parsed=answers,
             n_cells=1,
-            correct=bool(verdicts) and all(verdicts),
+            correct=bool(paper) and all(paper),
             detail=detail,
         )

@@ -3,11 +3,15 @@
 * Multi-Q: 1 rule, 1-10 questions of it; Multi-R: 2-3 rules, 1 question; Multi-RQ: 2-3 rules,
   1-3 questions.  Official records come from ``mixed/<setting>.jsonl``; generated ones are drawn
   (seeded) from the run's own item pool with the same shape, so fresh items get the setting too.
-* The model answers in JSON (``{"question1": ..., ...}``).  As the official scorer does, the *last*
-  ``{...}`` block of the response is the answer and its values are taken in order; each value is
-  scored like a single answer with the robust scorer (a value without ``[[...]]`` is wrapped, since
-  the JSON itself is the answer format here).  A record is correct only if every question is; the
-  pass rate is the share of questions answered correctly.
+* The model answers in JSON (``{"question1": ..., ...}``).  Two judgements, as for single questions:
+  :func:`score_paper` is the official one (how the paper's Table 3 was scored): the span from the
+  first ``{`` to the last ``}`` with control characters removed must parse as a JSON object, its
+  values (``str()`` of each) are matched in order to the questions and judged by the official rules
+  with the list position as ``idx`` (so the idx-based Operation branches never fire), a value needs
+  its own ``[[...]]``; :func:`score` is the robust one: the last ``{...}`` block that parses, each
+  value scored with the robust scorer (a value without ``[[...]]`` is wrapped, since the JSON itself
+  is the answer format here).  A record is correct only if every question is; the pass rate is the
+  share of questions answered correctly.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 
 from relreason_dagster.benchmarks.kor.data import KorItem, load_category, load_mixed, load_rules
 from relreason_dagster.benchmarks.kor.items import PoolItem
-from relreason_dagster.benchmarks.kor.scoring import score_robust
+from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 from relreason_dagster.errors import ConfigError
 
 SHAPES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
@@ -31,6 +35,7 @@ SHAPES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "Multi-RQ": ((2, 3), (1, 3)),
 }
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_OFFICIAL_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 MAX_SCAN = 200_000
 
 
@@ -165,3 +170,31 @@ def score(questions: list[dict[str, Any]], text: str) -> tuple[list[str] | None,
         verdicts.append(verdict)
         reasons.append(reason)
     return answers, verdicts, reasons
+
+
+def read_answers_official(text: str) -> list[str] | None:
+    """The official reading of a mixed response: ``str()`` of each value of the JSON object spanning
+    the first ``{`` to the last ``}`` (control characters removed); None when there is none."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        found = json.loads(_OFFICIAL_CONTROL_RE.sub("", text[start : end + 1]))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(found, dict):
+        return None  # the official code would crash on a list; no answer is the same verdict
+    return [str(value) for value in found.values()]
+
+
+def score_paper(questions: list[dict[str, Any]], text: str) -> tuple[list[str] | None, list[bool]]:
+    """``(answers, verdicts)`` of a mixed response by the official judgement (Table 3); missing → wrong."""
+    answers = read_answers_official(text or "")
+    verdicts: list[bool] = []
+    for k, question in enumerate(questions):
+        if answers is None or k >= len(answers):
+            verdicts.append(False)
+            continue
+        item = KorItem(**{**question, "idx": str(k)})
+        verdicts.append(score_official(answers[k], item, symbolic=True))
+    return answers, verdicts

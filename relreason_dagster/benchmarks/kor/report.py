@@ -144,6 +144,17 @@ SECTIONS = (
 
 HEADLINES = (
     HeadlineTable(
+        "marts.kor_dataset_stats (KOR-Bench Table 1 of the questions asked: rules, lengths in characters, "
+        "answer formats)",
+        "SELECT source, category, n_rules, rule_length_mean, rule_length_max, n_questions, "
+        "question_length_mean, answer_formats FROM marts.kor_dataset_stats ORDER BY source, category",
+    ),
+    HeadlineTable(
+        "marts.kor_token_stats (KOR-Bench Table 7: input and output tokens in cl100k_base, mean and sd)",
+        "SELECT model, source, setting, category, n, input_mean, input_sd, output_mean, output_sd "
+        "FROM marts.kor_token_stats ORDER BY model, source, setting, category",
+    ),
+    HeadlineTable(
         "marts.kor_accuracy (KOR-Bench: accuracy by category as the paper judged it; official_accuracy = "
         "the released files' judgement, robust_accuracy = ours)",
         "SELECT model, source, setting, category, n, n_correct, n_na, accuracy, ci_low, ci_high, "

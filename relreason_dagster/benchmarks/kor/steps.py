@@ -11,6 +11,9 @@ previous round's response for re-input".
 The rounds are a chain: :meth:`SelfCorrection.prompts` walks it as far as the replies so far reach
 and returns the prompts up to the first unanswered one, so the generic driver asks round 1, then
 round 2 for those still wrong, and so on, until nothing new is asked.
+
+"Still wrong" is the paper's judgement (the family's ``correct``: the official scorer with its symbolic
+step working), as in the study; each round also records the robust verdict (``robust_correct``).
 """
 
 from __future__ import annotations
@@ -158,6 +161,7 @@ class SelfCorrection(Step):
                     "parse_status": parsed.parse_status,
                     "correct": parsed.correct,
                     "reason": parsed.detail.get("reason"),
+                    "robust_correct": parsed.detail.get("robust"),
                 },
             )
             if parsed.correct:
@@ -194,6 +198,7 @@ class SelfCorrection(Step):
                     "parse_status": base["parse_status"],
                     "correct": base["correct"],
                     "reason": detail.get("reason"),
+                    "robust_correct": detail.get("robust"),
                     "history": "none",
                 }
             )

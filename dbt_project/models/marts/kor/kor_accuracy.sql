@@ -1,6 +1,8 @@
 -- KOR-Bench accuracy per model x source x prompt setting x category (and 'overall' over the five
--- categories), 95% Wilson CI.  accuracy uses the robust scorer; official_accuracy is the official
--- scorer's verdict on the same responses (what the paper's tables report).  Mixed records: kor_mixed.
+-- categories: correct / items, as Table 2's Overall), 95% Wilson CI.  accuracy is the paper's
+-- judgement (the official scorer with its symbolic step working: how Table 2 was scored);
+-- official_accuracy the released evaluation files' (that step falling back to string equality);
+-- robust_accuracy the robust scorer's.  Mixed records: kor_mixed.
 with answers as (
     select * from {{ ref('int_kor_answers') }} where category <> 'mixed'
 ),
@@ -9,6 +11,7 @@ agg as (
            count(*) as n,
            count(*) filter (where correct) as n_correct,
            count(*) filter (where official_correct) as n_official_correct,
+           count(*) filter (where robust_correct) as n_robust_correct,
            count(*) filter (where parse_status <> 'ok') as n_na
     from answers
     group by grouping sets ((model, source, setting, category), (model, source, setting))
@@ -17,6 +20,7 @@ select model, source, setting, category, n, n_correct, n_na,
        round(n_correct::double / n, 4) as accuracy,
        round({{ wilson_low('n_correct', 'n') }}, 4) as ci_low,
        round({{ wilson_high('n_correct', 'n') }}, 4) as ci_high,
-       round(n_official_correct::double / n, 4) as official_accuracy
+       round(n_official_correct::double / n, 4) as official_accuracy,
+       round(n_robust_correct::double / n, 4) as robust_accuracy
 from agg
 order by model, source, setting, category
