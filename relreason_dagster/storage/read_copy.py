@@ -9,12 +9,13 @@ are copied), and queries the copy.  A writer can meet only that copy: dbt retrie
 read of any length never fails a run.
 
 The copies live in ``<folder of the file>/read-copies/`` (a private temporary folder when that
-cannot be written) and are shared: a copy is named after the
-file's identity (inode, size and modification time of the file and of its write-ahead log), so while
-the file is unchanged every reader opens the same copy and copies nothing.  A copy is made under a
-temporary name and renamed into place when complete; copies older than :data:`KEEP_S` that are no
-longer the newest are deleted (a reader that has one open keeps reading it: the inode lives on), so
-the folder holds about one copy of the file.
+cannot be written) and are shared: a copy is named after the file's identity (inode, size and
+modification time of the file and of its write-ahead log), so while the file is unchanged every
+reader opens the same copy and neither copies nor opens the file (a writer changes the identity
+with its first write; one that has written nothing yet leaves the last committed state, which is
+what the copy holds).  A copy is made under a temporary name and renamed into place when
+complete; copies older than :data:`KEEP_S` that are no longer the newest are deleted (a reader that
+has one open keeps reading it: the inode lives on), so the folder holds about one copy of the file.
 
 While a writer holds the file (a dbt build takes seconds to minutes), a reader that finds a copy
 reads that one after :data:`STALE_AFTER_S` and is told how old it is; without a copy it waits for
@@ -150,6 +151,11 @@ def read_copy(
     a writer holds the file past ``wait_s`` and no earlier copy exists.
     """
     folder = copy_folder(path)
+    current = folder / f"{path.stem}-{_identity(path)}.duckdb"
+    if current.exists():  # the file is as it was when this copy was made: no need to open it
+        with contextlib.suppress(FileNotFoundError):
+            os.utime(current)  # in use again: not pruned for another KEEP_S
+            return ReadCopy(current, path.stem)
     wait = lock_wait_s() if wait_s is None else wait_s
     newest = _copies(folder, path.stem)
     try:

@@ -85,9 +85,21 @@ def test_while_a_writer_holds_the_file_the_newest_copy_is_read(db, tmp_path):
         writer.kill()
         writer.wait()
         open_results(db).close()  # now a copy exists
+        notes: list[str] = []
+        # A writer that has written nothing yet: the copy is what the file holds, read without a note.
         writer = subprocess.Popen(writer.args, stdout=subprocess.PIPE, text=True)
         assert writer.stdout.readline().strip() == "ready"
-        notes: list[str] = []
+        con = open_results(db, wait_s=0.2, note=notes.append)
+        assert con.execute("SELECT x FROM t").fetchall() == [(1,)] and notes == []
+        con.close()
+        writer.kill()
+        writer.wait()
+        # A writer at work: the newest copy is read, and said to be older than the file.
+        code = writer.args[2].replace("print(", "con.execute('INSERT INTO t VALUES (2)'); print(")
+        writer = subprocess.Popen(
+            [*writer.args[:2], code, *writer.args[3:]], stdout=subprocess.PIPE, text=True
+        )
+        assert writer.stdout.readline().strip() == "ready"
         con = open_results(db, wait_s=0.2, note=notes.append)
         try:
             assert con.execute("SELECT x FROM t").fetchall() == [(1,)]
