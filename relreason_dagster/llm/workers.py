@@ -14,6 +14,9 @@ that dies loses only the calls in flight, and the next run resumes.  A worker
 exits as soon as its parent is gone (killed, or cancelled by Dagster): it holds
 one end of a pipe whose other end only the parent has, and reading it ends
 when the parent's end closes.  No paid calls go on without a run to own them.
+Workers take no claim of their own (``storage/claims.py``): the run that started
+them holds its model's claim until they have finished, so another run of the
+same model waits for all of them.
 
 Workers are forked from a forkserver that has imported the gateway and made one
 mocked LiteLLM call (``llm/worker_warmup.py``), so a worker starts in
