@@ -15,6 +15,7 @@ columns marked with the paper's table.  (The plain-text tables a run prints at i
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,6 +174,11 @@ def comparison_keys(spec: Comparison, columns: list[str], records: list[dict[str
     return tuple(k for k in keys if any(r.get(k) is not None for r in records))
 
 
+def _natural(text: str) -> tuple[Any, ...]:
+    """Table 2 before Table 10: digit runs compare as numbers."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+
+
 def pivot_comparison(spec: Comparison, columns: list[str], records: list[dict[str, Any]]) -> ComparisonTable:
     """Long comparison rows -> one row per key, one Cell per model column; our models first (sorted,
     ``last_models`` at their end), then the study's in the order the rows give them.
@@ -200,7 +206,7 @@ def pivot_comparison(spec: Comparison, columns: list[str], records: list[dict[st
         if not r.get("published"):
             return Column(model, False, None)
         if model in merged:
-            return Column(model, True, ", ".join(merged[model]))
+            return Column(model, True, ", ".join(sorted(merged[model], key=_natural)))
         return Column(model, True, r.get("source"))
 
     ours: set[Column] = set()
