@@ -110,6 +110,7 @@ RAW_TABLES: dict[str, str] = {
         source VARCHAR NOT NULL,
         row_number INTEGER NOT NULL,
         dataset VARCHAR,
+        split VARCHAR,
         model VARCHAR,
         setting VARCHAR,
         question VARCHAR,
@@ -236,6 +237,8 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "symbolic_checks": [("parse_key", "VARCHAR")],
     # The robust verdict of each KOR self-correction round (``correct`` is the paper's judgement).
     "kor_rounds": [("robust_correct", "BOOLEAN")],
+    # The WinoBias split of an imported annotation file (anti_test / pro_test; NULL when its name says none).
+    "annotations": [("split", "VARCHAR")],
 }
 
 

@@ -203,3 +203,66 @@ def test_bad_import_arguments_are_one_line_errors(home, capsys, tmp_path):
     assert main(["selfcontra", "import-annotations", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.csv" in err
+
+
+def test_marts_of_tables_4_5_6_10_and_the_correlation_hold_rows(home, capsys, tmp_path):
+    """Acceptance of issue 33 item 3: every reference annotation file imported (first 12 annotated rows
+    each), a second annotator's copy of one of them (two flags flipped), and the scripted judge's FGE
+    probes; then each mart of Tables 4, 5, 6 and 10, the human detection method and the correlation
+    with its p-value per answer order hold rows."""
+    from relreason_dagster.cli import main
+
+    folder = home["source"].parent
+    files = sorted(str(p) for p in folder.glob("winobias_*.csv"))
+    assert len(files) == 12
+    assert main(["selfcontra", "import-annotations", *files, "--limit", "12"]) == 0
+    with home["source"].open(encoding="utf-8-sig", newline="") as fh:
+        records = list(csv.reader(fh))
+    header, body = records[0], records[1:13]
+    flag = header.index("self-contra")
+    for row in body[:2]:
+        row[flag] = "0" if row[flag].strip() == "1" else "1"
+    second = tmp_path / "second_annotator.csv"
+    with second.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([header, *body])
+    args = ["selfcontra", "import-annotations", str(second), "--dataset", "winobias", "--model", "gpt3.5"]
+    assert main([*args, "--setting", "few_answer"]) == 0
+    assert main(["selfcontra", "detect", "--profile", PROFILE, "--limit", "4", "--method", "fge"]) == 0
+    capsys.readouterr()
+
+    # The second annotator's labels count once in the rates (the first file's labels win).
+    assert rows("SELECT n FROM marts.selfcontra_scr WHERE model = 'gpt3.5' AND setting = 'few_answer'") == [
+        (12,)
+    ]
+    categories = rows(
+        "SELECT count(*), count(share_of_type), count(share_of_self_contra) FROM marts.selfcontra_categories"
+    )
+    assert categories[0][0] > 0 and categories[0][1] > 0 and categories[0][2] > 0
+    correlation = rows(
+        "SELECT answer_order, n_points, p_value FROM marts.selfcontra_correlation WHERE model = 'all' "
+        "ORDER BY answer_order"
+    )
+    points = rows(
+        "SELECT count(*), count(*) FILTER (WHERE setting LIKE '%answer'), "
+        "count(*) FILTER (WHERE setting LIKE '%reason') FROM marts.selfcontra_scr WHERE split IS NULL"
+    )[0]
+    assert points[1] >= 6 and points[2] >= 6  # the 12 reference files: 3 models x 2 prompts per order
+    assert [(order, n) for order, n, _ in correlation] == list(
+        zip(("all", "answer", "reason"), points, strict=True)
+    )
+    assert all(p is not None and 0 <= p <= 1 for *_, p in correlation)
+    human = rows("SELECT judge, n, fp + fn FROM marts.selfcontra_detection_f1 WHERE method = 'human'")
+    assert human == [("second_annotator.csv", 12, 2)]
+    agreement = rows(
+        "SELECT annotation, n_units, n_disagree FROM marts.selfcontra_agreement ORDER BY annotation"
+    )
+    assert [a for a, *_ in agreement] == ["finer_grained", "self_contra", "type"]
+    assert dict((a, d) for a, _, d in agreement)["self_contra"] == 2
+    probes = rows(
+        "SELECT category, sum(n) FROM marts.selfcontra_category_detection WHERE judge = 'yes_judge' "
+        "GROUP BY category ORDER BY category"
+    )
+    assert [c for c, _ in probes] == sorted(
+        ["begging_the_question", "questionable_cause", "self_contradictory", "wrong_context_knowledge"]
+    )
+    assert all(n > 0 for _, n in probes)

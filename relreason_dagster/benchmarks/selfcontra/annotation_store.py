@@ -32,6 +32,7 @@ def annotation_rows(result: ImportResult) -> list[dict[str, Any]]:
             "source": row.source,
             "row_number": row.row_number,
             "dataset": row.dataset,
+            "split": row.split,
             "model": row.model,
             "setting": row.setting,
             "question": row.question,

@@ -1,8 +1,10 @@
 -- §2.4 / Table 2: accuracy and Self-Contra rate (SCR = #Self-Contra / #total) from human labels, per
--- dataset x model x setting, with 95% Wilson intervals and the type counts (Figure 3).
--- setting is zero_answer | zero_reason | few_answer | few_reason (answer-first A, reason-first R).
+-- dataset x split x model x setting, with 95% Wilson intervals and the type counts (Figures 3-4).
+-- setting is zero_answer | zero_reason | few_answer | few_reason (answer-first A, reason-first R); split
+-- is NULL for the study's section-2 files (Tables 2 and 8 name none) and anti_test / pro_test for its
+-- section-3 WinoBias files (Table 5), so the two samples of the same model never pool.
 with agg as (
-    select dataset, model, setting,
+    select dataset, split, model, setting,
            count(*) as n,
            count(*) filter (where correct) as n_correct,
            count(*) filter (where self_contra) as n_self_contra,
@@ -12,9 +14,13 @@ with agg as (
            count(*) filter (where type = 'RR') as n_rr,
            count(*) filter (where type = 'WW') as n_ww
     from {{ ref('stg_annotations') }}
-    group by dataset, model, setting
+    -- a response a second file labels again in the same group counts once (selfcontra_annotation_pairs)
+    where annotation_id not in (
+        select other_id from {{ ref('selfcontra_annotation_pairs') }} where same_group
+    )
+    group by dataset, split, model, setting
 )
-select dataset, model, setting, n,
+select dataset, split, model, setting, n,
        round(n_correct::double / n, 4) as accuracy,
        round({{ wilson_low('n_correct', 'n') }}, 4) as accuracy_ci_low,
        round({{ wilson_high('n_correct', 'n') }}, 4) as accuracy_ci_high,
@@ -24,4 +30,4 @@ select dataset, model, setting, n,
        round({{ wilson_high('n_self_contra', 'n') }}, 4) as scr_ci_high,
        n_type1, n_type2, n_type3, n_rr, n_ww
 from agg
-order by dataset, model, setting
+order by dataset, split nulls first, model, setting

@@ -5,7 +5,8 @@
 -- annotations imported, or our own responses labelled by hand after export-annotations).  Rows with a
 -- judge method (iro, binary, fge) come from marts.selfcontra_judged: accuracy from our parser, scr as
 -- the judge labels it, an estimate of the human-labelled rate only as good as the judge (Table 6).
--- split is the published row's (Tables 2 and 8 name none, and our marts have none yet).
+-- split is the published row's (Tables 2 and 8 name none) or, for human rows, the imported file's
+-- (anti_test / pro_test for the study's section-3 files, which selfcontra_scr keeps apart).
 with published as (
     select dataset, setting, split,
            coalesce(keys ->> 'method', 'human') as method,
@@ -16,13 +17,13 @@ with published as (
     where family = 'selfcontra' and source in ('Table 2', 'Table 8') and metric in ('accuracy', 'scr')
 ),
 human as (
-    select dataset, setting, null::varchar as split, 'human' as method, null::varchar as judge, model,
+    select dataset, setting, split, 'human' as method, null::varchar as judge, model,
            false as published, 'relreason' as source, 'accuracy' as metric, accuracy as value,
            accuracy_ci_low as ci_low, accuracy_ci_high as ci_high, n::bigint as n,
            'human labels (marts.selfcontra_scr)' as note
     from {{ ref('selfcontra_scr') }}
     union all
-    select dataset, setting, null, 'human', null, model, false, 'relreason', 'scr', scr,
+    select dataset, setting, split, 'human', null, model, false, 'relreason', 'scr', scr,
            scr_ci_low, scr_ci_high, n::bigint, 'human labels (marts.selfcontra_scr)'
     from {{ ref('selfcontra_scr') }}
 ),
