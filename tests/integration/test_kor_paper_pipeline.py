@@ -3,7 +3,10 @@
 ``chatbot`` (scripted, models.yaml kind chat by default) and ``basebot`` (scripted, ``kind: base``)
 both answer every prompt with its gold answer.  The profile is ``paper`` cut down to one question of
 one rule per category and one Multi-Q record: as in the paper, the chat model is asked zero-shot
-only and the base model three-shot only (the prompts exist for both settings).
+only and the base model three-shot only (the prompts exist for both settings), and the chat model
+also gets the puzzle question with its trick (App. F.2).  The marts of the paper's further tables
+hold rows: Table 1 (``kor_dataset_stats``), Table 7 (``kor_token_stats``), the trick comparison
+(``kor_trick``).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ def home(tmp_path_factory):
     yield {
         "table1": table1,
         "settings": {p.setting for p in prompts},
+        "n_trick": sum(1 for p in prompts if p.setting == "trick"),
         "n_single": sum(1 for s in samples if s.task != MIXED_TASK),
         "n_mixed": sum(1 for s in samples if s.task == MIXED_TASK),
     }
@@ -83,7 +87,7 @@ def home(tmp_path_factory):
 def test_chat_models_zero_shot_and_base_models_three_shot(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    assert {"zero_shot", "three_shot", "Multi-Q"} <= home["settings"]
+    assert {"zero_shot", "three_shot", "trick", "Multi-Q"} <= home["settings"]
     reset_calls()
     report = run_pipeline(["chatbot", "basebot"], profile=PROFILE, benchmarks=["kor"])
     assert report.failures == []
@@ -92,13 +96,16 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
         "SELECT r.model, p.setting, count(*) FROM raw.responses r JOIN raw.prompts p USING (prompt_id) "
         "WHERE p.kind = 'test' GROUP BY ALL ORDER BY ALL"
     )
+    n_trick = home["n_trick"]
+    assert n_trick == 1  # the one puzzle question, with its trick (App. F.2): chat models only
     assert asked == [
         ("basebot", "Multi-Q", n_mixed),
         ("basebot", "three_shot", n),
         ("chatbot", "Multi-Q", n_mixed),
+        ("chatbot", "trick", n_trick),
         ("chatbot", "zero_shot", n),
     ]
-    assert call_count("chatbot") == n + n_mixed and call_count("basebot") == n + n_mixed
+    assert call_count("chatbot") == n + n_mixed + n_trick and call_count("basebot") == n + n_mixed
     by_setting = rows("SELECT DISTINCT model, setting FROM marts.kor_accuracy ORDER BY ALL")
     assert by_setting == [("basebot", "three_shot"), ("chatbot", "zero_shot")]
     # Gold answers: right by the paper's judgement (the main accuracy), by the released files' and robust.
@@ -124,6 +131,10 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
         ("basebot", "Multi-Q", 1),
         ("basebot", "three_shot", 5),
         ("chatbot", "Multi-Q", 1),
+        ("chatbot", "trick", 1),
         ("chatbot", "zero_shot", 5),
     ]
+    # App. F.2: the chat model's puzzle answers without and with the trick, paired.
+    trick = rows("SELECT model, n, accuracy_zero_shot, accuracy_trick, delta FROM marts.kor_trick")
+    assert trick == [("chatbot", 1, 1.0, 1.0, 0.0)]
     assert all(t[3] > 50 and t[4] > 0 for t in tokens)

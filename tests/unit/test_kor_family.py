@@ -41,6 +41,8 @@ def test_prompt_texts_are_the_official_templates():
     assert prompts.mixed([("T", "R")], ["Q"]) == mixed_template.format("Rule 1: T\nR", "question1: Q")
     follow_up = yaml.safe_load((folder / "self-correction.yaml").read_text())["prompt_format"][0]
     assert prompts.FOLLOW_UP == follow_up.strip()
+    trick = yaml.safe_load((folder / "trick.yaml").read_text())["prompt_format"][0]
+    assert prompts.trick("R", "Q", "T") == trick.format("R", "Q", "T")
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,9 @@ def test_paper_profile_asks_chat_zero_shot_and_base_three_shot() -> None:
     zero, three = kor_prompts.ZERO_SHOT, kor_prompts.THREE_SHOT
     assert [family.asks(paper, "chat", s) for s in (zero, three)] == [True, False]
     assert [family.asks(paper, "base", s) for s in (zero, three)] == [False, True]
+    # App. F.2: the puzzle questions with their trick go to chat models.
+    trick = kor_prompts.TRICK
+    assert (family.asks(paper, "chat", trick), family.asks(paper, "base", trick)) == (True, False)
     for kind in ("chat", "base"):  # the complex-task settings are not restricted by kind
         assert all(family.asks(paper, kind, s) for s in mixed.SHAPES)
     # Both settings stay selectable: a profile without settings_by_kind asks every kind everything.

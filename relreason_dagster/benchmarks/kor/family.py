@@ -111,13 +111,17 @@ def settings_by_kind(profile: Profile) -> dict[str, list[str]]:
 
 
 def prompt_text(sample: Sample, setting: str) -> str | None:
-    """The user message of ``sample`` in ``setting`` (None: three-shot without three examples)."""
+    """The user message of ``sample`` in ``setting`` (None: three-shot without three examples, or the
+    trick setting for a question that is not a puzzle with a trick)."""
     if sample.task == MIXED_TASK:
         return prompts.mixed(
             [(r["title"], r["text"]) for r in sample.input["rules"]],
             [q["question"] for q in sample.input["questions"]],
         )
     item = item_of(sample)
+    if setting == prompts.TRICK:  # App. F.2: puzzle questions that come with a trick only
+        hint = (item.trick or "").strip() if item.category == "puzzle" else ""
+        return prompts.trick(item.rule, item.question, item.trick) if hint else None
     if setting == prompts.THREE_SHOT:
         shots = [tuple(s) for s in sample.input.get("shots", [])]
         if len(shots) != 3:
@@ -258,7 +262,7 @@ class KorFamily:
             wanted = [sample.variant["mixed_setting"]] if sample.task == MIXED_TASK else chosen
             for setting in wanted:
                 text = prompt_text(sample, setting)
-                if text is not None:  # a rule without three solved examples has no three-shot prompt
+                if text is not None:  # no three-shot prompt without three examples, no trick without one
                     out.append(self._prompt(sample, setting, text, profile))
         return out
 

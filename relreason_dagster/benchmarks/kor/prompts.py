@@ -1,5 +1,5 @@
-"""KOR-Bench prompt texts: the official zero-shot (chat), three-shot (base), mixed and self-correction
-templates, so official and generated items are asked exactly the way the study asked them.
+"""KOR-Bench prompt texts: the official zero-shot (chat), three-shot (base), trick (puzzle), mixed and
+self-correction templates, so official and generated items are asked exactly the way the study asked them.
 
 The texts are the official ``config/prompt/*.yaml`` templates (KOR-Bench @ bb8194d) as Python
 strings: a prompt is part of the method, and a model scored on a reworded prompt is not comparable
@@ -18,7 +18,9 @@ from collections.abc import Sequence
 TEMPLATE_VERSION = "kor-v1"
 ZERO_SHOT = "zero_shot"
 THREE_SHOT = "three_shot"
-SETTINGS: tuple[str, ...] = (ZERO_SHOT, THREE_SHOT)
+# App. F.2: a puzzle question asked zero-shot with its "trick" (a solving hint of the official data).
+TRICK = "trick"
+SETTINGS: tuple[str, ...] = (ZERO_SHOT, THREE_SHOT, TRICK)
 MIXED_SETTINGS: tuple[str, ...] = ("Multi-Q", "Multi-R", "Multi-RQ")
 SELF_CORRECT = "self_correct"
 
@@ -98,6 +100,11 @@ def head(category: str) -> str:
 def zero_shot(category: str, rule: str, question: str) -> str:
     """The official zero-shot prompt: role, instructions, rule, question, an open answer."""
     return f"{head(category)}{rule}\n\n### Question:\n{question}\n\n### Answer:\n"
+
+
+def trick(rule: str, question: str, hint: str) -> str:
+    """The official puzzle prompt with a trick (``trick.yaml``): zero-shot, the hint after the question."""
+    return f"{head('puzzle')}{rule}\n\n### Question:\n{question}\n\n{hint}\n\n### Answer:\n"
 
 
 def three_shot(category: str, rule: str, shots: Sequence[tuple[str, str]], question: str) -> str:

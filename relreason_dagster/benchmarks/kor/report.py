@@ -150,6 +150,11 @@ HEADLINES = (
         "question_length_mean, answer_formats FROM marts.kor_dataset_stats ORDER BY source, category",
     ),
     HeadlineTable(
+        "marts.kor_trick (KOR-Bench App. F.2: puzzle accuracy without and with the trick, paired)",
+        "SELECT model, source, n, accuracy_zero_shot, accuracy_trick, trick_ci_low, trick_ci_high, delta "
+        "FROM marts.kor_trick ORDER BY model, source",
+    ),
+    HeadlineTable(
         "marts.kor_token_stats (KOR-Bench Table 7: input and output tokens in cl100k_base, mean and sd)",
         "SELECT model, source, setting, category, n, input_mean, input_sd, output_mean, output_sd "
         "FROM marts.kor_token_stats ORDER BY model, source, setting, category",
