@@ -38,7 +38,10 @@ def test_prompt_texts_are_the_official_templates():
         expected = three[key][0].format("R", "q1", "a1", "q2", "a2", "q3", "a3", "Q")
         assert prompts.three_shot(category, "R", shots, "Q") == expected
     mixed_template = yaml.safe_load((folder / "mixed.yaml").read_text())["prompt_format"][0]
-    assert prompts.mixed([("T", "R")], ["Q"]) == mixed_template.format("Rule 1: T\nR", "question1: Q")
+    # The slots as the official inference code fills them (infer/data_loader.py @ bb8194d).
+    assert prompts.mixed([("T", "R")], ["Q"]) == mixed_template.format("R\n", "question1:\nQ\n")
+    two = prompts.mixed([("T1", "R1"), ("T2", "R2")], ["Q1", "Q2"])
+    assert two == mixed_template.format("R1\n\nR2\n", "question1:\nQ1\n\nquestion2:\nQ2\n")
     follow_up = yaml.safe_load((folder / "self-correction.yaml").read_text())["prompt_format"][0]
     assert prompts.FOLLOW_UP == follow_up.strip()
     trick = yaml.safe_load((folder / "trick.yaml").read_text())["prompt_format"][0]

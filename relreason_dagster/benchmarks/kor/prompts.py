@@ -6,9 +6,10 @@ strings: a prompt is part of the method, and a model scored on a reworded prompt
 with the published numbers.  ``tests/unit/test_kor_family.py`` renders them against the official
 YAML files whenever the reference folder is present, so a drift is caught.
 
-How the official code lays out the *mixed* rules and questions is not in the released templates;
-here rule k is ``Rule k: <title>`` + its text, and question k is ``question<k>: <text>`` — the same
-key the template's JSON example asks the model to answer under.
+The *mixed* template's two slots are filled as the official inference code fills them
+(``infer/data_loader.py``): the rule texts, each followed by a blank line, without titles or numbers,
+and the questions as ``question<k>:`` on a line of its own, the question text and a blank line —
+``question<k>`` being the key the template's JSON example asks the model to answer under.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ def three_shot(category: str, rule: str, shots: Sequence[tuple[str, str]], quest
 
 
 def mixed(rules: Sequence[tuple[str, str]], questions: Sequence[str]) -> str:
-    """The official mixed prompt over ``rules`` (title, text) and ``questions`` (answered as JSON)."""
-    rule_text = "\n\n".join(f"Rule {k}: {title}\n{text}" for k, (title, text) in enumerate(rules, 1))
-    question_text = "\n\n".join(f"question{k}: {q}" for k, q in enumerate(questions, 1))
+    """The official mixed prompt over ``rules`` (title, text; the title is not shown) and ``questions``
+    (answered as JSON)."""
+    rule_text = "\n".join(f"{text}\n" for _title, text in rules)
+    question_text = "\n".join(f"question{k}:\n{q}\n" for k, q in enumerate(questions, 1))
     return f"{MIXED_HEAD}{rule_text}\n\n### Questions:\n{question_text}\n\n### Answers:\n"
