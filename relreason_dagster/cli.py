@@ -74,11 +74,17 @@ def say(line: str) -> None:
 
 def _print_report(report: Any, seconds: float) -> None:
     from data_quality.suites import check_state
+    from relreason_dagster.pipeline import no_space, no_space_line
 
+    lake_counted = set(getattr(report, "lake_counted", []))
     for model, c in sorted(report.calls.items()):
+        follow_ups = c.get("follow_ups", 0)
         print(
-            f"{model}: {c['prompts']} prompts — {c['model_calls']} model calls, "
+            f"{model}: {c['prompts']} prompts"
+            + (f" and {follow_ups} follow-up prompts" if follow_ups else "")
+            + f" — {c['model_calls']} model calls, "
             f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
+            + (" (counted in the lake: a step did not report them)" if model in lake_counted else "")
         )
     if report.dlm:
         trained = sum(d["trained"] for d in report.dlm.values())
@@ -102,8 +108,20 @@ def _print_report(report: Any, seconds: float) -> None:
             + (f" ({', '.join(failed)})" if failed else "")
             + (f"; log: {report.dbt_log}" if report.dbt_log else "")
         )
+    full_disk = False
     for failure in report.failures:
-        print(f"step failed: {failure}", file=sys.stderr)
+        if no_space(failure):  # one line for a full disk, not one SQLite or DuckDB error per step
+            full_disk = True
+        else:
+            print(f"step failed: {failure}", file=sys.stderr)
+    if full_disk:
+        print(f"relreason: {no_space_line()}", file=sys.stderr)
+    for model, why in sorted(getattr(report, "answered_nothing", {}).items()):
+        print(
+            f"relreason: {model} answered nothing: {why}; check its api_base, API key and server "
+            "(relreason models list), then run again",
+            file=sys.stderr,
+        )
 
 
 def _write_report(out: Path, unchanged_since: float | None = None) -> str:
@@ -190,16 +208,21 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         f"(profile {args.profile}, results in {settings.relreason_home()})"
     )
     start = time.perf_counter()
-    report = run_pipeline(
-        models,
-        profile=args.profile,
-        benchmarks=benchmarks,
-        seed=args.seed,
-        dlm_train_size=train_size,
-        rerun=args.rerun,
-        on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
-        **family_options,
-    )
+    try:
+        report = run_pipeline(
+            models,
+            profile=args.profile,
+            benchmarks=benchmarks,
+            seed=args.seed,
+            dlm_train_size=train_size,
+            rerun=args.rerun,
+            on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
+            **family_options,
+        )
+    except Exception as exc:
+        if not _report_no_space(exc):
+            raise
+        return 1
     pipeline_s = time.perf_counter() - start
     if report.unchanged_since is not None:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.unchanged_since))
@@ -212,16 +235,39 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         say(f"relreason: finished in {pipeline_s:.0f} s; results:")
     _print_report(report, pipeline_s)
     if settings.duckdb_path().exists():
-        _print_headlines(
-            None if demo else models, None if demo else families, models[0], report.unchanged_since
-        )
+        try:
+            _print_headlines(
+                None if demo else models, None if demo else families, models[0], report.unchanged_since
+            )
+        except Exception as exc:
+            if not _report_no_space(exc):
+                raise
+            return 1
     total = time.perf_counter() - _STARTED
     say(
         f"relreason: {total:.1f} s in all: startup {start - _STARTED:.1f} s, "
         f"up-to-date check {report.check_seconds:.1f} s, runs {pipeline_s - report.check_seconds:.1f} s, "
         f"results {time.perf_counter() - start - pipeline_s:.1f} s"
     )
-    return 1 if report.failures else 0
+    return 1 if report.failures or getattr(report, "answered_nothing", None) else 0
+
+
+def _check_lake() -> None:
+    """Move damaged lake files aside (one line each) before a reader's views read every model's files."""
+    from relreason_dagster.storage.lake import Lake
+
+    if settings.relreason_home_path().is_dir():
+        Lake.default().check()
+
+
+def _report_no_space(exc: BaseException) -> bool:
+    """Print the one line of a full disk if ``exc`` is one (then the caller exits 1); else False."""
+    from relreason_dagster.pipeline import no_space, no_space_line
+
+    if not no_space(exc):
+        return False
+    print(f"relreason: {no_space_line()}", file=sys.stderr)
+    return True
 
 
 def _writable_db() -> Any:
@@ -327,6 +373,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
     from relreason_dagster.results.samples import format_sample, sample_rows
 
     outcome = "wrong" if args.wrong else "na" if args.na else None
+    _check_lake()
     con = open_results()
     try:
         found = sample_rows(
@@ -370,6 +417,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser() if args.out else settings.relreason_home() / "export"
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder (one file per table goes in it)")
+    _check_lake()
     con = open_results()
     try:
         written, skipped = export_results(con, out, args.format)
@@ -499,6 +547,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser() if args.out else settings.relreason_home() / "report"
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder (report.html and the PNGs go in it)")
+    _check_lake()
     con = open_results()
     try:
         summary = build_report(con, out, max_samples=args.max_samples, source=str(settings.duckdb_path()))
@@ -730,6 +779,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("relreason: interrupted; stored responses are kept, rerun to resume", file=sys.stderr)
         return 130
+    except Exception as exc:  # a full disk is one line in every command, not a SQLite traceback
+        if _report_no_space(exc):
+            return 1
+        raise
 
 
 if __name__ == "__main__":

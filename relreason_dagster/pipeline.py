@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
+import errno
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from relreason_dagster import settings
@@ -44,6 +48,12 @@ class PipelineReport:
     unchanged_since: float | None = None
     gx_checks: list[str] = field(default_factory=list)  # the checks that are GX checks, not dbt tests
     check_seconds: float = 0.0  # time spent deciding whether anything changed
+    # Models whose counts the lake corrected (a step that failed or could not report its calls).
+    lake_counted: list[str] = field(default_factory=list)
+    # Models that made calls in this launch and got no answer to any: model -> why, in a few words.
+    answered_nothing: dict[str, str] = field(default_factory=dict)
+    # One line per damaged lake file moved aside before the launch (storage/lake.py).
+    quarantined: list[str] = field(default_factory=list)
 
     @property
     def succeeded(self) -> bool:
@@ -52,6 +62,7 @@ class PipelineReport:
             not self.failures
             and all(run["success"] for run in self.runs)
             and not any(c.get("errors") for c in self.calls.values())
+            and not self.answered_nothing
         )
 
     def to_record(self) -> dict[str, Any]:
@@ -125,10 +136,13 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
             }
         if STEP_KIND_META in meta:  # a follow-up step that asked a model (defs/steps.py)
             kind, calls = str(meta[STEP_KIND_META]), int(meta.get("model_calls", 0))
-            if mat.partition:  # asked the partition's model: its calls count with that model's
-                if mat.partition in report.calls:
-                    report.calls[mat.partition]["model_calls"] += calls
-                    report.calls[mat.partition][f"{kind}_calls"] = calls
+            if mat.partition:  # asked the partition's model: its calls and errors count with that model's
+                counts = report.calls.setdefault(mat.partition, _no_calls())
+                counts["model_calls"] += calls
+                counts["errors"] += int(meta.get("errors", 0))
+                counts["from_cache"] += int(meta.get("from_cache", 0))
+                counts["follow_ups"] = counts.get("follow_ups", 0) + int(meta.get("prompts", 0))
+                counts[f"{kind}_calls"] = counts.get(f"{kind}_calls", 0) + calls
             else:
                 report.calls[f"{meta.get('step_model')} ({kind})"] = {
                     "prompts": int(meta.get("prompts", 0)),
@@ -149,7 +163,130 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
             if str(getattr(ev.severity, "value", ev.severity)) == "WARN":
                 report.warn_checks.add(ev.check_name)
         if event.is_step_failure:
-            report.failures.append(f"{event.step_key}: {event.event_specific_data.error.message.strip()}")
+            report.failures.append(f"{event.step_key}: {_root_cause(event.event_specific_data.error)}")
+
+
+def _no_calls() -> dict[str, int]:
+    return {"prompts": 0, "model_calls": 0, "from_cache": 0, "already_stored": 0, "errors": 0}
+
+
+def _utc_now() -> datetime.datetime:
+    """Now as the lake's ``created_at`` holds it (naive UTC)."""
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+def count_from_lake(report: PipelineReport, models: list[str], since: datetime.datetime) -> None:
+    """Correct the report's call counts from the lake, which holds a row for every call of every step.
+
+    The counts come from the steps' Dagster events; a step that failed, or whose event could not be
+    written (a full disk), reports nothing although its calls were made and stored.  A model whose
+    calls in this launch all failed is recorded in ``answered_nothing``.
+    """
+    import pyarrow as pa
+
+    from relreason_dagster.storage.responses import ResponseStore
+
+    try:
+        found = ResponseStore.default().calls_since(models, since)
+    except (OSError, pa.ArrowException):  # a lake that cannot be read leaves the events' count
+        return
+    for model, lake in found.items():
+        entries = [c for key, c in report.calls.items() if key == model or key.startswith(f"{model} (")]
+        calls = sum(c["model_calls"] for c in entries)
+        errors = sum(c["errors"] for c in entries)
+        if lake["calls"] > calls or lake["errors"] > errors:
+            counts = report.calls.setdefault(model, _no_calls())
+            counts["model_calls"] += max(0, lake["calls"] - calls)
+            counts["errors"] += max(0, lake["errors"] - errors)
+            report.lake_counted.append(model)
+        if lake["calls"] and lake["errors"] == lake["calls"]:
+            report.answered_nothing[model] = (
+                f"all {lake['calls']} of its calls failed, e.g. {lake['error']}"
+                if lake["calls"] > 1
+                else f"its one call failed: {lake['error']}"
+            )
+
+
+# What a full disk looks like in the errors of the layers below: the OS, SQLite (Dagster's storage),
+# DuckDB, pyarrow.  SQLite says "disk I/O error" for a write the OS refused for lack of space.
+_NO_SPACE_TEXT = ("no space left on device", "database or disk is full", "[errno 28]")
+_IO_ERROR_TEXT = ("disk i/o error",)
+# Below this much free space, an I/O error is taken for a full disk.
+_LOW_SPACE_BYTES = 64 * 2**20
+
+
+def _space_paths() -> list[Path]:
+    """Where a run writes: the home (DuckDB file, Dagster storage, logs), the lake, the temp folder."""
+    paths = [settings.relreason_home()]
+    lake = settings.lake_url()
+    if "://" not in lake or lake.startswith("file://"):
+        paths.append(Path(lake.removeprefix("file://")))
+    if os.environ.get("DAGSTER_HOME"):
+        paths.append(Path(os.environ["DAGSTER_HOME"]))
+    paths.append(Path(tempfile.gettempdir()))
+    return paths
+
+
+def _free_bytes(path: Path) -> int | None:
+    for candidate in (path, *path.parents):
+        try:
+            stat = os.statvfs(candidate)
+        except OSError:
+            continue
+        return stat.f_bavail * stat.f_frsize
+    return None
+
+
+def _fullest(paths: list[Path]) -> tuple[Path, int | None]:
+    """The path with the least free space, and that space."""
+    known = [(free, p) for p in paths if (free := _free_bytes(p)) is not None]
+    if not known:
+        return paths[0], None
+    free, path = min(known, key=lambda item: item[0])
+    return path, free
+
+
+def no_space(error: BaseException | str) -> bool:
+    """Whether ``error`` (an exception, its causes, or a failure's text) is a full disk."""
+    seen: set[int] = set()
+    texts = []
+    item: Any = error
+    while item is not None and id(item) not in seen:
+        seen.add(id(item))
+        if isinstance(item, str):
+            texts.append(item)
+            break
+        if isinstance(item, OSError) and item.errno == errno.ENOSPC:
+            return True
+        texts.append(f"{type(item).__name__}: {item}")
+        item = item.__cause__ or item.__context__
+    text = " ".join(texts).lower()
+    if any(marker in text for marker in _NO_SPACE_TEXT):
+        return True
+    if any(marker in text for marker in _IO_ERROR_TEXT):
+        _path, free = _fullest(_space_paths())
+        return free is not None and free < _LOW_SPACE_BYTES
+    return False
+
+
+def no_space_line() -> str:
+    """The one line that replaces a full disk's errors (tracebacks of SQLite, DuckDB, the OS)."""
+    path, _free = _fullest(_space_paths())
+    return f"no space left on device under {path}: free space and run again (nothing stored is lost)"
+
+
+def _root_cause(error: Any) -> str:
+    """The innermost error of a Dagster error chain as "Type: first line": the wrapper ("Error
+    occurred while executing op ...") names no reason, and a full disk is told by the cause."""
+    seen = 0
+    while error is not None and (error.cause or error.context) is not None and seen < 20:
+        error, seen = error.cause or error.context, seen + 1
+    if error is None:
+        return "failed"
+    lines = (error.message or "").strip().splitlines()
+    text = lines[0] if lines else ""
+    name = error.cls_name or ""
+    return text if not name or text.startswith(name) or name in text.split(":")[0] else f"{name}: {text}"
 
 
 def _label(job: str, partition: str | None) -> str:
@@ -304,6 +441,11 @@ def run_pipeline(
         "judge": judge,
     }
     started = time.perf_counter()
+    from relreason_dagster.storage.lake import Lake
+
+    # A damaged lake file would fail every reader of the lake (all models'): moved aside first, so
+    # this launch runs, and asks its prompts again if they are this launch's models'.
+    quarantined = [entry.line() for entry in Lake.default().check()]
     before = None if rerun else launch_record.fingerprint(launch_key)
     record = launch_record.read_record() if before is not None else None
     if record is not None and record["fingerprint"] == before:
@@ -329,13 +471,13 @@ def run_pipeline(
         step_model=judge or "",
     )
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
-    if specs:
-        _require_step_models(run_settings, families)
+    step_models = _require_step_models(run_settings, families) if specs else []
     instance = dg.DagsterInstance.get()  # one per launch: each costs tens of milliseconds
     register_model_partitions(instance, [m.name for m in specs])
     jobs = ["prepare", "model_work", "dlm_work", "judge"] + (["marts"] if run_dbt else [])
     partitions = {"model_work": [m.name for m in specs], "dlm_work": list(dlm_tasks)}
     log = settings.relreason_home() / "logs" / "dbt.log"
+    since = _utc_now()
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(
             jobs,
@@ -348,6 +490,8 @@ def run_pipeline(
     if run_dbt:
         report.dbt_log = str(log)
     report.check_seconds = check_seconds
+    report.quarantined = quarantined
+    count_from_lake(report, [m.name for m in specs] + step_models, since)
     after = launch_record.fingerprint(launch_key) if report.succeeded else None
     if after is not None:
         launch_record.write_record(after, report.to_record(), time.time())
@@ -381,13 +525,15 @@ def run_steps(
         overrides=json.dumps({benchmark: overrides}) if overrides else "",
     )
     families = run_settings.family_names()  # a profile without the family's section fails here, in one line
-    _require_step_models(run_settings, families)
+    step_models = _require_step_models(run_settings, families)
     jobs = ["judge"] + (["marts"] if run_dbt else [])
     log = settings.relreason_home() / "logs" / "dbt.log"
+    since = _utc_now()
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(
             jobs, {}, families, run_settings, _run_tags([], families, profile, "detect"), skip_unfed=False
         )
     if run_dbt:
         report.dbt_log = str(log)
+    count_from_lake(report, step_models, since)
     return report

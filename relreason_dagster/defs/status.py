@@ -138,6 +138,7 @@ class StatusReport:
     def print_all(self) -> None:
         try:
             self.section("answers stored (test prompts; follow-ups counted apart)", self.answers)
+            self.section("damaged lake files (moved aside; their prompts are asked again)", self.damaged)
             self.section("recent runs", self.recent_runs)
             self.section("failed checks", self.failed_checks)
             self.section("assets", self.assets)
@@ -183,6 +184,21 @@ class StatusReport:
         if not rows:
             return ["(no answers yet: run `relreason run --model M`)"]
         return [self.table(cols, rows)]
+
+    @staticmethod
+    def damaged() -> list[str]:
+        """Lake files moved aside as damaged (``storage/lake.py``), and damaged ones not yet moved."""
+        from relreason_dagster import settings
+        from relreason_dagster.storage.lake import TABLES, Lake
+
+        lake = Lake.open(settings.lake_url())
+        lines = [f"{_when(q.at)}  {q.file} ({q.reason}) -> {q.moved_to}" for q in lake.quarantined()]
+        for table in TABLES:  # status only reads: these are moved by the next run, report or samples
+            for path in lake.files(table):
+                why = lake.damage(path)
+                if why is not None:
+                    lines.append(f"damaged, not yet moved: {path} ({why}); the next relreason run moves it")
+        return lines or ["(none)"]
 
     def recent_runs(self) -> list[str]:
         """The latest Dagster runs: job, partition, status (a killed run's process is named gone)."""

@@ -16,16 +16,26 @@ writes one new file from a writer's own small files and then deletes those.
 Each table also has an empty ``_schema.parquet`` so views work on an empty
 lake.
 
+A damaged file (truncated, overwritten by a disk error) would make every
+reader of its table fail: the DuckDB view reads all models' files at once.
+:meth:`Lake.check` moves such files aside into ``<url>/_quarantine/`` (with a
+note saying from where and why) and :meth:`Lake.read` does the same when a
+read fails on one; the prompts a quarantined file held are then simply not
+answered, so the next run asks them again.
+
 ``url`` is a local path or any URI pyarrow opens (``file://``, ``s3://``,
 ``gs://``, ``hdfs://``), or any fsspec protocol when fsspec is installed.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import sys
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,8 +89,39 @@ PARTITION_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 SCHEMA_FILE = "_schema.parquet"
 _TMP_DIR = "_tmp"
+# Damaged files moved out of the tables (same relative path below it) and a ``.json`` note per file.
+QUARANTINE_DIR = "_quarantine"
 # pyarrow's dataset discovery skips these prefixes: the schema file and unfinished writes.
 _IGNORED_PREFIXES = ("_", ".")
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of an error, for a one-line note (without the file's path: the note names it)."""
+    text = re.sub(
+        r"^Could not open Parquet input source '[^']*': ", "", (str(exc).strip().splitlines() or [""])[0]
+    )
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """One damaged file moved aside: where it was, where it is, why and when (epoch seconds)."""
+
+    file: str
+    moved_to: str
+    reason: str
+    at: float
+
+    def line(self) -> str:
+        """The one line a user sees about it."""
+        return (
+            f"relreason: damaged lake file {self.file} ({self.reason}) moved to {self.moved_to}; "
+            "the prompts it held are asked again by the next run"
+        )
 
 
 def _part_value(value: Any) -> str:
@@ -258,11 +299,101 @@ class Lake:
             try:
                 dataset = pads.dataset(files, schema=schema, filesystem=self.fs, format="parquet")
                 return dataset.to_table(columns=cols, filter=where)
-            except (FileNotFoundError, OSError) as exc:
-                if attempt == 4 or "No such file" not in str(exc) and "not found" not in str(exc).lower():
+            except (FileNotFoundError, OSError, pa.ArrowInvalid) as exc:
+                if attempt == 4:
                     raise
+                gone = not isinstance(exc, pa.ArrowInvalid) and (
+                    "No such file" in str(exc) or "not found" in str(exc).lower()
+                )
+                # A damaged file: moved aside (one line each), then read again without it.  A file
+                # compacted away meanwhile: read again with a fresh listing.
+                if not gone and not self.check(table, files, deep=True):
+                    if set(files) <= set(self.files(table, partition)):
+                        raise
                 time.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ damaged files
+
+    def damage(self, path: str, *, deep: bool = False) -> str | None:
+        """Why the file at ``path`` cannot be read (one line), or None when it can (or is gone).
+
+        The quick check reads the footer, which a truncated or partly written file lacks; ``deep``
+        also reads every page (what a failed read calls, to find the file it failed on).
+        """
+        try:
+            if deep:
+                pq.read_table(path, filesystem=self.fs)
+            else:
+                pq.read_metadata(path, filesystem=self.fs)
+        except FileNotFoundError:
+            return None  # compacted or quarantined meanwhile: its rows are elsewhere or reported
+        except (OSError, pa.ArrowException, ValueError) as exc:
+            if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
+                return None
+            return _reason(exc)
+        return None
+
+    def check(
+        self,
+        table: str | None = None,
+        files: Sequence[str] | None = None,
+        *,
+        deep: bool = False,
+        say: Callable[[str], None] | None = _say,
+    ) -> list[Quarantined]:
+        """Move every damaged data file of ``table`` (default: every table) aside; one line each.
+
+        ``files`` limits the check to those files.  Returns what was moved.
+        """
+        moved = []
+        for name in [table] if table else list(TABLES):
+            for path in files if files is not None else self.files(name):
+                why = self.damage(path, deep=deep)
+                if why is not None:
+                    entry = self.quarantine(path, why)
+                    if entry is not None:
+                        moved.append(entry)
+                        if say is not None:
+                            say(entry.line())
+        return moved
+
+    def quarantine(self, path: str, reason: str) -> Quarantined | None:
+        """Move ``path`` under ``_quarantine/`` (same relative path) with a note; None if it is gone."""
+        relative = (
+            path[len(self.root) :].lstrip("/") if path.startswith(self.root) else path.rsplit("/", 1)[1]
+        )
+        target = f"{self.root}/{QUARANTINE_DIR}/{relative}"
+        if self.fs.get_file_info(target).type != pafs.FileType.NotFound:
+            target = f"{target}.{time.time_ns()}"
+        self.fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
+        try:
+            self.fs.move(path, target)
+        except FileNotFoundError:
+            return None  # another process moved it first (and said so)
+        entry = Quarantined(self._shown(path), self._shown(target), reason, time.time())
+        with self.fs.open_output_stream(f"{target}.json") as fh:
+            fh.write(json.dumps(entry.__dict__, indent=1).encode("utf-8"))
+        return entry
+
+    def quarantined(self) -> list[Quarantined]:
+        """Every file moved aside so far, oldest first (from the notes beside them)."""
+        selector = pafs.FileSelector(f"{self.root}/{QUARANTINE_DIR}", recursive=True, allow_not_found=True)
+        found = []
+        for info in self.fs.get_file_info(selector):
+            if info.type == pafs.FileType.File and info.base_name.endswith(".json"):
+                try:
+                    with self.fs.open_input_stream(info.path) as fh:
+                        found.append(Quarantined(**json.loads(fh.read().decode("utf-8"))))
+                except (OSError, ValueError, TypeError):
+                    continue
+        return sorted(found, key=lambda q: q.at)
+
+    def _shown(self, path: str) -> str:
+        """``path`` as the user knows it: a local path, or the lake URL's scheme in front."""
+        if self.is_local:
+            return path
+        return f"{self.url.rstrip('/')}/{path[len(self.root) :].lstrip('/')}"
 
 
 def conform(rows: pa.Table, schema: pa.Schema) -> pa.Table:

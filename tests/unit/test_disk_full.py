@@ -1,0 +1,118 @@
+"""A full disk is one line naming where to free space, and the call count is the calls made.
+
+Before: a run on a full disk ended in SQLite "disk I/O error" tracebacks, never "no space left on
+device", and its summary said 0 calls when 12 had been made and stored (the steps that made them
+could not write their Dagster events).  The full disk is simulated: a write raises
+``OSError(errno.ENOSPC)``, or SQLite's message with the free space reported as nearly none.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import sqlite3
+
+import pytest
+
+from relreason_dagster import pipeline
+from relreason_dagster.cli import main
+from relreason_dagster.pipeline import PipelineReport, count_from_lake, no_space, no_space_line
+from relreason_dagster.storage.lake import Lake
+from relreason_dagster.storage.responses import ResponseStore
+from tests.pipeline_home import isolated_home, scripted_models_yaml
+
+LINE_END = ": free space and run again (nothing stored is lost)"
+
+
+def _enospc() -> OSError:
+    return OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    isolated_home(monkeypatch, tmp_path, scripted_models_yaml("scripted-m"))
+    return tmp_path / "home"
+
+
+def test_what_counts_as_a_full_disk(home, monkeypatch):
+    assert no_space(_enospc())
+    try:  # SQLite's word for it, raised while handling the OS error
+        try:
+            raise _enospc()
+        except OSError:
+            raise sqlite3.OperationalError("disk I/O error") from None
+    except sqlite3.OperationalError as exc:
+        chained = exc
+    assert no_space(chained)  # the OS error underneath says it
+    assert no_space("model_responses: OSError: [Errno 28] No space left on device")
+    assert no_space("marts: IOException: IO Error: Could not write file: No space left on device")
+    assert no_space("prepare: OperationalError: database or disk is full")
+    assert not no_space("model_responses: KeyError: 'content'")
+    # "disk I/O error" alone is a full disk only where space is short.
+    monkeypatch.setattr(pipeline, "_free_bytes", lambda path: 10 * 2**30)
+    assert not no_space(sqlite3.OperationalError("disk I/O error"))
+    monkeypatch.setattr(pipeline, "_free_bytes", lambda path: 4096 if path == home else 10 * 2**30)
+    assert no_space(sqlite3.OperationalError("disk I/O error"))
+    assert no_space_line() == f"no space left on device under {home}{LINE_END}"
+
+
+def test_run_on_a_full_disk_is_one_line(home, monkeypatch, capfd):
+    def full(*args, **kwargs):
+        try:
+            raise _enospc()
+        except OSError as exc:
+            raise sqlite3.OperationalError("disk I/O error") from exc
+
+    monkeypatch.setattr(pipeline, "run_pipeline", full)
+    monkeypatch.setattr(pipeline, "_free_bytes", lambda path: 0 if path == home else 10 * 2**30)
+    capfd.readouterr()
+    code = main(["run", "--model", "scripted-m", "--benchmark", "relational"])
+    out, err = capfd.readouterr()
+    assert code == 1
+    assert "Traceback" not in out + err and "disk I/O error" not in out + err
+    assert err.splitlines()[-1] == f"relreason: no space left on device under {home}{LINE_END}"
+
+
+def test_step_failures_of_a_full_disk_print_one_line(home, capfd):
+    from relreason_dagster.cli import _print_report
+
+    report = PipelineReport(
+        failures=[
+            "model_responses: OSError: [Errno 28] No space left on device",
+            "parsed_answers: IOException: IO Error: Could not write file: No space left on device",
+            "relreason_dbt_models: KeyError: 'x'",
+        ]
+    )
+    _print_report(report, 1.0)
+    _out, err = capfd.readouterr()
+    assert err.count("no space left on device under ") == 1
+    assert "step failed: relreason_dbt_models: KeyError: 'x'" in err
+    assert "Errno 28" not in err and "IO Error" not in err
+
+
+def test_calls_the_events_lost_are_counted_from_the_lake(home):
+    """12 calls stored, no step event: the summary says 12, with their errors."""
+    since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(seconds=1)
+    earlier = since - datetime.timedelta(days=1)
+    now = since + datetime.timedelta(seconds=1)
+    store = ResponseStore(Lake.default())
+    row = ("p{}", "scripted-m", "relational", "h", "scripted/scripted-m", "ans", "stop", 1, 1, 0.1, 1)
+    old = [(f"old{i}", *row[1:], None, False, earlier) for i in range(5)]  # an earlier launch's
+    cached = [(f"c{i}", *row[1:], None, True, now) for i in range(3)]  # copies: no call made
+    made = [(f"p{i}", *row[1:], "connection: refused" if i < 2 else None, False, now) for i in range(12)]
+    store.append(old + cached + made)
+    report = PipelineReport()  # the events said nothing
+    count_from_lake(report, ["scripted-m"], since)
+    assert report.calls["scripted-m"]["model_calls"] == 12
+    assert report.calls["scripted-m"]["errors"] == 2
+    assert report.lake_counted == ["scripted-m"] and report.total_calls == 12
+    assert report.answered_nothing == {}
+
+    # Events that counted right are left alone; a model whose every call failed is named.
+    report = PipelineReport(calls={"scripted-m": {**pipeline._no_calls(), "model_calls": 12, "errors": 2}})
+    count_from_lake(report, ["scripted-m"], since)
+    assert report.lake_counted == [] and report.total_calls == 12
+    store.append([(f"q{i}", "other", *row[2:], "authentication: 401", False, now) for i in range(3)])
+    report = PipelineReport()
+    count_from_lake(report, ["other"], since)
+    assert report.answered_nothing == {"other": "all 3 of its calls failed, e.g. authentication: 401"}
