@@ -176,8 +176,8 @@ BUILDERS = {
     "winobias_anti_test_mistral.csv": (_anti_mistral, "winobias", "anti_test", "mistral"),
     "winobias_pro_test_gpt3.5.csv": (_pro_gpt, "winobias", "pro_test", "gpt3.5"),
     "winobias_pro_test_mistral.csv": (_pro_mistral, "winobias", "pro_test", "mistral"),
-    "winogrande_gpt3.5.csv": (_grande_gpt, "winogrande", None, "gpt3.5"),
-    "winogrande_mistral.csv": (_grande_mistral, "winogrande", None, "mistral"),
+    "winogrande_gpt3.5.csv": (_grande_gpt, "winogrande", "train_m", "gpt3.5"),
+    "winogrande_mistral.csv": (_grande_mistral, "winogrande", "train_m", "mistral"),
 }
 
 
@@ -197,7 +197,7 @@ def test_file_names_of_the_release() -> None:
     grande = parse_file_name("winogrande_claude.csv")
     assert (grande.dataset, grande.split, grande.setting, grande.model) == (
         "winogrande",
-        None,
+        "train_m",
         "few_answer",
         "claude",
     )

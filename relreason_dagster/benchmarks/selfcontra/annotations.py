@@ -50,7 +50,8 @@ File names
     Section 2 of the study (Tables 2, 8): ``<dataset>_<zero|few>_<answer|reason>_<model>.csv``.  Section 3
     (Table 5): ``<dataset>_<anti|pro>_<test|dev>_<model>.csv`` (WinoBias) and ``<dataset>_<model>.csv``
     (WinoGrande), all Few-shot (A) as §3.3 says, so their setting is ``few_answer``; the split is
-    ``anti_test``/``pro_test`` (none for WinoGrande).  ``--dataset/--split/--model/--setting`` override.
+    ``anti_test``/``pro_test``, and ``train_m`` for WinoGrande (the release's README: its only WinoGrande
+    source).  ``--dataset/--split/--model/--setting`` override.
 
 Counting Self-Contra (as the study's Tables 2 and 5 count it)
     A row is Self-Contra when its self-contra cell says so (codes above); the type and category cells never
@@ -282,6 +283,9 @@ class FileLabels:
 _STEREOTYPES = ("anti", "pro")
 _SPLITS = ("test", "dev")
 SECTION3_SETTING = "few_answer"  # §3.3: the finer-grained analysis uses the Few-shot (A) responses
+# The study's release says its WinoGrande items are train_m's; naming the split keeps a section-3 file apart
+# from the section-2 files of the same model and setting (whose rows Tables 2 and 8 count, split-less).
+WINOGRANDE_SECTION3_SPLIT = "train_m"
 
 
 def parse_file_name(path: str | Path) -> FileLabels:
@@ -307,6 +311,8 @@ def parse_file_name(path: str | Path) -> FileLabels:
         split, rest = f"{rest[0].lower()}_{rest[1].lower()}", rest[2:]
     if not rest:
         return FileLabels(lowered[0], split, "unknown", "unknown")
+    if split is None and lowered[0] == "winogrande":
+        split = WINOGRANDE_SECTION3_SPLIT
     return FileLabels(lowered[0], split, SECTION3_SETTING, "_".join(rest))
 
 
