@@ -2,9 +2,10 @@
 
 Issue 30 defect 2: a reader held the DuckDB file while it queried, so a dbt build that started
 meanwhile failed with "Could not set lock on file" and the run exited 1.  Here a reader (the
-`relreason sql` command in its own process, niced) starts a query that runs for hours, and only
-once it is querying is the run started; the run must succeed, rebuild the marts, and the reader
-must still be querying when it ends.  The run uses a scripted model, so it calls nothing.
+`relreason sql` command in its own process) starts a query that runs for hours and is paused
+(SIGSTOP) once it is querying, holding whatever it holds; then the run starts.  The run must
+succeed and rebuild the marts, and the reader must still be mid-query when the run ends.  The
+run uses a scripted model, so it calls nothing.
 
 The same run checks where dbt's files go (defect 10): under ``$RELREASON_HOME/dbt``, never a new
 folder in the checkout.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -78,10 +80,11 @@ def test_a_long_read_does_not_fail_the_runs_dbt_step(tmp_path, monkeypatch):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: os.nice(19),  # a reader, not a rival of the run for the CPU
     )
     try:
         _wait_until_querying(reader, home)
+        # Paused mid-query: it keeps what it has open and costs no CPU while the run goes on.
+        os.kill(reader.pid, signal.SIGSTOP)
         mart_before = rows("SELECT count(*) FROM marts.relational_f1")
         report = run_pipeline(["steady"], profile="smoke", benchmarks=["relational"], rerun=True)
         still_reading = reader.poll() is None
