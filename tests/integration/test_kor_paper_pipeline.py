@@ -6,7 +6,7 @@ one rule per category and one Multi-Q record: as in the paper, the chat model is
 only and the base model three-shot only (the prompts exist for both settings), and the chat model
 also gets the puzzle question with its trick (App. F.2).  The marts of the paper's further tables
 hold rows: Table 1 (``kor_dataset_stats``), Table 7 (``kor_token_stats``), the trick comparison
-(``kor_trick``).
+(``kor_trick``) and the stepwise cipher sub-steps of §6.1 (``kor_stepwise``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, data_dir
+from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows
@@ -62,7 +63,7 @@ def home(tmp_path_factory):
     register_scripted_provider()
     for name in ("chatbot", "basebot"):
         set_responder(name, lambda messages, params: gold[messages[0]["content"]])
-    singles = [s.input["item"] for s in samples if s.task != MIXED_TASK]
+    singles = [s.input["item"] for s in samples if s.task not in (MIXED_TASK, STEPWISE_TASK)]
     table1 = [
         (
             category,
@@ -78,7 +79,8 @@ def home(tmp_path_factory):
         "table1": table1,
         "settings": {p.setting for p in prompts},
         "n_trick": sum(1 for p in prompts if p.setting == "trick"),
-        "n_single": sum(1 for s in samples if s.task != MIXED_TASK),
+        "n_single": len(singles),
+        "n_steps": sum(1 for s in samples if s.task == STEPWISE_TASK),
         "n_mixed": sum(1 for s in samples if s.task == MIXED_TASK),
     }
     mp.undo()
@@ -91,7 +93,8 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     reset_calls()
     report = run_pipeline(["chatbot", "basebot"], profile=PROFILE, benchmarks=["kor"])
     assert report.failures == []
-    n, n_mixed = home["n_single"], home["n_mixed"]
+    n, n_mixed, n_steps = home["n_single"], home["n_mixed"], home["n_steps"]
+    assert n_steps == 2  # §6.1: the sub-steps of the first stepwise item of cipher rule 23
     asked = rows(
         "SELECT r.model, p.setting, count(*) FROM raw.responses r JOIN raw.prompts p USING (prompt_id) "
         "WHERE p.kind = 'test' GROUP BY ALL ORDER BY ALL"
@@ -103,9 +106,10 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
         ("basebot", "three_shot", n),
         ("chatbot", "Multi-Q", n_mixed),
         ("chatbot", "trick", n_trick),
-        ("chatbot", "zero_shot", n),
+        ("chatbot", "zero_shot", n + n_steps),
     ]
-    assert call_count("chatbot") == n + n_mixed + n_trick and call_count("basebot") == n + n_mixed
+    assert call_count("chatbot") == n + n_steps + n_mixed + n_trick
+    assert call_count("basebot") == n + n_mixed
     by_setting = rows("SELECT DISTINCT model, setting FROM marts.kor_accuracy ORDER BY ALL")
     assert by_setting == [("basebot", "three_shot"), ("chatbot", "zero_shot")]
     # Gold answers: right by the paper's judgement (the main accuracy), by the released files' and robust.
@@ -125,7 +129,7 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     # Table 7: token statistics of every model's answers, per setting it was asked.
     tokens = rows(
         "SELECT model, setting, count(*), min(input_mean), min(output_mean) FROM marts.kor_token_stats "
-        "GROUP BY ALL ORDER BY ALL"
+        "WHERE category <> 'cipher_step' GROUP BY ALL ORDER BY ALL"
     )
     assert [t[:3] for t in tokens] == [
         ("basebot", "Multi-Q", 1),
@@ -134,6 +138,9 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
         ("chatbot", "trick", 1),
         ("chatbot", "zero_shot", 5),
     ]
+    # §6.1: the cipher sub-steps, per type and overall (only the chat model is asked zero-shot).
+    steps = rows("SELECT model, step_type, n, accuracy, error_rate FROM marts.kor_stepwise ORDER BY ALL")
+    assert ("chatbot", "overall", n_steps, 1.0, 0.0) in steps and {s[0] for s in steps} == {"chatbot"}
     # App. F.2: the chat model's puzzle answers without and with the trick, paired.
     trick = rows("SELECT model, n, accuracy_zero_shot, accuracy_trick, delta FROM marts.kor_trick")
     assert trick == [("chatbot", 1, 1.0, 1.0, 0.0)]

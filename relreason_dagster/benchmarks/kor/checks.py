@@ -18,10 +18,14 @@ from relreason_dagster.benchmarks.base import FamilyCheck, Profile, QualityBound
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of, pool
 from relreason_dagster.benchmarks.kor.formats import FORMATS
 from relreason_dagster.benchmarks.kor.scoring import score_robust
+from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 
 QUALITY = QualityBounds(label_balance=None)
 
-SINGLE_QUESTIONS_SQL = f"SELECT * FROM raw.samples WHERE benchmark = ? AND task <> '{MIXED_TASK}'"
+# The benchmark's questions: not mixed records, not §6.1's cipher sub-steps (checked by their own data).
+SINGLE_QUESTIONS_SQL = (
+    f"SELECT * FROM raw.samples WHERE benchmark = ? AND task NOT IN ('{MIXED_TASK}', '{STEPWISE_TASK}')"
+)
 
 
 def _samples(frame: Any) -> list[Sample]:

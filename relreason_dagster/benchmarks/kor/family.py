@@ -15,7 +15,8 @@ rules), ``generated_rules`` (the same for generated items), ``questions_per_rule
 (generated difficulty), ``settings`` (zero_shot/three_shot), ``settings_by_kind`` ({chat|base:
 [settings]}: which of them a model of that ``kind`` in models.yaml is asked; the paper asked chat
 models zero-shot and base models three-shot), ``mixed`` ({setting: records}),
-``self_correction_rounds`` (0-5), ``context_tokens`` and ``max_tokens``.
+``self_correction_rounds`` (0-5), ``stepwise`` (§6.1: the official cipher sub-steps as their own
+questions, official source only), ``context_tokens`` and ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from relreason_dagster.benchmarks.kor.scoring import (
     score_paper,
     score_robust,
 )
+from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK, step_items
 from relreason_dagster.benchmarks.kor.tokens import count_cl100k
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import MODEL_KINDS
@@ -163,7 +165,7 @@ class KorFamily:
     """KOR-Bench's five categories, official or generated, plus the mixed settings."""
 
     name: str = BENCHMARK
-    tasks: tuple[str, ...] = (*CATEGORIES, MIXED_TASK)
+    tasks: tuple[str, ...] = (*CATEGORIES, MIXED_TASK, STEPWISE_TASK)
     # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
     marts_folder: str = "kor"
     marts_description: str = (
@@ -182,6 +184,14 @@ class KorFamily:
         items, _ = pool(profile, seed)
         out = [self._single(p, seed) for p in items]
         source = resolve_source(profile)
+        if profile.get("stepwise") and source == "official":
+            chosen = dict(profile.get("rules", {})).get("cipher")
+            steps = step_items(
+                data_dir(profile),
+                [str(r) for r in chosen] if chosen else None,
+                int(profile.get("questions_per_rule", 10)),
+            )
+            out.extend(self._step(item, facts, seed) for item, facts in steps)
         for setting, n in dict(profile.get("mixed", {})).items():
             if source == "official":
                 records = mixed.official_records(data_dir(profile), setting, int(n))
@@ -209,6 +219,29 @@ class KorFamily:
                 **p.params,
             },
             input=data,
+            gold=item.answer,
+            label=None,
+            seed=seed,
+            generator_version=GENERATOR_VERSION,
+        )
+
+    def _step(self, item: KorItem, facts: dict[str, Any], seed: int) -> Sample:
+        """One sub-step of §6.1's stepwise cipher prompting (task ``cipher_step``)."""
+        return Sample(
+            benchmark=BENCHMARK,
+            task=STEPWISE_TASK,
+            sample_id=stable_hash(BENCHMARK, "official", STEPWISE_TASK, item.idx, item.question, item.answer),
+            split="official",
+            n=None,
+            variant={
+                "source": "official",
+                "rule_id": item.rule_id,
+                "idx": item.idx,
+                "answer_format": "TR",
+                "subcategory": item.subcategory,
+                **facts,
+            },
+            input={"item": asdict(item), "shots": []},
             gold=item.answer,
             label=None,
             seed=seed,
@@ -260,6 +293,8 @@ class KorFamily:
         out: list[Prompt] = []
         for sample in samples:
             wanted = [sample.variant["mixed_setting"]] if sample.task == MIXED_TASK else chosen
+            if sample.task == STEPWISE_TASK:  # §6.1 asks each sub-step with the zero-shot prompt only
+                wanted = [s for s in chosen if s == prompts.ZERO_SHOT]
             for setting in wanted:
                 text = prompt_text(sample, setting)
                 if text is not None:  # no three-shot prompt without three examples, no trick without one

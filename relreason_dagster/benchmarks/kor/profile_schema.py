@@ -20,6 +20,7 @@ SCHEMA: dict[str, Any] = {
     "settings_by_kind": dict[str, list[str]],
     "mixed": dict[str, int],
     "self_correction_rounds": int,
+    "stepwise": bool,
     "context_tokens": int,
     "max_tokens": int | dict[str, int],
 }

@@ -155,6 +155,11 @@ HEADLINES = (
         "FROM marts.kor_trick ORDER BY model, source",
     ),
     HeadlineTable(
+        "marts.kor_stepwise (KOR-Bench §6.1: cipher sub-steps one by one, accuracy and error rate by type)",
+        "SELECT model, source, step_type, n, accuracy, ci_low, ci_high, error_rate, robust_accuracy "
+        "FROM marts.kor_stepwise ORDER BY model, source, step_type",
+    ),
+    HeadlineTable(
         "marts.kor_token_stats (KOR-Bench Table 7: input and output tokens in cl100k_base, mean and sd)",
         "SELECT model, source, setting, category, n, input_mean, input_sd, output_mean, output_sd "
         "FROM marts.kor_token_stats ORDER BY model, source, setting, category",

@@ -41,6 +41,7 @@ from relreason_dagster.benchmarks.kor.family import (
     MIXED_TASK,
     KorFamily,
 )
+from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.tokenizer import count_tokens
 
@@ -50,13 +51,14 @@ SELF_CORRECTION_KIND = "self_correction"
 ROUND_ID_TAG = "kor_selfcorrect"
 DEFAULT_CONTEXT_TOKENS = 4096
 
-# The zero-shot single questions of one model, with its answer and verdict (round 0 of every chain).
+# The zero-shot single questions of one model (not mixed records, not §6.1's cipher sub-steps), with its
+# answer and verdict (round 0 of every chain).
 BASE_SQL = f"""
 SELECT a.prompt_id, a.parse_status, a.correct, a.detail, r.content, p.messages, p.max_tokens,
        s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
        s.seed, s.generator_version
 {ANSWERS_JOIN}
-WHERE a.model = ? AND a.benchmark = ? AND a.setting = ? AND s.task <> ?
+WHERE a.model = ? AND a.benchmark = ? AND a.setting = ? AND s.task NOT IN (?, ?)
 ORDER BY a.prompt_id
 """
 
@@ -116,7 +118,7 @@ class SelfCorrection(Step):
     legacy_benchmark = ROUND_ID_TAG  # its prompts' benchmark name before raw.prompts had a kind
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
-        return {"base": (BASE_SQL, [model, BENCHMARK, kor_prompts.ZERO_SHOT, MIXED_TASK])}
+        return {"base": (BASE_SQL, [model, BENCHMARK, kor_prompts.ZERO_SHOT, MIXED_TASK, STEPWISE_TASK])}
 
     def _chain(
         self,

@@ -3,9 +3,11 @@
 -- judgement (the official scorer with its symbolic step working: how Table 2 was scored);
 -- official_accuracy the released evaluation files' (that step falling back to string equality);
 -- robust_accuracy the robust scorer's.  Mixed records: kor_mixed; puzzles asked with their trick:
--- kor_trick (an overall over one category would read as Table 2's Overall).
+-- kor_trick (an overall over one category would read as Table 2's Overall); §6.1's cipher sub-steps:
+-- kor_stepwise.
 with answers as (
-    select * from {{ ref('int_kor_answers') }} where category <> 'mixed' and setting <> 'trick'
+    select * from {{ ref('int_kor_answers') }}
+    where category not in ('mixed', 'cipher_step') and setting <> 'trick'
 ),
 agg as (
     select model, source, setting, coalesce(category, 'overall') as category,

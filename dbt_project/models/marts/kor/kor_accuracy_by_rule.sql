@@ -7,7 +7,7 @@ with agg as (
            count(*) filter (where correct) as n_correct,
            count(*) filter (where robust_correct) as n_robust_correct
     from {{ ref('int_kor_answers') }}
-    where category <> 'mixed'
+    where category not in ('mixed', 'cipher_step')
     group by model, source, setting, category, rule_id, answer_format
 )
 select model, source, setting, category, rule_id, answer_format, n, n_correct,

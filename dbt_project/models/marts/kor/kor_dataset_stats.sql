@@ -9,7 +9,7 @@ with questions as (
            json_extract_string(input, '$.item.rule') as rule,
            json_extract_string(input, '$.item.question') as question
     from {{ ref('stg_samples') }}
-    where benchmark = 'kor' and task <> 'mixed'
+    where benchmark = 'kor' and task not in ('mixed', 'cipher_step')
 ),
 rules as (
     select distinct source, category, rule_id, length(rule) as rule_length from questions
