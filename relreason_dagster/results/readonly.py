@@ -29,7 +29,7 @@ from typing import Any
 from relreason_dagster import settings
 from relreason_dagster.errors import ConfigError
 
-# Where a prepared copy records the lake tables its views read: relation -> (lake table, glob).
+# Where a prepared copy records the lake tables its views read: relation, lake table, files (a glob).
 SOURCES_TABLE = "relreason_read.lake_sources"
 _SOURCE_PREFIX = "relreason_lake_"
 
@@ -274,7 +274,10 @@ def _connect_copy(copy: Path, catalog: str) -> Any:
             else []
         )
         for relation, table, glob in sources:
-            con.register(relation, lake_dataset(glob, table))
+            try:
+                con.register(relation, lake_dataset(glob, table))
+            except OSError as exc:  # pyarrow's errors of a lake it cannot list are OSErrors
+                raise ConfigError(f"cannot read the lake at {glob}: {_error_line(exc)}") from None
         con.execute(f'USE "{catalog}"')
         con.execute("SET python_enable_replacements = false")  # no Python variable read as a table
         con.execute("SET enable_external_access = false")
