@@ -74,22 +74,24 @@ def say(line: str) -> None:
 
 def _print_report(report: Any, seconds: float) -> None:
     from data_quality.suites import check_state
-    from relreason_dagster.pipeline import no_space, no_space_line
+    from relreason_dagster.pipeline import no_space
 
     lake_counted = set(getattr(report, "lake_counted", []))
     for model, c in sorted(report.calls.items()):
         follow_ups = c.get("follow_ups", 0)
+        prompts = f"{c['prompts']} prompts" if c["prompts"] or model not in lake_counted else ""
         print(
-            f"{model}: {c['prompts']} prompts"
+            f"{model}: {prompts}"
             + (f" and {follow_ups} follow-up prompts" if follow_ups else "")
-            + f" — {c['model_calls']} model calls, "
+            + (" — " if prompts or follow_ups else "")
+            + f"{c['model_calls']} model calls, "
             f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
             + (" (counted in the lake: a step did not report them)" if model in lake_counted else "")
         )
-    if report.dlm:
-        trained = sum(d["trained"] for d in report.dlm.values())
-        reused = sum(d["reused"] for d in report.dlm.values())
-        print(f"dlm: {len(report.dlm)} tasks — {trained} models trained, {reused} checkpoints reused")
+    for baseline, tasks in report.baselines.items():
+        trained = sum(d["trained"] for d in tasks.values())
+        reused = sum(d["reused"] for d in tasks.values())
+        print(f"{baseline}: {len(tasks)} tasks — {trained} models trained, {reused} checkpoints reused")
     print(
         f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
         f"{seconds:.0f} s"
@@ -115,7 +117,7 @@ def _print_report(report: Any, seconds: float) -> None:
         else:
             print(f"step failed: {failure}", file=sys.stderr)
     if full_disk:
-        print(f"relreason: {no_space_line()}", file=sys.stderr)
+        _say_no_space()
     for model, why in sorted(getattr(report, "answered_nothing", {}).items()):
         print(
             f"relreason: {model} answered nothing: {why}; check its api_base, API key and server "
@@ -180,26 +182,26 @@ def _print_headlines(
 def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None) -> int:
     """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
     (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
-    from relreason_dagster.benchmarks.registry import get_family
-    from relreason_dagster.dlm.plan import DLM_MODEL
+    from relreason_dagster.benchmarks.registry import baseline_names, get_family
     from relreason_dagster.llm.registry import enabled_models, get_model, require_api_key
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
-        models = [*enabled_models(settings.models_path()), DLM_MODEL]
+        models = [*enabled_models(settings.models_path()), *baseline_names()]
     else:
         models = list(dict.fromkeys(args.model))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
     train_size = getattr(args, "train_size", None)
-    if train_size is not None and DLM_MODEL not in models:
-        raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
+    baselines = baseline_names()
+    if train_size is not None and not set(baselines) & set(models):
+        raise ConfigError(f"--train-size applies to a baseline model only ({', '.join(baselines)})")
     # Bad input is one line and nothing else: check the cheap things before the first progress line
     # (run_pipeline checks them again, with the rest).
     profile_families = settings.profile_families(args.profile)
     for name in benchmarks or []:
         get_family(name)
     for name in models:
-        if name != DLM_MODEL:
+        if name not in baselines:
             require_api_key(get_model(settings.models_path(), name))
     families = benchmarks or profile_families
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
@@ -260,13 +262,25 @@ def _check_lake() -> None:
         Lake.default().check()
 
 
+_SAID: set[str] = set()  # lines said once per command, however many steps or readers hit the cause
+
+
+def _say_no_space() -> None:
+    from relreason_dagster.pipeline import no_space_line
+
+    line = f"relreason: {no_space_line()}"
+    if line not in _SAID:
+        _SAID.add(line)
+        print(line, file=sys.stderr)
+
+
 def _report_no_space(exc: BaseException) -> bool:
     """Print the one line of a full disk if ``exc`` is one (then the caller exits 1); else False."""
-    from relreason_dagster.pipeline import no_space, no_space_line
+    from relreason_dagster.pipeline import no_space
 
     if not no_space(exc):
         return False
-    print(f"relreason: {no_space_line()}", file=sys.stderr)
+    _say_no_space()
     return True
 
 
@@ -283,6 +297,7 @@ def _writable_db() -> Any:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
     from relreason_dagster.llm.registry import add_model, load_registry
 
     path = settings.models_path()
@@ -321,7 +336,9 @@ def cmd_models(args: argparse.Namespace) -> int:
         )
         for s in registry.values()
     ]
-    rows.append(("dlm", "(built in: Differentiable Logic Machine, trained per task)", "yes", 1, 1, "", ""))
+    for name in baseline_names():
+        baseline = get_baseline(name)
+        rows.append((name, f"(built in: {baseline.description}, trained per task)", "yes", 1, 1, "", ""))
     headers = ["name", "litellm_model", "enabled", "concurrency", "workers", "api_key_env", "api_base"]
     print(format_table(headers, rows))
     return 0
@@ -676,7 +693,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--model",
         required=True,
         action="append",
-        help="a model of models.yaml, or dlm (the trained baseline); repeat to run several side by side",
+        help="a model of models.yaml, or a family's trained baseline (dlm); repeat to run several "
+        "side by side",
     )
     run.add_argument(
         "--benchmark", default=None, help=f"only this family: {families} (default: the profile's families)"
@@ -685,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--train-size",
         type=_positive_int,
         default=None,
-        help="dlm only: train on N samples (default: the profile's, i.e. the prompts' few-shot samples)",
+        help="baselines (dlm) only: train on N samples (default: the profile's, i.e. the prompts' few-shot "
+        "samples)",
     )
     context = CommandContext(run_parser=run)
     demo.set_defaults(handler=functools.partial(cmd_run, demo=True))
@@ -769,6 +788,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _SAID.clear()
     try:
         if hasattr(args, "profile_file"):  # every process of the run reads this one file (env)
             profiles.use_profile_file(args.profile_file)
