@@ -9,7 +9,9 @@ is kept.  What is *not* kept is a parser that never works (the released files): 
 checks the parser first (:func:`~.latex.require_parser`).
 
 Bounds the official code does not have, so that model text cannot stall a run: an extraction longer
-than :data:`MAX_CHARS` (which also bounds the tree: about one node per two characters), or a
+than :data:`MAX_CHARS` (which also bounds the tree: about one node per two characters; the longest
+on the reference files is 37), nested deeper than :data:`MAX_DEPTH` brackets (reference: 3; 20
+nested ``sin(`` took SymPy minutes) or with more than :data:`MAX_BARS` ``|``, or a
 numeric power exponent, factorial or binomial argument over :data:`MAX_NUMBER` in size (power
 towers included) is treated as a parse failure (string-equality fallback) before ``simplify`` runs.
 The caps are counted, not timed, so a verdict does not depend on the machine; none of them fires on
@@ -25,7 +27,9 @@ from typing import Any
 from relreason_dagster.benchmarks.kor.extract import NULL, extract
 from relreason_dagster.benchmarks.kor.scoring.latex import parse_latex
 
-MAX_CHARS = 1000
+MAX_CHARS = 200
+MAX_DEPTH = 10  # brackets ((, {, [) nested; SymPy's simplify grows steeply with nested functions
+MAX_BARS = 12  # | (absolute values), whose nesting the bracket count cannot see
 MAX_NUMBER = 1000
 
 
@@ -61,9 +65,22 @@ def simplified(text: str) -> Any:
 
     if len(text) > MAX_CHARS:
         raise Refused(f"longer than {MAX_CHARS} characters")
+    if _depth(text) > MAX_DEPTH or text.count("|") > MAX_BARS:
+        raise Refused(f"nested deeper than {MAX_DEPTH} brackets or more than {MAX_BARS} bars")
     expr = parse_latex(text)
     _check_bounds(expr)
     return sympy.simplify(expr)
+
+
+def _depth(text: str) -> int:
+    deepest = depth = 0
+    for ch in text:
+        if ch in "({[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")}]":
+            depth = max(0, depth - 1)
+    return deepest
 
 
 def _split_or(text: str) -> list[str]:
