@@ -192,6 +192,17 @@ def _asked(run_settings: RunSettings, kind: str, rows: list[dict[str, Any]]) -> 
     ]
 
 
+def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[str, dict[str, Any]]:
+    """Per family, the generation params its profile states (the ``generation`` knob: FLenQA's paper
+    profile runs at temperature 0 and top-p 0, as the study did); they go on top of the model's."""
+    out = {}
+    for name in families:
+        stated = run_settings.profile_for(name).get("generation")
+        if stated:
+            out[name] = dict(stated)
+    return out
+
+
 @dg.asset(
     group_name="model_output",
     deps=[prompts],
@@ -207,9 +218,10 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     require_api_key(spec)
     lake = Lake.default()
     families = run_settings.family_names()
+    generation = _generation_params(run_settings, families)
     # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
     progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-    key = answered.pass_key(lake, spec, families)
+    key = answered.pass_key(lake, spec, families, generation)
     record = answered.read_pass(lake, spec.name) if key is not None else None
     if record is not None and record["key"] == key:
         # Nothing changed since a pass that answered every prompt: nothing to ask, nothing to store.
@@ -221,9 +233,12 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
         todo = _asked(run_settings, spec.kind, current_prompts(lake, families))
         for row in todo:
             row["messages"] = json.loads(row["messages"])
+            if generation.get(row["benchmark"]):
+                row["params"] = generation[row["benchmark"]]
         stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
         if stats.errors == 0 and stats.done == stats.total:
-            after = answered.pass_key(lake, spec, families)  # the listing now holds this pass's writes
+            # The listing now holds this pass's writes.
+            after = answered.pass_key(lake, spec, families, generation)
             if after is not None:
                 answered.write_pass(lake, spec.name, after, stats.total)
     context.log.info(stats.summary())

@@ -58,7 +58,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -108,14 +108,19 @@ _UNKNOWN_BENCHMARK = "unknown"
 # ---------------------------------------------------------------------------
 
 
-def effective_params(spec: ModelSpec, max_tokens: int | None) -> dict[str, Any]:
-    """The generation params actually sent: ``spec.params`` with max_tokens capped.
+def effective_params(
+    spec: ModelSpec, max_tokens: int | None, study: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The generation params actually sent: ``spec.params``, the study's on top, max_tokens capped.
 
+    ``study`` is what a study states it ran with (a profile's ``generation`` knob, e.g. FLenQA's
+    paper profile: temperature 0, top-p 0): it wins over the model's own settings, since the
+    protocol is the study's, and being in the params it is part of the cache key.
     The prompt's own ``max_tokens`` wins unless the model's ``params.max_tokens``
     is smaller (a cap), so a small model is not asked for 2048 tokens it
     cannot use, while a big model keeps the benchmark's budget.
     """
-    params = dict(spec.params)
+    params = {**spec.params, **(study or {})}
     if spec.provider == "local" and spec.context_window and "n_ctx" not in params:
         params["n_ctx"] = spec.context_window  # in-process models load with this context size
     cap = params.get("max_tokens")
@@ -141,14 +146,19 @@ def _hash_payload(litellm_model: str, params: dict[str, Any], api_base: str | No
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def request_hash(spec: ModelSpec, messages: Any, max_tokens: int | None) -> str:
+def request_hash(
+    spec: ModelSpec, messages: Any, max_tokens: int | None, study: Mapping[str, Any] | None = None
+) -> str:
     """The cache key of one request: what determines the answer, nothing else.
 
     The model *name* is deliberately absent: two registry names for the same
     LiteLLM model and params share answers.
     """
     return _hash_payload(
-        spec.litellm_model, effective_params(spec, max_tokens), spec.api_base, _canonical_messages(messages)
+        spec.litellm_model,
+        effective_params(spec, max_tokens, study),
+        spec.api_base,
+        _canonical_messages(messages),
     )
 
 
@@ -504,7 +514,7 @@ def _plan(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, _Work
     for prompt in prompts:
         prompt_id = str(prompt["prompt_id"])
         messages = _canonical_messages(prompt["messages"])
-        params = effective_params(spec, prompt.get("max_tokens"))
+        params = effective_params(spec, prompt.get("max_tokens"), prompt.get("params"))
         h = _hash_payload(spec.litellm_model, params, spec.api_base, messages)
         previous = seen_ids.get(prompt_id)
         if previous is not None:  # the same prompt id twice: the last one wins
@@ -1005,8 +1015,9 @@ def run_model(
     """Answer ``prompts`` with ``spec``'s model and store one row per prompt in the lake.
 
     ``prompts``: dicts with ``prompt_id``, ``messages`` (list or JSON string),
-    ``max_tokens`` and optionally ``benchmark`` (the lake partition).
-    Provider errors are stored, not raised; a missing API key is a
+    ``max_tokens`` and optionally ``benchmark`` (the lake partition) and
+    ``params`` (the study's generation params, on top of the model's; in the
+    cache key).  Provider errors are stored, not raised; a missing API key is a
     ConfigError before any call.  ``backoff_*`` and ``seed`` (jitter)
     exist so tests can make retries fast and reproducible; ``extra_kwargs``
     go to every ``litellm.acompletion`` call but not into the cache key.

@@ -23,7 +23,7 @@ import dataclasses
 import hashlib
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow.fs as pafs
@@ -37,10 +37,18 @@ from relreason_dagster.storage.responses import TABLE as RESPONSES
 STATE_DIR = "_state/answered"
 
 
-def pass_key(lake: Lake, spec: ModelSpec, benchmarks: Sequence[str]) -> str | None:
-    """The key of a pass of ``spec`` over ``benchmarks``' current prompts; None without a snapshot."""
+def pass_key(
+    lake: Lake, spec: ModelSpec, benchmarks: Sequence[str], generation: Mapping[str, Any] | None = None
+) -> str | None:
+    """The key of a pass of ``spec`` over ``benchmarks``' current prompts; None without a snapshot.
+
+    ``generation`` (per benchmark: the generation params its profile states) is part of it: the same
+    prompts asked with other params are a pass still to make.
+    """
     digest = hashlib.sha256()
     digest.update(json.dumps(dataclasses.asdict(spec), sort_keys=True, default=str).encode())
+    if generation:
+        digest.update(json.dumps(generation, sort_keys=True, default=str).encode())
     digest.update(code_digest().encode())
     for benchmark in sorted(benchmarks):
         snapshot = newest_snapshot(lake, benchmark)

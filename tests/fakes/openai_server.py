@@ -27,7 +27,7 @@ decision, never a client timeout racing a slow machine: a test that wants
 exact attempt counts uses drops, not hangs, and a generous client timeout.
 Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
 time, status; ``None`` for a hang; the model name sent; the malformed shape, if
-any) for assertions, in arrival order.
+any; the generation params of the body) for assertions, in arrival order.
 
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
@@ -56,7 +56,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -93,6 +93,9 @@ class LogEntry:
     attempt: int
     model: str = ""
     malformed: str | None = None
+    # The request's generation params as sent (every body key but model and messages: temperature,
+    # top_p, max_tokens, ...), so a test sees what a study's protocol put on the wire.
+    params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 def default_answer(messages: list[dict[str, Any]]) -> str:
@@ -148,7 +151,8 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         key = prompt_key(messages)
         owner._meet(str(body.get("model", "")))
-        status, attempt, shape = owner._decide(key, str(body.get("model", "")))
+        sent = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        status, attempt, shape = owner._decide(key, str(body.get("model", "")), sent)
         owner._enter()
         try:
             self._answer(owner, body, messages, key, status, attempt, shape)
@@ -432,7 +436,9 @@ class FakeOpenAIServer:
             self.answer_limit = limit
             self._gate.notify_all()
 
-    def _decide(self, key: str, model: str = "") -> tuple[int | None, int, str | None]:
+    def _decide(
+        self, key: str, model: str = "", params: dict[str, Any] | None = None
+    ) -> tuple[int | None, int, str | None]:
         with self._lock:
             self._attempts[key] += 1
             attempt = self._attempts[key]
@@ -440,7 +446,13 @@ class FakeOpenAIServer:
             shape = self.malformed(key, attempt) if self.malformed is not None and status == 200 else None
             self.log.append(
                 LogEntry(
-                    key=key, t=time.monotonic(), status=status, attempt=attempt, model=model, malformed=shape
+                    key=key,
+                    t=time.monotonic(),
+                    status=status,
+                    attempt=attempt,
+                    model=model,
+                    malformed=shape,
+                    params=dict(params or {}),
                 )
             )
         return status, attempt, shape

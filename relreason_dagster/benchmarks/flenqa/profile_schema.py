@@ -1,6 +1,8 @@
 """The knobs a FLenQA profile may set, and their types (checked when a profile file is read).
 
 A knob left out takes the family's default (the study's grid); ``max_tokens`` is per setting.
+``generation`` is the study's protocol: generation params sent on top of the model's own (the paper
+profile: temperature 0 and top-p 0, Appendix E); they are part of every request's cache key.
 """
 
 from __future__ import annotations
@@ -18,4 +20,5 @@ SCHEMA: dict[str, Any] = {
     "max_tokens": dict[str, int],
     "tokenizer": str,
     "prose_dir": str | None,
+    "generation": dict[str, float],
 }
