@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 LINE_STYLES = {"direct": "-", "cot": "--"}
+# The study's panel order: positions as they sit in the text, then the two irrelevant paddings.
+PANEL_ORDER = {"first": 0, "middle": 1, "last": 2, "similar": 0, "different": 1}
 
 
 def _length_ticks(lengths: list[int]) -> list[str]:
@@ -106,3 +108,44 @@ def draw_label_bias(ax: Any, rows: list[dict[str, Any]], colors: dict[str, Any])
     ax.set_ylim(-0.02, 1.02)
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     ax.grid(alpha=0.3)
+
+
+def draw_figure_panels(
+    axes: Sequence[Any], rows: list[dict[str, Any]], group: str | None, colors: dict[str, Any]
+) -> None:
+    """One of the study's figures: accuracy vs length, one panel per value of ``group`` (None: one panel),
+    one line per model x prompt with its 95% band, lengths evenly spaced as the study draws them.
+
+    ``rows`` are a ``marts.flenqa_figureN`` mart's rows (padded lengths only).
+    """
+    values = sorted({r[group] for r in rows}, key=lambda v: (PANEL_ORDER.get(v, 9), v)) if group else [None]
+    lengths = sorted({int(r["length"]) for r in rows})
+    xpos = {length: i for i, length in enumerate(lengths)}
+    for ax, value in zip(axes, values, strict=False):
+        series: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            if group is None or r[group] == value:
+                series[(r["model"], r["setting"])].append(r)
+        for (model, setting), points in sorted(series.items()):
+            points.sort(key=lambda r: int(r["length"]))
+            x = [xpos[int(r["length"])] for r in points]
+            color = colors.get(model)
+            ax.plot(
+                x,
+                [r["accuracy"] for r in points],
+                marker="o",
+                markersize=4,
+                color=color,
+                linestyle=LINE_STYLES.get(setting, ":"),
+                label=f"{model} · {setting}",
+            )
+            ax.fill_between(
+                x, [r["ci_low"] for r in points], [r["ci_high"] for r in points], color=color, alpha=0.12
+            )
+        ax.set_title(f"{group} {value}" if group else "accuracy vs input length", fontsize=10)
+        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
+        ax.set_xlabel("input tokens (target)", fontsize=8)
+        ax.set_ylabel("accuracy", fontsize=8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+        ax.grid(alpha=0.3)

@@ -1,5 +1,6 @@
-"""What the report shows of FLenQA: accuracy vs input length with the label bias (a figure drawn with
-``plot.py``), accuracy by length pooled over tasks, and our models beside the study's published ones.
+"""What the report shows of FLenQA: the study's Figures 1, 3, 4/16, 5 and 7 (each from the mart that
+pools what the study pooled, drawn with ``plot.py``), accuracy per task over the whole grid, the §7
+dependence tests, and our models beside the study's published ones.
 
 Found by name (``registry.family_sections``, ``family_headlines``); ``results/`` renders it without
 knowing the family.
@@ -19,7 +20,11 @@ from relreason_dagster.benchmarks.base import (
     Rows,
 )
 from relreason_dagster.benchmarks.flenqa.generate import BENCHMARK
-from relreason_dagster.benchmarks.flenqa.plot import draw_accuracy_vs_length, draw_label_bias
+from relreason_dagster.benchmarks.flenqa.plot import (
+    draw_accuracy_vs_length,
+    draw_figure_panels,
+    draw_label_bias,
+)
 
 
 def draw_flenqa(rows_by_mart: dict[str, Rows]) -> Any:
@@ -50,13 +55,112 @@ def draw_flenqa(rows_by_mart: dict[str, Rows]) -> Any:
     return fig
 
 
-FIGURES = (
+def _study_figure(mart: str, group: str | None) -> Any:
+    """A drawer of one of the study's figures from its mart: a panel per ``group`` value."""
+
+    def draw(rows_by_mart: dict[str, Rows]) -> Any:
+        plt = plotting.plt()
+        rows = rows_by_mart[mart]
+        n_panels = max(1, len({r[group] for r in rows})) if group else 1
+        fig, axes = plt.subplots(1, n_panels, figsize=(plotting.WIDTH_IN, 3.2), squeeze=False)
+        flat = list(axes.flat)
+        if rows:
+            draw_figure_panels(flat, rows, group, plotting.model_colors([r["model"] for r in rows]))
+        else:
+            plotting.no_data(
+                flat[0], "No FLenQA answers yet:\nrun `relreason run --model M --benchmark flenqa`."
+            )
+        bottom = plotting.legend_below(fig, flat, ncol=3)
+        fig.tight_layout(rect=(0, bottom, 1, 1))
+        return fig
+
+    return draw
+
+
+def draw_label_bias_figure(rows_by_mart: dict[str, Rows]) -> Any:
+    """The study's Figure 7 (all models: Figure 17): share of "False" answers and refusals vs length."""
+    plt = plotting.plt()
+    bias = rows_by_mart["marts.flenqa_label_bias"]
+    fig, axes = plt.subplots(1, 1, figsize=(plotting.WIDTH_IN, 3.2), squeeze=False)
+    ax = axes[0][0]
+    if bias:
+        draw_label_bias(ax, bias, plotting.model_colors([r["model"] for r in bias]))
+    else:
+        plotting.no_data(ax, "No FLenQA label bias yet.")
+    bottom = plotting.legend_below(fig, [ax], ncol=3)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
+_HINT = f"relreason run --model M --benchmark {BENCHMARK}"
+_BANDS = "one line per model (solid: direct, dashed: CoT) with its 95% Wilson band; "
+
+STUDY_FIGURES = (
+    FigureSpec(
+        name="flenqa_figure1",
+        asset_name="flenqa_figure1_plot",
+        study=BENCHMARK,
+        title="FLenQA, the study's Figure 1: accuracy vs input length",
+        caption="Key paragraphs at random places in similar and different padding, the three tasks "
+        "pooled (600 answers a point at the paper profile); " + _BANDS + "marts.flenqa_figure1.",
+        marts=("marts.flenqa_figure1",),
+        draw=_study_figure("marts.flenqa_figure1", None),
+        hint=_HINT,
+    ),
+    FigureSpec(
+        name="flenqa_figure3",
+        asset_name="flenqa_figure3_plot",
+        study=BENCHMARK,
+        title="FLenQA, the study's Figure 3: duplicate padding",
+        caption="The padding is the key paragraphs again, alternating; the three tasks pooled (300 a point "
+        "at the paper profile); " + _BANDS + "marts.flenqa_figure3.",
+        marts=("marts.flenqa_figure3",),
+        draw=_study_figure("marts.flenqa_figure3", None),
+        hint=_HINT,
+    ),
+    FigureSpec(
+        name="flenqa_figure4",
+        asset_name="flenqa_figure4_plot",
+        study=BENCHMARK,
+        title="FLenQA, the study's Figures 4 and 16: position of the adjacent key paragraphs",
+        caption="Key paragraphs adjacent, first, in the middle or last; similar and different padding and "
+        "the three tasks pooled (600 a point at the paper profile); " + _BANDS + "marts.flenqa_figure4.",
+        marts=("marts.flenqa_figure4",),
+        draw=_study_figure("marts.flenqa_figure4", "position"),
+        hint=_HINT,
+    ),
+    FigureSpec(
+        name="flenqa_figure5",
+        asset_name="flenqa_figure5_plot",
+        study=BENCHMARK,
+        title="FLenQA, the study's Figure 5: similar vs different padding",
+        caption="Key paragraphs at random places; one panel per padding, the three tasks pooled (300 a point "
+        "at the paper profile); " + _BANDS + "marts.flenqa_figure5.",
+        marts=("marts.flenqa_figure5",),
+        draw=_study_figure("marts.flenqa_figure5", "padding"),
+        hint=_HINT,
+    ),
+    FigureSpec(
+        name="flenqa_label_bias",
+        asset_name="flenqa_label_bias_plot",
+        study=BENCHMARK,
+        title="FLenQA, the study's Figure 7: label bias and refusals",
+        caption='Share of "False" among answered questions vs length (the truth is 50%, dotted line) with '
+        "95% Wilson bands; refusals (neither word) as x on a dotted line (marts.flenqa_label_bias).",
+        marts=("marts.flenqa_label_bias",),
+        draw=draw_label_bias_figure,
+        hint=_HINT,
+    ),
+)
+
+FIGURES = STUDY_FIGURES + (
     FigureSpec(
         name="flenqa_accuracy_vs_length",
         asset_name="flenqa_length_plot",
         study=BENCHMARK,
-        title="FLenQA: accuracy vs input length, and label bias",
-        caption='Accuracy per task vs the padded input length ("min" = key paragraphs only) with 95% '
+        title="FLenQA: accuracy per task over the whole grid, and label bias",
+        caption="Not one of the study's figures: accuracy per task, every padding and position pooled, "
+        'vs the padded input length ("min" = key paragraphs only) with 95% '
         'Wilson bands, one line per model and prompt; the last panel is the share of "False" answers '
         "(the truth is 50%, dotted line), refusals as x on a dotted line.",
         marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias"),
@@ -103,9 +207,16 @@ SECTIONS = (
 
 HEADLINES = (
     HeadlineTable(
-        "marts.flenqa_accuracy_by_length (FLenQA, Figure 1; length 0 = key paragraphs only)",
-        "SELECT model, task, setting, length, n, mean_input_tokens, accuracy, ci_low, ci_high "
-        "FROM marts.flenqa_accuracy_by_length ORDER BY model, task, setting, length",
+        "marts.flenqa_figure1 (FLenQA, the study's Figure 1: random placement, similar and different "
+        "padding, three tasks pooled)",
+        "SELECT model, setting, length, n, mean_input_tokens, accuracy, ci_low, ci_high "
+        "FROM marts.flenqa_figure1 ORDER BY model, setting, length",
+    ),
+    HeadlineTable(
+        "marts.flenqa_cot_dependence (FLenQA §7: incorrect CoT answers vs answer-first and incomplete "
+        "coverage, Fisher's exact p)",
+        "SELECT model, length, factor, n, n_exposed, wrong_rate_exposed, wrong_rate_unexposed, p_value "
+        "FROM marts.flenqa_cot_dependence ORDER BY model, factor, length",
     ),
     HeadlineTable(
         "marts.flenqa_label_bias (FLenQA: share of False answers vs the true 50%, refusals)",
