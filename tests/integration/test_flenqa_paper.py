@@ -155,3 +155,10 @@ def test_the_dependence_tests_have_p_values(home):
         f"WHERE model = '{MODEL}' AND factor = 'answer_first'"
     )
     assert wrong_first == [(1.0, 0.0)]
+
+
+def test_the_run_draws_the_studys_figures(home):
+    """Figures 1, 3, 4, 5 and 7, each a PNG of the run's home (what the report embeds)."""
+    for name in ("flenqa_figure1", "flenqa_figure3", "flenqa_figure4", "flenqa_figure5", "flenqa_label_bias"):
+        plot = settings.relreason_home() / "plots" / f"{name}.png"
+        assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
