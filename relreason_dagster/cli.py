@@ -88,10 +88,10 @@ def _print_report(report: Any, seconds: float) -> None:
             f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
             + (" (counted in the lake: a step did not report them)" if model in lake_counted else "")
         )
-    if report.dlm:
-        trained = sum(d["trained"] for d in report.dlm.values())
-        reused = sum(d["reused"] for d in report.dlm.values())
-        print(f"dlm: {len(report.dlm)} tasks — {trained} models trained, {reused} checkpoints reused")
+    for baseline, tasks in report.baselines.items():
+        trained = sum(d["trained"] for d in tasks.values())
+        reused = sum(d["reused"] for d in tasks.values())
+        print(f"{baseline}: {len(tasks)} tasks — {trained} models trained, {reused} checkpoints reused")
     print(
         f"model calls made: {report.total_calls}; served from the cache: {report.total_cached}; "
         f"{seconds:.0f} s"
@@ -182,26 +182,26 @@ def _print_headlines(
 def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None) -> int:
     """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
     (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
-    from relreason_dagster.benchmarks.registry import get_family
-    from relreason_dagster.dlm.plan import DLM_MODEL
+    from relreason_dagster.benchmarks.registry import baseline_names, get_family
     from relreason_dagster.llm.registry import enabled_models, get_model, require_api_key
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
-        models = [*enabled_models(settings.models_path()), DLM_MODEL]
+        models = [*enabled_models(settings.models_path()), *baseline_names()]
     else:
         models = list(dict.fromkeys(args.model))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
     train_size = getattr(args, "train_size", None)
-    if train_size is not None and DLM_MODEL not in models:
-        raise ConfigError(f"--train-size applies to --model {DLM_MODEL} only")
+    baselines = baseline_names()
+    if train_size is not None and not set(baselines) & set(models):
+        raise ConfigError(f"--train-size applies to a baseline model only ({', '.join(baselines)})")
     # Bad input is one line and nothing else: check the cheap things before the first progress line
     # (run_pipeline checks them again, with the rest).
     profile_families = settings.profile_families(args.profile)
     for name in benchmarks or []:
         get_family(name)
     for name in models:
-        if name != DLM_MODEL:
+        if name not in baselines:
             require_api_key(get_model(settings.models_path(), name))
     families = benchmarks or profile_families
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
@@ -297,6 +297,7 @@ def _writable_db() -> Any:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
     from relreason_dagster.llm.registry import add_model, load_registry
 
     path = settings.models_path()
@@ -335,7 +336,9 @@ def cmd_models(args: argparse.Namespace) -> int:
         )
         for s in registry.values()
     ]
-    rows.append(("dlm", "(built in: Differentiable Logic Machine, trained per task)", "yes", 1, 1, "", ""))
+    for name in baseline_names():
+        baseline = get_baseline(name)
+        rows.append((name, f"(built in: {baseline.description}, trained per task)", "yes", 1, 1, "", ""))
     headers = ["name", "litellm_model", "enabled", "concurrency", "workers", "api_key_env", "api_base"]
     print(format_table(headers, rows))
     return 0
@@ -690,7 +693,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--model",
         required=True,
         action="append",
-        help="a model of models.yaml, or dlm (the trained baseline); repeat to run several side by side",
+        help="a model of models.yaml, or a family's trained baseline (dlm); repeat to run several "
+        "side by side",
     )
     run.add_argument(
         "--benchmark", default=None, help=f"only this family: {families} (default: the profile's families)"
@@ -699,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--train-size",
         type=_positive_int,
         default=None,
-        help="dlm only: train on N samples (default: the profile's, i.e. the prompts' few-shot samples)",
+        help="baselines (dlm) only: train on N samples (default: the profile's, i.e. the prompts' few-shot "
+        "samples)",
     )
     context = CommandContext(run_parser=run)
     demo.set_defaults(handler=functools.partial(cmd_run, demo=True))

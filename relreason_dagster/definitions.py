@@ -5,9 +5,9 @@ from __future__ import annotations
 import dagster as dg
 
 from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
+from relreason_dagster.defs.baseline_assets import BASELINE_ASSETS
 from relreason_dagster.defs.checks import ALL_CHECKS
 from relreason_dagster.defs.dbt import relreason_dbt_models
-from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.resources import build_resources
 from relreason_dagster.defs.sensors import models_sensor
@@ -19,9 +19,8 @@ ALL_ASSETS = [
     prompts,
     published_numbers,
     model_responses,
-    dlm_checkpoints,
     parsed_answers,
-    dlm_answers,
+    *(asset for pair in BASELINE_ASSETS.values() for asset in pair),
     relreason_dbt_models,
     *FIGURE_ASSETS,
     *STEP_ASSETS.values(),

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import settings
-from relreason_dagster.benchmarks.registry import baseline_family, get_family
+from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key
 from relreason_dagster.settings import max_concurrent_runs
@@ -38,7 +38,8 @@ class PipelineReport:
     failures: list[str] = field(default_factory=list)
     checks: list[tuple[str, bool, str]] = field(default_factory=list)
     dbt_log: str = ""
-    dlm: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> trained / reused checkpoints
+    # baseline model -> task -> trained / reused checkpoints (a family's non-LLM baseline: the DLM)
+    baselines: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     warn_checks: set[str] = field(default_factory=set)  # checks of severity WARN: a failure is a warning
     check_rows: dict[str, int] = field(default_factory=dict)  # rows each check examined (0: skipped)
     runs: list[dict[str, Any]] = field(default_factory=list)  # job, partition, run id, success, seconds
@@ -120,7 +121,7 @@ def _stdout_to(path: Any) -> Iterator[None]:
 
 
 def _collect(events: list[Any], report: PipelineReport) -> None:
-    """Calls, DLM trainings, check results and step failures from one run's DagsterEvents."""
+    """Calls, baseline trainings, check results and step failures from one run's DagsterEvents."""
     from relreason_dagster.defs.steps import STEP_KIND_META
 
     for event in events:
@@ -151,8 +152,11 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                     "already_stored": 0,
                     "errors": int(meta.get("errors", 0)),
                 }
-        if key == "dlm_checkpoints" and mat.partition:
-            report.dlm[mat.partition] = {k: int(meta.get(k, 0)) for k in ("trained", "reused")}
+        baseline = key.removesuffix("_checkpoints")
+        if key.endswith("_checkpoints") and baseline in baseline_names() and mat.partition:
+            report.baselines.setdefault(baseline, {})[mat.partition] = {
+                k: int(meta.get(k, 0)) for k in ("trained", "reused")
+            }
     for event in events:
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
             ev = event.event_specific_data
@@ -403,31 +407,31 @@ def run_pipeline(
     rerun: bool = False,
     on_launch: Callable[[], None] | None = None,
 ) -> PipelineReport:
-    """prepare, then every model's and DLM task's partition side by side, then the follow-ups and the marts.
+    """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
+    the marts.
 
-    The model name ``dlm`` trains (or reuses) the DLM baseline for the profile's ``dlm_tasks`` and
-    scores it on its family's test samples instead of calling an LLM.  ``judge`` (default: the
+    A baseline's model name (``dlm``, which the relational family declares) trains (or reuses) it for
+    the tasks the profile names and scores it on its family's test samples instead of calling an LLM;
+    ``dlm_train_size`` is its training-set size.  ``judge`` (default: the
     profile's) is the model the families' across-models steps ask after every model has run.
     When nothing the results depend on changed since the last successful launch of the same
     command (``storage/launch_record.py``), no run starts and that launch's report comes back
     with ``unchanged_since`` set; ``rerun`` launches anyway.  ``on_launch`` is called once it is
     decided that runs start (the CLI prints a line: loading the pipeline takes seconds).
     """
-    from relreason_dagster.dlm.plan import DLM_MODEL, dlm_settings
-
     prepare_environment(profile)
     for name in benchmarks or []:
         get_family(name)
     models = list(dict.fromkeys(models))
-    dlm_tasks: tuple[str, ...] = ()
-    if DLM_MODEL in models:
-        dlm_family = baseline_family(DLM_MODEL)
-        if benchmarks and dlm_family not in benchmarks:
-            raise ConfigError(
-                f"the {DLM_MODEL} model needs the {dlm_family} benchmark; add --benchmark {dlm_family}"
-            )
-        dlm_tasks = dlm_settings(settings.get_profile(profile, dlm_family), dlm_train_size).tasks
-    specs = [get_model(settings.models_path(), m) for m in models if m != DLM_MODEL]
+    baseline_tasks: dict[str, tuple[str, ...]] = {}
+    for model in (m for m in models if m in baseline_names()):
+        family = baseline_family(model)
+        if benchmarks and family not in benchmarks:
+            raise ConfigError(f"the {model} model needs the {family} benchmark; add --benchmark {family}")
+        baseline_tasks[model] = get_baseline(model).tasks(
+            settings.get_profile(profile, family), dlm_train_size
+        )
+    specs = [get_model(settings.models_path(), m) for m in models if m not in baseline_tasks]
     for spec in specs:
         require_api_key(spec)
     launch_key = {
@@ -437,7 +441,7 @@ def run_pipeline(
         "benchmarks": benchmarks or [],
         "seed": seed,
         "run_dbt": run_dbt,
-        "dlm_tasks": list(dlm_tasks),
+        "baseline_tasks": {model: list(tasks) for model, tasks in baseline_tasks.items()},
         "dlm_train_size": dlm_train_size,
         "judge": judge,
     }
@@ -460,6 +464,7 @@ def run_pipeline(
 
     import dagster as dg
 
+    from relreason_dagster.defs.baseline_assets import baseline_job
     from relreason_dagster.defs.resources import RunSettings
     from relreason_dagster.defs.sensors import register_model_partitions
 
@@ -475,8 +480,13 @@ def run_pipeline(
     step_models = _require_step_models(run_settings, families) if specs else []
     instance = dg.DagsterInstance.get()  # one per launch: each costs tens of milliseconds
     register_model_partitions(instance, [m.name for m in specs])
-    jobs = ["prepare", "model_work", "dlm_work", "judge"] + (["marts"] if run_dbt else [])
-    partitions = {"model_work": [m.name for m in specs], "dlm_work": list(dlm_tasks)}
+    baseline_jobs = {baseline_job(model): list(tasks) for model, tasks in baseline_tasks.items()}
+    every_baseline_job = [baseline_job(model) for model in baseline_names()]
+    jobs = ["prepare", "model_work", *every_baseline_job, "judge"] + (["marts"] if run_dbt else [])
+    partitions = {
+        "model_work": [m.name for m in specs],
+        **{job: baseline_jobs.get(job, []) for job in every_baseline_job},
+    }
     log = settings.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():

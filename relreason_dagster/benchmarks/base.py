@@ -211,8 +211,8 @@ class BenchmarkFamily(Protocol):
 
     Optional class attributes: ``marts_folder`` and ``marts_description`` (its dbt marts,
     ``models/marts/<folder>/``, one group in the Dagster UI), ``parse_statuses`` (what ``parse`` may
-    answer; ``parse_status_check`` holds stored answers to it) and ``baselines`` (non-LLM models that
-    train on its samples, e.g. the DLM).
+    answer; ``parse_status_check`` holds stored answers to it) and ``baselines`` (the names of non-LLM
+    models that train on its samples, e.g. the DLM; each a :class:`Baseline` in its ``baseline.py``).
     """
 
     name: str
@@ -299,6 +299,53 @@ ANSWERS_JOIN = """FROM raw.parsed_answers a
 JOIN raw.responses r USING (prompt_id, model)
 JOIN raw.prompts p USING (prompt_id)
 JOIN raw.samples s ON s.sample_id = a.sample_id"""
+
+
+class Baseline(Protocol):
+    """A non-LLM model a family trains on its own samples (the relational study's DLM), declared in
+    ``baseline.py`` as ``BASELINES``.  The generic layer (``defs/baseline_assets.py``) plans, trains
+    and scores it per task; its answers are ``raw.parsed_answers`` rows of model ``name``, scored by
+    the family's ``score_prediction`` like any model's, so every mart treats it as a model.
+    """
+
+    name: str  # the model name of its answers (reserved: no models.yaml entry may take it)
+    setting: str  # the setting of its answers
+    title: str  # how tables and figures name it
+    description: str
+    runs_table: str  # the raw table of its training runs (one row per run, keyed by ``run_id``)
+    train_splits: tuple[str, ...]  # the stored splits it trains on
+    test_splits: tuple[str, ...]  # the stored splits it answers
+    step_words: tuple[str, str]  # what its two steps do, in words, for the run's progress lines
+
+    def tasks(self, profile: Profile, train_size: int | None = None) -> tuple[str, ...]:
+        """The family's tasks the profile trains it on."""
+        ...
+
+    def plan(
+        self, task: str, fewshot: list[Sample], profile: Profile, seed: int, train_size: int | None
+    ) -> list[Any]:
+        """The training runs of ``task`` (objects with a stable ``run_id`` and ``seed``)."""
+        ...
+
+    def intact(self, row: dict[str, Any], home: Any) -> bool:
+        """Whether a stored run's trained weights are still on disk, unchanged."""
+        ...
+
+    def train(self, runs: list[Any], home: Any, on_done: Any) -> list[dict[str, Any]]:
+        """Train ``runs``; one ``runs_table`` row per run, ``on_done(row)`` as each finishes."""
+        ...
+
+    def predictor(self, row: dict[str, Any], home: Any) -> Any:
+        """A stored run's prediction function: a sample in, the cells ``score_prediction`` reads out."""
+        ...
+
+    def done_line(self, task: str, row: dict[str, Any]) -> str:
+        """The progress line of one finished training run."""
+        ...
+
+    def summary(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """What the UI shows of a task's runs: ``runs`` (table rows), ``programs`` (markdown), ``config``."""
+        ...
 
 
 class FollowUpStep(Protocol):

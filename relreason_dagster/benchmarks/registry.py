@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from relreason_dagster.benchmarks.base import (
+    Baseline,
     BenchmarkFamily,
     FamilyCheck,
     FollowUpStep,
@@ -148,6 +149,25 @@ def published_files() -> dict[str, Path]:
     """``{family: published.csv}`` of every registered family that ships its study's numbers."""
     found = {name: family_published(name) for name in family_names()}
     return {name: path for name, path in found.items() if path is not None}
+
+
+def family_baselines(name: str) -> tuple[Baseline, ...]:
+    """The non-LLM baselines family ``name`` declares in its ``baseline.py`` (``BASELINES``)."""
+    return tuple(getattr(family_module(name, "baseline"), "BASELINES", ()))
+
+
+def baseline_names() -> list[str]:
+    """The model names of every registered family's baselines (``dlm``): models not in models.yaml."""
+    return [b.name for name in family_names() for b in family_baselines(name)]
+
+
+def get_baseline(model: str) -> Baseline:
+    """The baseline answering as ``model``; a name no family declares is a one-line ConfigError."""
+    family = baseline_family(model)
+    for baseline in family_baselines(family):
+        if baseline.name == model:
+            return baseline
+    raise ConfigError(f"benchmark {family!r} names the baseline {model!r} but its baseline.py has none")
 
 
 def baseline_family(model: str) -> str:

@@ -7,7 +7,8 @@ dependencies, so adding an asset to a job is all it takes to place it.
 * ``prepare``: samples, prompts (and the checks on them), the families' input steps, the studies'
   published numbers;
 * ``model_work`` (one run per model partition): responses, parsed answers and the per-model steps;
-* ``dlm_work`` (one run per task of the DLM's family): DLM training and its answers;
+* ``<baseline>_work`` (one run per task of the family that declares it): a non-LLM baseline's
+  training and its answers (``dlm_work``: the relational study's DLM);
 * ``judge``: the families' steps over every model's answers (a judge model);
 * ``marts``: dbt build and the figures drawn from the marts (``defs/figure_assets.py``).
 
@@ -26,8 +27,8 @@ from collections.abc import Mapping
 import dagster as dg
 
 from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
+from relreason_dagster.defs.baseline_assets import BASELINE_ASSETS, baseline_job
 from relreason_dagster.defs.dbt import relreason_dbt_models
-from relreason_dagster.defs.dlm_assets import dlm_answers, dlm_checkpoints
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.steps import steps_in
 from relreason_dagster.defs.study_reference import published_numbers
@@ -46,10 +47,13 @@ JOB_SELECTIONS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
         "One model's responses (lake), parsed answers and per-model follow-ups; one run per model partition.",
         [model_responses, parsed_answers, *steps_in("per_model")],
     ),
-    "dlm_work": (
-        "Train the DLM baseline on one task of its family and score it; one run per task partition.",
-        [dlm_checkpoints, dlm_answers],
-    ),
+    **{
+        baseline_job(model): (
+            f"Train the {model} baseline on one task of its family and score it; one run per task partition.",
+            list(pair),
+        )
+        for model, pair in BASELINE_ASSETS.items()
+    },
     "judge": (
         "Follow-up steps over every model's stored answers (a judge model's verdicts).",
         steps_in("across_models"),

@@ -29,6 +29,7 @@ from typing import Any
 
 import dagster as dg
 
+from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
 from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order, reconstructable_job
 from relreason_dagster.defs.partitions import FAMILY_TAG
 
@@ -212,9 +213,13 @@ STEP_WORDS = {
     "prompts": "building the prompts and counting their tokens",
     "model_responses": "calling the model (progress lines follow; a local model loads first)",
     "parsed_answers": "parsing and scoring the answers",
-    "dlm_checkpoints": "training the DLM (or reusing its checkpoints)",
-    "dlm_answers": "scoring the DLM",
     "relreason_dbt_models": "dbt build: staging views, metric marts and their tests",
+    # The families' baselines say what their two steps do.
+    **{
+        f"{model}_{step}": words
+        for model in baseline_names()
+        for step, words in zip(("checkpoints", "answers"), get_baseline(model).step_words, strict=True)
+    },
 }
 _WATCHED = {
     dg.DagsterEventType.STEP_START,

@@ -160,7 +160,11 @@ class StatusReport:
     def answers(self) -> list[str]:
         """Models x benchmarks: answers to test prompts, errors, parsed and readable ones, follow-ups."""
         con = self._con.get()
+        from relreason_dagster.benchmarks.registry import baseline_names
+
         kind = "p.kind" if self._has_kind(con) else "'test'"  # a file from before the kind column
+        # The families' baselines (the DLM) answer without a response: their parsed answers count.
+        baselines = baseline_names() or [""]
         cur = con.execute(
             f"""
             SELECT r.model, p.benchmark,
@@ -175,9 +179,10 @@ class StatusReport:
             GROUP BY ALL
             UNION ALL
             SELECT model, benchmark, count(*), 0, count(*), count(*) FILTER (WHERE parse_status = 'ok'), 0
-            FROM raw.parsed_answers WHERE model = 'dlm' GROUP BY ALL
+            FROM raw.parsed_answers WHERE model IN ({", ".join("?" * len(baselines))}) GROUP BY ALL
             ORDER BY 1, 2
-            """
+            """,
+            baselines,
         )
         cols = [d[0] for d in cur.description]
         rows = cur.fetchall()

@@ -44,8 +44,15 @@ _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
 MODEL_KINDS = ("chat", "base")
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
-# Model names that are not LLM entries (the trained DLM baseline answers under its own name).
-RESERVED_NAMES = {"dlm": "Differentiable Logic Machine baseline"}
+
+
+def reserved_names() -> dict[str, str]:
+    """Model names that are not LLM entries: the families' trained baselines answer under their own
+    names (the relational family's ``dlm``).  Read when an entry is checked, not at import."""
+    from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
+
+    return {name: get_baseline(name).description for name in baseline_names()}
+
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Generation params whose type we know; others pass through to LiteLLM as
@@ -198,9 +205,10 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
     name = entry["name"]
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise fail("name", "a name of letters, digits, '.', '_', ':' or '-'")
-    if name in RESERVED_NAMES:
+    reserved = reserved_names()
+    if name in reserved:
         raise ConfigError(
-            f"{where}: {prefix}.name: {name!r} is the built-in {RESERVED_NAMES[name]}; pick another name"
+            f"{where}: {prefix}.name: {name!r} is the built-in {reserved[name]}; pick another name"
         )
     litellm_model = entry["litellm_model"]
     if (

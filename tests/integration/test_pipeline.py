@@ -344,7 +344,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     tasks = profile.get("dlm_tasks")
     report = run_pipeline(["dlm"], profile="smoke")
     assert report.failures == []
-    assert report.dlm == {t: {"trained": 1, "reused": 0} for t in tasks}
+    assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
     runs = rows(
         "SELECT task, seed, train_size, n_params, checkpoint_path, checkpoint_sha256, program"
         " FROM raw.dlm_runs"
@@ -369,7 +369,7 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
     tasks = profile.get("dlm_tasks")
     before = rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
-    assert report.dlm == {t: {"trained": 0, "reused": 1} for t in tasks}
+    assert report.baselines["dlm"] == {t: {"trained": 0, "reused": 1} for t in tasks}
     assert rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id") == before
 
     # A damaged checkpoint is not trusted: that run trains again (HasFather's: the cheapest to retrain).
@@ -379,8 +379,8 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
     )
     path.write_bytes(b"damaged")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
-    assert report.dlm["HasFather"] == {"trained": 1, "reused": 0}
-    assert sum(d["trained"] for d in report.dlm.values()) == 1
+    assert report.baselines["dlm"]["HasFather"] == {"trained": 1, "reused": 0}
+    assert sum(d["trained"] for d in report.baselines["dlm"].values()) == 1
 
 
 @pytest.mark.slow  # trains every smoke DLM task again (~1-2 min); the reuse above stays in make test
@@ -389,7 +389,7 @@ def test_dlm_train_size_is_part_of_the_checkpoint_identity(home):
 
     tasks = settings.get_profile("smoke", "relational").get("dlm_tasks")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
-    assert report.dlm == {t: {"trained": 1, "reused": 0} for t in tasks}
+    assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
     sizes = rows("SELECT train_size, count(*) FROM raw.dlm_runs WHERE train_size = 12 GROUP BY 1")
     assert sizes == [(12, len(tasks))]
     ids = rows("SELECT train_sample_ids FROM raw.dlm_runs WHERE train_size = 12 LIMIT 1")[0][0]

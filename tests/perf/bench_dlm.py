@@ -5,7 +5,7 @@ beats the LLMs; relreason trains it inside the pipeline, so its wall time and
 memory decide whether `relreason run --model dlm --profile paper` fits a
 laptop.  Each task trains on exactly the paper profile's ten few-shot samples
 with its default config, through the pipeline's own trainer
-(``relreason_dagster.dlm.jobs.train_runs``: one spawned worker per run, one
+(``relreason_dagster.benchmarks.relational.dlm.jobs.train_runs``: one spawned worker per run, one
 torch thread each, as many workers as cores), so per-task times are
 single-thread times and the total is the wall time of the whole batch.  The
 F1 columns are a sanity check; the measured quality with three seeds lives in
@@ -25,14 +25,14 @@ SEED = 0
 def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
     from relreason_dagster import settings
     from relreason_dagster.benchmarks.base import Profile
+    from relreason_dagster.benchmarks.relational.dlm.checkpoint import load_checkpoint
+    from relreason_dagster.benchmarks.relational.dlm.config import default_recipe
+    from relreason_dagster.benchmarks.relational.dlm.jobs import default_workers, train_runs
+    from relreason_dagster.benchmarks.relational.dlm.plan import plan_runs
+    from relreason_dagster.benchmarks.relational.dlm.train import predict
     from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
     from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
     from relreason_dagster.benchmarks.scoring import set_f1
-    from relreason_dagster.dlm.checkpoint import load_checkpoint
-    from relreason_dagster.dlm.config import default_recipe
-    from relreason_dagster.dlm.jobs import default_workers, train_runs
-    from relreason_dagster.dlm.plan import plan_runs
-    from relreason_dagster.dlm.train import predict
 
     paper = settings.get_profile("paper", "relational")
     profile = Profile("paper", {**paper.params, "dlm_seeds": [SEED]})

@@ -21,12 +21,12 @@ import numpy as np
 import torch
 
 from relreason_dagster import settings
+from relreason_dagster.benchmarks.relational.dlm.checkpoint import load_checkpoint
+from relreason_dagster.benchmarks.relational.dlm.plan import plan_runs
+from relreason_dagster.benchmarks.relational.dlm.train import predict
 from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
-from relreason_dagster.dlm.checkpoint import load_checkpoint
-from relreason_dagster.dlm.plan import plan_runs
-from relreason_dagster.dlm.train import predict
 
 SPLITS = ("iid", "ood")
 

@@ -23,13 +23,13 @@ import sys
 import torch
 
 from relreason_dagster import settings
+from relreason_dagster.benchmarks.relational.dlm.config import config_for, default_recipe
+from relreason_dagster.benchmarks.relational.dlm.plan import training_samples
+from relreason_dagster.benchmarks.relational.dlm.program import extract_program
+from relreason_dagster.benchmarks.relational.dlm.train import predict, train
 from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
-from relreason_dagster.dlm.config import config_for, default_recipe
-from relreason_dagster.dlm.plan import training_samples
-from relreason_dagster.dlm.program import extract_program
-from relreason_dagster.dlm.train import predict, train
 
 
 def main(argv: list[str]) -> int:

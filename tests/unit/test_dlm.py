@@ -9,15 +9,15 @@ import pytest
 import torch
 
 from relreason_dagster.benchmarks.base import Sample
+from relreason_dagster.benchmarks.relational.dlm.checkpoint import load_checkpoint, save_checkpoint
+from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig, config_for
+from relreason_dagster.benchmarks.relational.dlm.data import base_tensor
+from relreason_dagster.benchmarks.relational.dlm.model import DLM, Noise
+from relreason_dagster.benchmarks.relational.dlm.program import extract_program, program_cells, render
+from relreason_dagster.benchmarks.relational.dlm.train import predict, train
 from relreason_dagster.benchmarks.relational.generate import decode_gold, make_sample, sample_predicates
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
-from relreason_dagster.dlm.checkpoint import load_checkpoint, save_checkpoint
-from relreason_dagster.dlm.config import DLMConfig, config_for
-from relreason_dagster.dlm.data import base_tensor
-from relreason_dagster.dlm.model import DLM, Noise
-from relreason_dagster.dlm.program import extract_program, program_cells, render
-from relreason_dagster.dlm.train import predict, train
 
 SEED = 20240101
 FAMILY_BASE = task_spec("HasFather").base_predicates
@@ -162,7 +162,7 @@ def test_extracted_program_is_formula_2_when_the_data_tells_father_from_mother()
 
 
 def test_program_rendering_simplifies_copies_and_double_negation():
-    from relreason_dagster.dlm.program import TRUE, _junction, _not, _quantify
+    from relreason_dagster.benchmarks.relational.dlm.program import TRUE, _junction, _not, _quantify
 
     atom = ("atom", "IsFather", ("x", "y"))
     copy = _junction("and", atom, TRUE)
@@ -197,7 +197,7 @@ def _pick(
         if kind == "true":
             index = 0
         else:
-            from relreason_dagster.dlm.model import Source
+            from relreason_dagster.benchmarks.relational.dlm.model import Source
 
             d = sources.index(Source(kind, arity if src_arity is None else src_arity, channel))
             p = selector.perms.index(perm or tuple(range(arity)))
@@ -234,7 +234,7 @@ def test_hand_built_network_computes_is_grandparent_and_reads_back_as_its_formul
 
 def test_plan_reads_the_profile_and_names_bad_settings():
     from relreason_dagster.benchmarks.base import Profile
-    from relreason_dagster.dlm.plan import dlm_settings, plan_runs
+    from relreason_dagster.benchmarks.relational.dlm.plan import dlm_settings, plan_runs
     from relreason_dagster.errors import ConfigError
 
     fewshot = _samples("HasFather", "fewshot", 2, 10)

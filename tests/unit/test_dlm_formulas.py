@@ -34,13 +34,13 @@ from dataclasses import dataclass, replace
 import pytest
 import torch
 
+from relreason_dagster.benchmarks.relational.dlm.config import config_for
+from relreason_dagster.benchmarks.relational.dlm.data import base_tensor, target_tensor
+from relreason_dagster.benchmarks.relational.dlm.model import DLM, Selector, Source
+from relreason_dagster.benchmarks.relational.dlm.program import extract_program, program_cells
+from relreason_dagster.benchmarks.relational.dlm.train import build_model, predict
 from relreason_dagster.benchmarks.relational.generate import make_sample, sample_predicates
 from relreason_dagster.benchmarks.relational.tasks import task_spec
-from relreason_dagster.dlm.config import config_for
-from relreason_dagster.dlm.data import base_tensor, target_tensor
-from relreason_dagster.dlm.model import DLM, Selector, Source
-from relreason_dagster.dlm.program import extract_program, program_cells
-from relreason_dagster.dlm.train import build_model, predict
 
 VARIABLES = ("x", "y", "z", "w")
 WORLD_SEEDS = (20240101, 7)

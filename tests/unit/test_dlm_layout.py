@@ -10,6 +10,11 @@ import torch
 
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.base import Sample
+from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig, config_for
+from relreason_dagster.benchmarks.relational.dlm.data import base_tensor
+from relreason_dagster.benchmarks.relational.dlm.model import DLM, Noise
+from relreason_dagster.benchmarks.relational.dlm.program import extract_program, program_cells
+from relreason_dagster.benchmarks.relational.dlm.train import TrainResult, predict, train
 from relreason_dagster.benchmarks.relational.generate import (
     decode_gold,
     generate_samples,
@@ -17,11 +22,6 @@ from relreason_dagster.benchmarks.relational.generate import (
     sample_predicates,
 )
 from relreason_dagster.benchmarks.relational.tasks import task_spec
-from relreason_dagster.dlm.config import DLMConfig, config_for
-from relreason_dagster.dlm.data import base_tensor
-from relreason_dagster.dlm.model import DLM, Noise
-from relreason_dagster.dlm.program import extract_program, program_cells
-from relreason_dagster.dlm.train import TrainResult, predict, train
 from relreason_dagster.errors import ConfigError
 
 AUTHORS = {"layout": "authors", "head": "and2"}

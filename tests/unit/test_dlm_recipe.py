@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.benchmarks.relational.dlm.config import DEFAULT_RECIPE, RECIPES, DLMConfig, config_for
+from relreason_dagster.benchmarks.relational.dlm.model import DLM
+from relreason_dagster.benchmarks.relational.dlm.plan import dlm_settings, plan_runs
+from relreason_dagster.benchmarks.relational.dlm.train import _epoch_batches, train
 from relreason_dagster.benchmarks.relational.generate import make_sample
-from relreason_dagster.dlm.config import DEFAULT_RECIPE, RECIPES, DLMConfig, config_for
-from relreason_dagster.dlm.model import DLM
-from relreason_dagster.dlm.plan import dlm_settings, plan_runs
-from relreason_dagster.dlm.train import _epoch_batches, train
 from relreason_dagster.errors import ConfigError
 
 

@@ -7,7 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
-from relreason_dagster.dlm.slots import training_slot
+from relreason_dagster.benchmarks.relational.dlm.slots import training_slot
 
 WAIT_S = 60.0  # generous: only an absent release could take this long
 
@@ -40,7 +40,8 @@ def test_a_third_training_waits_for_one_of_two_slots(tmp_path):
 def test_a_slot_is_released_when_its_holder_process_dies(tmp_path):
     """The kernel drops a dead process's flock, so a crashed worker never keeps a slot."""
     code = (
-        "import os, sys; from pathlib import Path; from relreason_dagster.dlm.slots import training_slot\n"
+        "import os, sys; from pathlib import Path\n"
+        "from relreason_dagster.benchmarks.relational.dlm.slots import training_slot\n"
         "with training_slot(2, Path(sys.argv[1])) as n:\n    assert n == 0\n    os._exit(3)\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], timeout=WAIT_S)

@@ -32,7 +32,7 @@ class RelationalFamily:
     )
     # What parse() may answer ("error" is the pipeline's, for a failed call).
     parse_statuses: tuple[str, ...] = ("ok", "na")
-    # Non-LLM models trained on this family's samples: the DLM baseline (relreason_dagster/dlm/).
+    # Non-LLM models trained on this family's samples: the DLM baseline (its dlm/ folder).
     baselines: tuple[str, ...] = ("dlm",)
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:

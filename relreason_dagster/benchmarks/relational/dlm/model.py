@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from relreason_dagster.dlm.config import DLMConfig
+from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig
 
 
 @dataclass(frozen=True)

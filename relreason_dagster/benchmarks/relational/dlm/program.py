@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from relreason_dagster.dlm.model import DLM, Selector, Source
+from relreason_dagster.benchmarks.relational.dlm.model import DLM, Selector, Source
 
 Expr = tuple[Any, ...]
 TRUE: Expr = ("true",)

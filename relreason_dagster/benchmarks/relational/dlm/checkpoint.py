@@ -7,8 +7,8 @@ from pathlib import Path
 
 import torch
 
-from relreason_dagster.dlm.config import DLMConfig
-from relreason_dagster.dlm.model import DLM
+from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig
+from relreason_dagster.benchmarks.relational.dlm.model import DLM
 
 
 def save_checkpoint(model: DLM, path: Path) -> None:

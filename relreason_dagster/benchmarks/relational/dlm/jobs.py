@@ -19,18 +19,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from relreason_dagster.benchmarks.relational.dlm.plan import DLMRun
+from relreason_dagster.benchmarks.relational.dlm.slots import training_slot
 from relreason_dagster.benchmarks.relational.tasks import task_spec
-from relreason_dagster.dlm.plan import DLMRun
-from relreason_dagster.dlm.slots import training_slot
 
 
 def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[str, Any]:
     """Train ``run``, write its checkpoint under ``home``, and return its ``raw.dlm_runs`` row."""
     import torch
 
-    from relreason_dagster.dlm.checkpoint import file_sha256, save_checkpoint
-    from relreason_dagster.dlm.program import extract_program
-    from relreason_dagster.dlm.train import train
+    from relreason_dagster.benchmarks.relational.dlm.checkpoint import file_sha256, save_checkpoint
+    from relreason_dagster.benchmarks.relational.dlm.program import extract_program
+    from relreason_dagster.benchmarks.relational.dlm.train import train
 
     if threads:
         torch.set_num_threads(threads)

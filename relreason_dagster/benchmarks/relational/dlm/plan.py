@@ -18,10 +18,10 @@ from typing import Any
 import torch
 
 from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
+from relreason_dagster.benchmarks.relational.dlm.config import RECIPES, DLMConfig, config_for
 from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
 from relreason_dagster.benchmarks.relational.generate import make_sample
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
-from relreason_dagster.dlm.config import RECIPES, DLMConfig, config_for
 from relreason_dagster.errors import ConfigError
 
 DLM_MODEL = "dlm"  # the model name DLM answers carry in parsed_answers

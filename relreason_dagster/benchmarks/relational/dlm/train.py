@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 import torch
 
 from relreason_dagster.benchmarks.base import Sample
+from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig
+from relreason_dagster.benchmarks.relational.dlm.data import base_tensor, cells_of, stack
+from relreason_dagster.benchmarks.relational.dlm.model import DLM, Noise, bce
 from relreason_dagster.benchmarks.relational.tasks import task_spec
-from relreason_dagster.dlm.config import DLMConfig
-from relreason_dagster.dlm.data import base_tensor, cells_of, stack
-from relreason_dagster.dlm.model import DLM, Noise, bce
 
 
 @dataclass
