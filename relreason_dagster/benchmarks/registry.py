@@ -3,12 +3,14 @@
 A family is its folder plus one line here.  Beside ``family.py`` the folder may hold, by name:
 ``steps.py`` (``STEPS``: its follow-up steps), ``checks.py`` (``QUALITY``: bounds of the shared
 checks; ``CHECKS``: checks of its own), ``profiles.yaml`` and ``profile_schema.py``, ``report.py``
-(``SECTIONS`` and ``HEADLINES``: what the report and a run's closing tables show of it) and
-``published.csv`` (its study's published numbers); the functions at the end of this module find
-them.  A family from outside the package (a toy family in a test, a user's own) is registered the
-same way, ``register(MyFamily())``, or, so that the pipeline's child processes see it too, named in
-``RELREASON_FAMILIES`` as ``package.module:Attribute`` entries separated by commas (the attribute is
-a family instance or a class to instantiate).
+(``SECTIONS`` and ``HEADLINES``: what the report and a run's closing tables show of it),
+``published.csv`` (its study's published numbers), ``baseline.py`` (``BASELINES``: models that are
+not LLMs, e.g. the relational study's DLM) and ``tables.py`` (``RAW_TABLES``: tables of schema
+``raw`` it owns); the functions at the end of this module find them.  A family from outside the
+package (a toy family in a test, a user's own) is registered the same way, ``register(MyFamily())``,
+or, so that the pipeline's child processes see it too, named in ``RELREASON_FAMILIES`` as
+``package.module:Attribute`` entries separated by commas (the attribute is a family instance or a
+class to instantiate).
 """
 
 from __future__ import annotations
@@ -177,6 +179,13 @@ def baseline_family(model: str) -> str:
         if model in getattr(family, "baselines", ()):
             return name
     raise ConfigError(f"no registered benchmark family declares the baseline model {model!r}")
+
+
+def family_tables(name: str) -> tuple[dict[str, str], dict[str, list[tuple[str, str]]]]:
+    """The raw tables family ``name`` owns (``tables.py``: ``RAW_TABLES`` name -> columns, and
+    ``ADDED_COLUMNS`` for columns added after a table first shipped); empty when it has none."""
+    module = family_module(name, "tables")
+    return dict(getattr(module, "RAW_TABLES", {})), dict(getattr(module, "ADDED_COLUMNS", {}))
 
 
 def marts_folder(name: str) -> str | None:

@@ -77,111 +77,6 @@ RAW_TABLES: dict[str, str] = {
         parse_key VARCHAR,
         PRIMARY KEY (prompt_id, model)
     """,
-    # One row per trained DLM (task, config, seed, training set); its answers are parsed_answers
-    # rows of model 'dlm' whose detail names the run_id.
-    "dlm_runs": """
-        run_id VARCHAR NOT NULL PRIMARY KEY,
-        task VARCHAR NOT NULL,
-        seed INTEGER NOT NULL,
-        config JSON NOT NULL,
-        train_size INTEGER,
-        train_sample_ids JSON,
-        n_params INTEGER,
-        epochs INTEGER,
-        attempts INTEGER,
-        total_epochs INTEGER,
-        final_loss DOUBLE,
-        train_hard_errors INTEGER,
-        wall_s DOUBLE,
-        peak_rss_mb DOUBLE,
-        rss_increase_mb DOUBLE,
-        checkpoint_path VARCHAR,
-        checkpoint_sha256 VARCHAR,
-        program VARCHAR,
-        units_used INTEGER,
-        torch_version VARCHAR,
-        created_at TIMESTAMP
-    """,
-    # Human (or imported) Self-Contra labels on responses: the study's annotation CSVs, or a CSV exported
-    # by `relreason selfcontra export-annotations` and filled in.  prompt_id/model link a label to one of
-    # our own responses when the CSV came from an export.
-    "annotations": """
-        annotation_id VARCHAR NOT NULL PRIMARY KEY,
-        source VARCHAR NOT NULL,
-        row_number INTEGER NOT NULL,
-        dataset VARCHAR,
-        split VARCHAR,
-        model VARCHAR,
-        setting VARCHAR,
-        question VARCHAR,
-        response VARCHAR,
-        correct BOOLEAN,
-        self_contra BOOLEAN,
-        type VARCHAR,
-        categories JSON,
-        prompt_id VARCHAR,
-        raw JSON,
-        notes JSON,
-        imported_at TIMESTAMP
-    """,
-    # A judge model's Self-Contra verdict on one response under one detection method (§4).
-    # target_kind 'annotation': an annotated response (target_id = annotation_id), scored against the
-    # human label; 'response': one of our own responses (target_id = prompt_id, model = its model).
-    "detections": """
-        detection_id VARCHAR NOT NULL PRIMARY KEY,
-        method VARCHAR NOT NULL,
-        judge VARCHAR NOT NULL,
-        target_kind VARCHAR NOT NULL,
-        target_id VARCHAR NOT NULL,
-        dataset VARCHAR,
-        model VARCHAR,
-        setting VARCHAR,
-        status VARCHAR NOT NULL,
-        self_contra BOOLEAN,
-        type VARCHAR,
-        correct BOOLEAN,
-        probes JSON,
-        created_at TIMESTAMP
-    """,
-    # The symbolic step checker's verdict on one relational chain-of-thought response.
-    "symbolic_checks": """
-        prompt_id VARCHAR NOT NULL,
-        model VARCHAR NOT NULL,
-        task VARCHAR,
-        split VARCHAR,
-        setting VARCHAR,
-        correct BOOLEAN,
-        n_steps INTEGER,
-        n_claims INTEGER,
-        n_checked INTEGER,
-        n_false INTEGER,
-        n_contradictions INTEGER,
-        category VARCHAR NOT NULL,
-        self_contra BOOLEAN,
-        detail JSON,
-        parse_key VARCHAR,
-        PRIMARY KEY (prompt_id, model)
-    """,
-    # KOR-Bench self-correction (§6.2): one row per model x question x round.  Round 0 is the
-    # zero-shot answer (a test prompt of benchmark kor); round k >= 1 answers the conversation so far
-    # plus the official follow-up, a model-specific raw.prompts row of benchmark kor and kind
-    # 'self_correction' whose parent_prompt_id is round k-1's prompt.
-    "kor_rounds": """
-        model VARCHAR NOT NULL,
-        sample_id VARCHAR NOT NULL,
-        round INTEGER NOT NULL,
-        prompt_id VARCHAR NOT NULL,
-        parent_prompt_id VARCHAR,
-        task VARCHAR,
-        split VARCHAR,
-        rule_id VARCHAR,
-        parse_status VARCHAR,
-        correct BOOLEAN,
-        reason VARCHAR,
-        history VARCHAR,
-        robust_correct BOOLEAN,
-        PRIMARY KEY (model, sample_id, round)
-    """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
     # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
     # ``line`` is the row's line in its file.
@@ -234,12 +129,21 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "prompts": [("target_tokens", "INTEGER"), ("target_tolerance", "INTEGER"), ("target_exempt", "BOOLEAN")],
     # What a row's parse (or check) read (storage/parsed_answers.py); NULL on older rows: they redo once.
     "parsed_answers": [("parse_key", "VARCHAR")],
-    "symbolic_checks": [("parse_key", "VARCHAR")],
-    # The robust verdict of each KOR self-correction round (``correct`` is the paper's judgement).
-    "kor_rounds": [("robust_correct", "BOOLEAN")],
-    # The WinoBias split of an imported annotation file (anti_test / pro_test; NULL when its name says none).
-    "annotations": [("split", "VARCHAR")],
 }
+
+
+def declared_tables() -> tuple[dict[str, str], dict[str, list[tuple[str, str]]]]:
+    """Every raw table and added column: the generic ones above plus what each registered family
+    declares in its ``tables.py`` (a family owns its own rows' columns; this layer names none)."""
+    from relreason_dagster.benchmarks.registry import family_names, family_tables
+
+    tables, added = dict(RAW_TABLES), {name: list(cols) for name, cols in ADDED_COLUMNS.items()}
+    for family in family_names():
+        own, own_added = family_tables(family)
+        tables.update(own)
+        for name, cols in own_added.items():
+            added.setdefault(name, []).extend(cols)
+    return tables, added
 
 
 # The view's columns: the lake's, less the folder-only ``benchmark`` (the prompt knows it).
@@ -320,7 +224,7 @@ def _migrate_prompt_kind(con: Any) -> None:
 
 def _schema_mark(view_sql: str) -> str:
     """What the comment on ``raw.responses`` says once this code's schema is in place."""
-    declared = json.dumps([RAW_TABLES, ADDED_COLUMNS, view_sql], sort_keys=True)
+    declared = json.dumps([*declared_tables(), view_sql], sort_keys=True)
     return "relreason schema " + hashlib.sha256(declared.encode()).hexdigest()[:16]
 
 
@@ -336,7 +240,7 @@ def _schema_in_place(con: Any, mark: str) -> bool:
         t
         for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'raw'").fetchall()
     }
-    return tables >= set(RAW_TABLES)
+    return tables >= set(declared_tables()[0])
 
 
 def ensure_schema(con: Any, lake: Lake | None = None) -> None:
@@ -348,11 +252,12 @@ def ensure_schema(con: Any, lake: Lake | None = None) -> None:
     if _schema_in_place(con, mark):
         return
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
-    for name, columns in RAW_TABLES.items():
+    raw_tables, added_columns = declared_tables()
+    for name, columns in raw_tables.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS raw.{name} ({columns})")
     if not _has_column(con, "prompts", "kind"):
         _migrate_prompt_kind(con)
-    for name, added in ADDED_COLUMNS.items():
+    for name, added in added_columns.items():
         for column, kind in added:
             con.execute(f"ALTER TABLE raw.{name} ADD COLUMN IF NOT EXISTS {column} {kind}")
     _migrate_responses_table(con, lake)

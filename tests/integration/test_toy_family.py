@@ -7,8 +7,9 @@ ending in 2 and an unreadable one for numbers ending in 5, so every expected fig
 the generated samples.  The run goes samples -> prompts -> scripted model -> parsed answers -> the
 marts every family gets (accuracy, parse rate), with the shared checks reading the toy's bounds.
 The toy also declares what the report shows of it (``tests/toy_family/report.py``: a section, a
-figure, a table, its closing table) and ships a made-up study (``published.csv``): the report and
-``marts.study_reference`` show them, with no file outside the test folder naming the toy.
+figure, a table, its closing table), ships a made-up study (``published.csv``) and owns a raw table
+(``tables.py``): the report, ``marts.study_reference`` and schema ``raw`` show them, with no file
+outside the test folder naming the toy.
 """
 
 from __future__ import annotations
@@ -91,6 +92,11 @@ def test_a_registered_toy_family_runs_end_to_end(home):
         ("Parity Oracle", 1.0, '{"difficulty": "easy"}'),
         ("Coin Flipper", 0.5, '{"difficulty": "easy"}'),
         ("Shy Model", None, "{}"),
+    ]
+    # The raw table its tables.py declares, with the column it added later.
+    toy_columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = 'raw'"
+    assert rows(f"{toy_columns} AND table_name = 'toy_notes' ORDER BY ordinal_position") == [
+        ("sample_id",), ("note",), ("written_at",)
     ]
     # The shared checks ran on the toy's rows with the bounds its checks.py declares.
     checks = {name: passed for name, passed, _ in report.checks}

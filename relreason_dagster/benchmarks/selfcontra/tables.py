@@ -1,0 +1,55 @@
+"""Tables of schema ``raw`` the Self-Contra family owns: imported human labels and the judge's detections.
+
+``storage/schema.py`` creates every registered family's ``RAW_TABLES`` beside the generic ones and adds
+``ADDED_COLUMNS`` to an older DuckDB file in place, so a family owns its tables' columns here.
+"""
+
+RAW_TABLES: dict[str, str] = {
+    # Human (or imported) Self-Contra labels on responses: the study's annotation CSVs, or a CSV exported
+    # by `relreason selfcontra export-annotations` and filled in.  prompt_id/model link a label to one of
+    # our own responses when the CSV came from an export.
+    "annotations": """
+        annotation_id VARCHAR NOT NULL PRIMARY KEY,
+        source VARCHAR NOT NULL,
+        row_number INTEGER NOT NULL,
+        dataset VARCHAR,
+        split VARCHAR,
+        model VARCHAR,
+        setting VARCHAR,
+        question VARCHAR,
+        response VARCHAR,
+        correct BOOLEAN,
+        self_contra BOOLEAN,
+        type VARCHAR,
+        categories JSON,
+        prompt_id VARCHAR,
+        raw JSON,
+        notes JSON,
+        imported_at TIMESTAMP
+    """,
+    # A judge model's Self-Contra verdict on one response under one detection method (§4).
+    # target_kind 'annotation': an annotated response (target_id = annotation_id), scored against the
+    # human label; 'response': one of our own responses (target_id = prompt_id, model = its model).
+    "detections": """
+        detection_id VARCHAR NOT NULL PRIMARY KEY,
+        method VARCHAR NOT NULL,
+        judge VARCHAR NOT NULL,
+        target_kind VARCHAR NOT NULL,
+        target_id VARCHAR NOT NULL,
+        dataset VARCHAR,
+        model VARCHAR,
+        setting VARCHAR,
+        status VARCHAR NOT NULL,
+        self_contra BOOLEAN,
+        type VARCHAR,
+        correct BOOLEAN,
+        probes JSON,
+        created_at TIMESTAMP
+    """,
+}
+
+# Columns added after a table first shipped: an older DuckDB file gains them in place.
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    # The WinoBias split of an imported annotation file (anti_test / pro_test; NULL when its name says none).
+    "annotations": [("split", "VARCHAR")],
+}
