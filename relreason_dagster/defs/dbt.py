@@ -1,8 +1,12 @@
 """The dbt project as Dagster assets: staging views and metric marts, built with `dbt build`.
 
 ``@dbt_assets`` needs a manifest at import time; ``ensure_manifest`` runs
-``dbt parse`` when it is missing or older than the project's files (outside
-``dagster dev``, where ``prepare_if_dev`` does nothing).  That parse is the one
+``dbt parse`` when it is missing or older than the project's files, in every
+process alike (the CLI, a run's workers and ``dagster dev``).  dagster-dbt's own
+``prepare_if_dev`` is not called: under ``dagster dev`` it re-parses on every
+load with a ``dbt`` looked up on ``PATH``, which a venv that is not activated
+lacks (the UI then showed a code-location error), and a parse of an unchanged
+project only costs start time.  That parse is the one
 thing dbt writes in the checkout (``dbt_project/target``: the manifest, its
 partial-parse cache and the parse's log, one set however many runs are made).
 Each build writes its artifacts and log under ``$RELREASON_HOME/dbt/``, and only
@@ -83,7 +87,6 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
 
 
 dbt_project = DbtProject(project_dir=settings.DBT_PROJECT_DIR, profiles_dir=settings.DBT_PROJECT_DIR)
-dbt_project.prepare_if_dev()
 ensure_manifest()
 
 
