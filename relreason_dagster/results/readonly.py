@@ -8,7 +8,8 @@ into the lake).  The connection a reader gets
 * is an in-memory DuckDB with the results attached ``READ_ONLY``, and what is attached is the
   reader's own copy of the file (``storage/read_copy.py``): the file a run writes is neither open
   nor locked while a query runs, and the copy cannot be written either;
-* reads the lake (``raw.responses``) through pyarrow datasets registered from Python, so DuckDB
+* reads the lake (``raw.responses``) of the results' own home (:func:`home_lake_glob`, not the path
+  stored in the view) through pyarrow datasets registered from Python, listed at each open, so DuckDB
   itself needs no file access at all: ``enable_external_access`` is off with no allowed folder
   (no ``COPY TO``, ``EXPORT``, ``ATTACH`` of a file, ``INSTALL``/``LOAD``, file-reading table
   function), and the configuration is locked so no statement can turn it back on.
@@ -244,7 +245,7 @@ def open_results(
         except OSError as exc:  # copying it: no space left, a folder that cannot be written
             raise ConfigError(f"cannot copy {path} to read it: {exc.strerror or exc}") from None
         try:
-            con = _connect_copy(copy.path, copy.catalog)
+            con = _connect_copy(copy.path, copy.catalog, path)
             break
         except duckdb.IOException as exc:  # the copy was replaced and removed meanwhile: take the new one
             if attempt == 2:
@@ -257,7 +258,20 @@ def open_results(
     return con
 
 
-def _connect_copy(copy: Path, catalog: str) -> Any:
+def home_lake_glob(results: Path, table: str) -> str:
+    """The files of lake ``table`` that belong with the results file ``results``.
+
+    The lake the writers use now (``RELREASON_LAKE``, else ``lake/`` beside the file), not the path
+    the view was written with: a home copied or moved elsewhere keeps the old home's absolute path
+    in its views until a run rebuilds them, and must not read the old home's answers meanwhile.
+    """
+    url = os.environ.get("RELREASON_LAKE") or str(results.parent / "lake")  # settings.lake_url's rule
+    if "://" in url:
+        return f"{url.rstrip('/')}/{table}/**/*.parquet"
+    return f"{Path(url).expanduser().resolve()}/{table}/**/*.parquet"
+
+
+def _connect_copy(copy: Path, catalog: str, copy_of: Path) -> Any:
     import duckdb
 
     con = duckdb.connect(":memory:")
@@ -273,7 +287,8 @@ def _connect_copy(copy: Path, catalog: str) -> Any:
             if has_sources
             else []
         )
-        for relation, table, glob in sources:
+        for relation, table, _written in sources:
+            glob = home_lake_glob(copy_of, table)
             try:
                 con.register(relation, lake_dataset(glob, table))
             except OSError as exc:  # pyarrow's errors of a lake it cannot list are OSErrors
