@@ -78,14 +78,15 @@ def _print_report(report: Any, seconds: float) -> None:
 
     lake_counted = set(getattr(report, "lake_counted", []))
     for model, c in sorted(report.calls.items()):
-        follow_ups = c.get("follow_ups", 0)
+        follow_ups, shared = c.get("follow_ups", 0), c.get("shared_prompts", 0)
         prompts = f"{c['prompts']} prompts" if c["prompts"] or model not in lake_counted else ""
         print(
             f"{model}: {prompts}"
             + (f" and {follow_ups} follow-up prompts" if follow_ups else "")
             + (" — " if prompts or follow_ups else "")
             + f"{c['model_calls']} model calls, "
-            f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
+            + (f"{shared} prompts sharing an identical call, " if shared else "")
+            + f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
             + (" (counted in the lake: a step did not report them)" if model in lake_counted else "")
         )
     for baseline, tasks in report.baselines.items():

@@ -135,6 +135,7 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                 k: int(meta.get(k, 0))
                 for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
             }
+            report.calls[mat.partition]["shared_prompts"] = int(meta.get("shared_prompts", 0))
         if STEP_KIND_META in meta:  # a follow-up step that asked a model (defs/steps.py)
             kind, calls = str(meta[STEP_KIND_META]), int(meta.get("model_calls", 0))
             if mat.partition:  # asked the partition's model: its calls and errors count with that model's
@@ -142,6 +143,8 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                 counts["model_calls"] += calls
                 counts["errors"] += int(meta.get("errors", 0))
                 counts["from_cache"] += int(meta.get("from_cache", 0))
+                shared = int(meta.get("shared_prompts", 0))
+                counts["shared_prompts"] = counts.get("shared_prompts", 0) + shared
                 counts["follow_ups"] = counts.get("follow_ups", 0) + int(meta.get("prompts", 0))
                 counts[f"{kind}_calls"] = counts.get(f"{kind}_calls", 0) + calls
             else:
@@ -149,6 +152,7 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                     "prompts": int(meta.get("prompts", 0)),
                     "model_calls": calls,
                     "from_cache": int(meta.get("from_cache", 0)),
+                    "shared_prompts": int(meta.get("shared_prompts", 0)),
                     "already_stored": 0,
                     "errors": int(meta.get("errors", 0)),
                 }

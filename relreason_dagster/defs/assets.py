@@ -245,7 +245,9 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     return dg.MaterializeResult(
         metadata={
             "prompts": stats.total,
+            # Requests sent; identical prompts answered by one request are counted apart.
             "model_calls": stats.called,
+            "shared_prompts": stats.shared,
             "from_cache": stats.cached,
             "already_stored": stats.skipped,
             "errors": stats.errors,

@@ -70,7 +70,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 name: fetch_dicts(con, sql, params)
                 for name, (sql, params) in step.reads(model, profile).items()
             }
-        counts = {"prompts": 0, "model_calls": 0, "from_cache": 0, "errors": 0}
+        counts = {"prompts": 0, "model_calls": 0, "shared_prompts": 0, "from_cache": 0, "errors": 0}
         store = ResponseStore.default()
         progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
         specs: list[ModelSpec] = []
@@ -90,6 +90,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
             )
             counts["prompts"] += len(batch)
             counts["model_calls"] += result.stats.called
+            counts["shared_prompts"] += result.stats.shared
             counts["from_cache"] += result.stats.cached + result.stats.skipped
             counts["errors"] += result.stats.errors
             return result.replies

@@ -173,7 +173,9 @@ class RunStats:
 
     model: str
     total: int = 0
-    called: int = 0
+    called: int = 0  # requests sent (one per distinct request, however many prompts share it)
+    # Prompts answered by another prompt's identical request in this run: no request of their own.
+    shared: int = 0
     cached: int = 0
     skipped: int = 0
     errors: int = 0
@@ -191,12 +193,13 @@ class RunStats:
 
     @property
     def done(self) -> int:
-        return self.called + self.cached + self.skipped
+        return self.called + self.shared + self.cached + self.skipped
 
     def summary(self) -> str:
         line = (
             f"{self.model}: {self.total} prompts — {self.called} model calls, "
-            f"{self.cached + self.skipped} from cache/already stored, {self.errors} errors"
+            + (f"{self.shared} prompts sharing an identical call, " if self.shared else "")
+            + f"{self.cached + self.skipped} from cache/already stored, {self.errors} errors"
         )
         if self.error_kinds:
             line += " (" + ", ".join(f"{k} {v}" for k, v in sorted(self.error_kinds.items())) + ")"
@@ -255,7 +258,7 @@ class ProgressPrinter:
         self._last_done, self._last_time = done, now
         elapsed = now - self._start
         # Rate of prompts that needed a call (cached ones finish instantly), so the ETA stays honest.
-        rate = (stats.called + stats.errors) / elapsed if elapsed > 0 else 0.0
+        rate = (stats.called + stats.shared) / elapsed if elapsed > 0 else 0.0
         remaining = total - done
         if stats.work_done > 0 and stats.work_total > stats.work_done:
             eta = _fmt_duration(elapsed * (stats.work_total - stats.work_done) / stats.work_done)
@@ -889,6 +892,7 @@ class _Runner:
     def _add_counters(self, snapshots: list[dict[str, Any]]) -> None:
         """This run's call counters as the sum of its workers' latest snapshots."""
         self.stats.called = sum(s.get("called", 0) for s in snapshots)
+        self.stats.shared = sum(s.get("shared", 0) for s in snapshots)
         self.stats.errors = sum(s.get("errors", 0) for s in snapshots)
         self.stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
         self.stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
@@ -928,7 +932,8 @@ class _Runner:
 
     def _finish(self, work: _Work, outcome: _Outcome) -> None:
         self._store(work, outcome)
-        self.stats.called += len(work.prompt_ids)
+        self.stats.called += 1  # one request, whatever number of identical prompts it answers
+        self.stats.shared += len(work.prompt_ids) - 1
         self.stats.work_done += _size(work)
         if outcome.error is not None:
             self.stats.errors += len(work.prompt_ids)
@@ -1042,6 +1047,7 @@ def run_model(
 def _counters(stats: RunStats) -> dict[str, Any]:
     return {
         "called": stats.called,
+        "shared": stats.shared,
         "errors": stats.errors,
         "attempts": stats.attempts,
         "work_done": stats.work_done,

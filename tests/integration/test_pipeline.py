@@ -72,7 +72,9 @@ def test_first_run_scores_the_oracle_perfectly(home):
     report = run_pipeline(["oracle"], profile="smoke")
     assert report.failures == []
     assert call_count("oracle") == home["n_requests"]
-    assert report.calls["oracle"]["model_calls"] == home["n_prompts"]
+    # What the UI's model_responses metadata says (issue 37): requests sent, identical prompts apart.
+    assert report.calls["oracle"]["model_calls"] == home["n_requests"]
+    assert report.calls["oracle"]["shared_prompts"] == home["n_prompts"] - home["n_requests"] > 0
 
     f1_rows = rows("SELECT task, split, setting, n, n_na, f1, ci_low, ci_high FROM marts.relational_f1")
     assert len(f1_rows) == 9 * 3 + 9  # iid: nl, nl_cot, tv; ood: nl (smoke profile)
