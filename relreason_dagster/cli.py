@@ -677,6 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     families = ", ".join(family_names())
     parser = _Parser(prog="relreason", description="Measure how well language models reason.")
+    parser.add_argument("-v", "--verbose", action="store_true", help=_VERBOSE_HELP)
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     demo = sub.add_parser(
@@ -684,6 +685,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run = sub.add_parser("run", help="compute models' responses (cached) and the metric tables")
     for launcher in (demo, run):
+        launcher.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP
+        )
         add_profile_options(launcher)
         launcher.add_argument(
             "--rerun",
@@ -787,9 +791,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_VERBOSE_HELP = "also print Dagster's and LiteLLM's lines below WARNING (a run's DEBUG engine events)"
+
+
+def use_verbose(verbose: bool) -> None:
+    """``-v``: runs started from here log Dagster's DEBUG lines and LiteLLM's INFO to the terminal."""
+    if verbose:
+        os.environ[settings.VERBOSE_ENV] = "1"
+        os.environ["LITELLM_LOG"] = "INFO"  # read when LiteLLM is first imported (llm/__init__.py)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _SAID.clear()
+    use_verbose(bool(getattr(args, "verbose", False)))
     try:
         if hasattr(args, "profile_file"):  # every process of the run reads this one file (env)
             profiles.use_profile_file(args.profile_file)

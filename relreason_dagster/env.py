@@ -24,6 +24,10 @@ DAGSTER_YAML = """\
 # Written by relreason: no telemetry, one DuckDB-holding step at a time, model partitions side by side.
 telemetry:
   enabled: false
+python_logs:
+  # Dagster's console logger outside a run's own loggers (a step's process announcing itself at
+  # DEBUG) prints from INFO; a run's console is quieter still (WARNING unless `relreason -v`).
+  python_log_level: INFO
 compute_logs:
   # Step output goes straight to the terminal (CLI progress); the UI shows the structured run log.
   module: dagster._core.storage.noop_compute_log_manager

@@ -42,6 +42,10 @@ def profile_families(name: str) -> list[str]:
 _WRITABLE_HOMES: set[Path] = set()
 
 
+# Set by `relreason -v`: runs log Dagster's DEBUG lines to the terminal (defs/launcher.py).
+VERBOSE_ENV = "RELREASON_VERBOSE"
+
+
 def relreason_home_path() -> Path:
     """Where ``RELREASON_HOME`` is, without creating it (``relreason status`` only looks)."""
     return Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()

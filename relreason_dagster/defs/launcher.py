@@ -39,6 +39,15 @@ LAUNCH_TAG = "relreason/launch"  # one id per `relreason run`: the step watcher 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
+def console_logs() -> dict[str, Any]:
+    """The run config's console logger: WARNING and above, or everything under ``relreason -v``."""
+    from relreason_dagster import settings
+
+    if os.environ.get(settings.VERBOSE_ENV, "") not in ("", "0"):
+        return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
+    return QUIET_LOGS
+
+
 @dataclass(frozen=True)
 class PlannedRun:
     """One Dagster run to launch: a job, its partition (or None) and the asset keys it materializes."""
@@ -156,7 +165,7 @@ def _run_config(run_settings: Mapping[str, Any]) -> dict[str, Any]:
     from relreason_dagster import settings
 
     return {
-        **QUIET_LOGS,
+        **console_logs(),
         "resources": {
             "run_settings": {"config": dict(run_settings)},
             "duckdb": {"config": {"database": str(settings.duckdb_path())}},

@@ -1,4 +1,4 @@
-""""Model calls" means requests sent (issue 37, item 5).
+""" "Model calls" means requests sent (issue 37, item 5).
 
 Prompts with identical messages and params are answered by one request; the UI's metadata said
 "95 model calls" when the server had received 83 requests.  Shared prompts and cache hits are
