@@ -4,9 +4,12 @@
 both answer every prompt with its gold answer.  The profile is ``paper`` cut down to one question of
 one rule per category and one Multi-Q record: as in the paper, the chat model is asked zero-shot
 only and the base model three-shot only (the prompts exist for both settings), and the chat model
-also gets the puzzle question with its trick (App. F.2).  The marts of the paper's further tables
-hold rows: Table 1 (``kor_dataset_stats``), Table 7 (``kor_token_stats``), the trick comparison
-(``kor_trick``) and the stepwise cipher sub-steps of §6.1 (``kor_stepwise``).
+also gets the puzzle question with its trick (App. F.2).  Each model is also asked every question in
+its own setting with the rule withheld (§6.4's only questions), where both answer a wrong answer, so
+the knowledge-impact mart must show the rule's whole contribution.  The marts of the paper's further
+tables hold rows: Table 1 (``kor_dataset_stats``), Table 7 (``kor_token_stats``), the trick comparison
+(``kor_trick``), the stepwise cipher sub-steps of §6.1 (``kor_stepwise``) and the only-questions
+comparison (``kor_knowledge_impact``).
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ def home(tmp_path_factory):
     by_id = {s.sample_id: s for s in samples}
     prompts = family.build_prompts(samples, kor)
     gold = {p.messages[0]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in prompts}
+    for p in prompts:  # without its rule the scripted model gets every question wrong
+        if p.setting.endswith("_only_questions"):
+            gold[p.messages[0]["content"]] = "Without the rule I can only guess: [[not the answer]]"
     register_scripted_provider()
     for name in ("chatbot", "basebot"):
         set_responder(name, lambda messages, params: gold[messages[0]["content"]])
@@ -89,7 +95,8 @@ def home(tmp_path_factory):
 def test_chat_models_zero_shot_and_base_models_three_shot(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    assert {"zero_shot", "three_shot", "trick", "Multi-Q"} <= home["settings"]
+    only = {"zero_shot_only_questions", "three_shot_only_questions"}
+    assert {"zero_shot", "three_shot", "trick", "Multi-Q"} | only <= home["settings"]
     reset_calls()
     report = run_pipeline(["chatbot", "basebot"], profile=PROFILE, benchmarks=["kor"])
     assert report.failures == []
@@ -104,12 +111,14 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     assert asked == [
         ("basebot", "Multi-Q", n_mixed),
         ("basebot", "three_shot", n),
+        ("basebot", "three_shot_only_questions", n),
         ("chatbot", "Multi-Q", n_mixed),
         ("chatbot", "trick", n_trick),
         ("chatbot", "zero_shot", n + n_steps),
+        ("chatbot", "zero_shot_only_questions", n),
     ]
-    assert call_count("chatbot") == n + n_steps + n_mixed + n_trick
-    assert call_count("basebot") == n + n_mixed
+    assert call_count("chatbot") == n + n_steps + n_mixed + n_trick + n
+    assert call_count("basebot") == n + n_mixed + n
     by_setting = rows("SELECT DISTINCT model, setting FROM marts.kor_accuracy ORDER BY ALL")
     assert by_setting == [("basebot", "three_shot"), ("chatbot", "zero_shot")]
     # Gold answers: right by the paper's judgement (the main accuracy), by the released files' and robust.
@@ -134,9 +143,11 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     assert [t[:3] for t in tokens] == [
         ("basebot", "Multi-Q", 1),
         ("basebot", "three_shot", 5),
+        ("basebot", "three_shot_only_questions", 5),
         ("chatbot", "Multi-Q", 1),
         ("chatbot", "trick", 1),
         ("chatbot", "zero_shot", 5),
+        ("chatbot", "zero_shot_only_questions", 5),
     ]
     # §6.1: the cipher sub-steps, per type and overall (only the chat model is asked zero-shot).
     steps = rows("SELECT model, step_type, n, accuracy, error_rate FROM marts.kor_stepwise ORDER BY ALL")
@@ -144,4 +155,20 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     # App. F.2: the chat model's puzzle answers without and with the trick, paired.
     trick = rows("SELECT model, n, accuracy_zero_shot, accuracy_trick, delta FROM marts.kor_trick")
     assert trick == [("chatbot", 1, 1.0, 1.0, 0.0)]
+    # §6.4 / App. K: each model's own setting with the rule and without it, paired; right with it
+    # (the gold), wrong without (scripted), so the difference is the whole accuracy.
+    impact = rows(
+        "SELECT model, shots, category, n, accuracy_with_rule, accuracy_without_rule, difference "
+        "FROM marts.kor_knowledge_impact ORDER BY ALL"
+    )
+    categories = sorted(t[0] for t in home["table1"])
+    assert impact == [
+        (model, shots, category, n if category == "overall" else 1, 1.0, 0.0, 1.0)
+        for model, shots in (("basebot", "three_shot"), ("chatbot", "zero_shot"))
+        for category in sorted([*categories, "overall"])
+    ]
+    real_life = rows(
+        "SELECT model, real_life_with_rule FROM marts.kor_knowledge_impact WHERE category = 'counterfactual'"
+    )
+    assert sorted(real_life) == [("basebot", 0.0), ("chatbot", 0.0)]
     assert all(t[3] > 50 and t[4] > 0 for t in tokens)

@@ -182,3 +182,43 @@ def test_parse_never_raises(text, tmp_path):
         setting = sample.variant.get("mixed_setting", prompts.ZERO_SHOT)
         parsed = family.parse(sample, setting, text)
         assert parsed.correct is False and parsed.parse_status in ("ok", "na")
+
+
+@pytest.mark.parametrize("category", ["operation", "logic", "cipher", "puzzle", "counterfactual"])
+def test_only_questions_prompt_is_the_template_without_its_rule(category):
+    """§6.4's only questions: the zero-/three-shot prompt with the rule section (heading and text) cut
+    out, nothing else changed, so the rule is the only difference to the rule-given prompt."""
+    heading = prompts.head(category).rstrip().rsplit("\n", 1)[-1]  # "### <Category> Rule:"
+    assert heading.startswith("### ") and heading.endswith("Rule:")
+    rule = "THE RULE TEXT"
+    cut = f"\n\n{heading}\n\n{rule}"
+    zero = prompts.zero_shot(category, rule, "Q")
+    assert cut in zero
+    assert prompts.only_questions(category, (), "Q") == zero.replace(cut, "")
+    shots = [("q1", "a1"), ("q2", "a2"), ("q3", "a3")]
+    three = prompts.three_shot(category, rule, shots, "Q")
+    only = prompts.only_questions(category, shots, "Q")
+    assert only == three.replace(cut, "") and "q3" in only and rule not in only
+    with pytest.raises(ValueError, match="exactly 3 examples"):
+        prompts.only_questions(category, shots[:2], "Q")
+
+
+def test_only_questions_settings_withhold_the_rule_of_real_items():
+    family = KorFamily()
+    profile = _profile(
+        source="generated",
+        settings=["zero_shot", "three_shot", "zero_shot_only_questions", "three_shot_only_questions"],
+        mixed={},
+    )
+    samples = [s for s in family.generate(profile, 7) if s.task == "logic"]
+    built = family.build_prompts(samples, profile)
+    by_setting: dict[str, list[str]] = {}
+    for p in built:
+        by_setting.setdefault(p.setting, []).append(p.messages[0]["content"])
+    for setting in ("zero_shot_only_questions", "three_shot_only_questions"):
+        assert len(by_setting[setting]) == len(by_setting[prompts.ONLY_QUESTIONS[setting]]) > 0
+    for s in samples:
+        item = item_of(s)
+        texts = [p.messages[0]["content"] for p in built if p.sample_id == s.sample_id]
+        with_rule = [t for t in texts if item.rule in t]
+        assert len(with_rule) == 2 and all(item.question in t for t in texts)

@@ -41,6 +41,10 @@ def test_paper_profile_asks_chat_zero_shot_and_base_three_shot() -> None:
     # App. F.2: the puzzle questions with their trick go to chat models.
     trick = kor_prompts.TRICK
     assert (family.asks(paper, "chat", trick), family.asks(paper, "base", trick)) == (True, False)
+    # §6.4 / App. K: each kind is asked its own setting once more with the rule withheld.
+    zero_only, three_only = kor_prompts.ZERO_SHOT_ONLY_QUESTIONS, kor_prompts.THREE_SHOT_ONLY_QUESTIONS
+    assert [family.asks(paper, "chat", s) for s in (zero_only, three_only)] == [True, False]
+    assert [family.asks(paper, "base", s) for s in (zero_only, three_only)] == [False, True]
     for kind in ("chat", "base"):  # the complex-task settings are not restricted by kind
         assert all(family.asks(paper, kind, s) for s in mixed.SHAPES)
     # Both settings stay selectable: a profile without settings_by_kind asks every kind everything.

@@ -12,7 +12,8 @@ Profile keys (section ``kor``): ``source`` (``official`` | ``generated`` | ``aut
 data folder exists, else generated), ``data_dir`` (relative to ``RELREASON_REFERENCE_DIR`` unless
 absolute), ``categories``, ``rules`` ({category: [rule ids]}; a missing category means all of its
 rules), ``generated_rules`` (the same for generated items), ``questions_per_rule``, ``level``
-(generated difficulty), ``settings`` (zero_shot/three_shot), ``settings_by_kind`` ({chat|base:
+(generated difficulty), ``settings`` (zero_shot/three_shot/trick, and §6.4's rule-withheld
+zero_shot_only_questions/three_shot_only_questions), ``settings_by_kind`` ({chat|base:
 [settings]}: which of them a model of that ``kind`` in models.yaml is asked; the paper asked chat
 models zero-shot and base models three-shot), ``mixed`` ({setting: records}),
 ``self_correction_rounds`` (0-5), ``stepwise`` (§6.1: the official cipher sub-steps as their own
@@ -114,7 +115,8 @@ def settings_by_kind(profile: Profile) -> dict[str, list[str]]:
 
 def prompt_text(sample: Sample, setting: str) -> str | None:
     """The user message of ``sample`` in ``setting`` (None: three-shot without three examples, or the
-    trick setting for a question that is not a puzzle with a trick)."""
+    trick setting for a question that is not a puzzle with a trick).  The only-questions settings
+    (§6.4, App. K) are the zero-/three-shot prompts without the rule."""
     if sample.task == MIXED_TASK:
         return prompts.mixed(
             [(r["title"], r["text"]) for r in sample.input["rules"]],
@@ -124,11 +126,15 @@ def prompt_text(sample: Sample, setting: str) -> str | None:
     if setting == prompts.TRICK:  # App. F.2: puzzle questions that come with a trick only
         hint = (item.trick or "").strip() if item.category == "puzzle" else ""
         return prompts.trick(item.rule, item.question, item.trick) if hint else None
-    if setting == prompts.THREE_SHOT:
+    if setting in (prompts.THREE_SHOT, prompts.THREE_SHOT_ONLY_QUESTIONS):
         shots = [tuple(s) for s in sample.input.get("shots", [])]
         if len(shots) != 3:
             return None
+        if setting == prompts.THREE_SHOT_ONLY_QUESTIONS:  # §6.4 / App. K: the rule withheld
+            return prompts.only_questions(item.category, shots, item.question)
         return prompts.three_shot(item.category, item.rule, shots, item.question)
+    if setting == prompts.ZERO_SHOT_ONLY_QUESTIONS:
+        return prompts.only_questions(item.category, (), item.question)
     return prompts.zero_shot(item.category, item.rule, item.question)
 
 
@@ -169,8 +175,8 @@ class KorFamily:
     # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
     marts_folder: str = "kor"
     marts_description: str = (
-        "KOR-Bench marts: accuracy by category and rule, self-correction, mixed, counterfactual, Table 1 "
-        "dataset statistics and Table 7 token statistics."
+        "KOR-Bench marts: accuracy by category and rule, self-correction, mixed, counterfactual, knowledge "
+        "impact (rule withheld), Table 1 dataset statistics and Table 7 token statistics."
     )
     # What parse() may answer ("error" is the pipeline's, for a failed call).
     parse_statuses: tuple[str, ...] = ("ok", "na")

@@ -21,7 +21,13 @@ ZERO_SHOT = "zero_shot"
 THREE_SHOT = "three_shot"
 # App. F.2: a puzzle question asked zero-shot with its "trick" (a solving hint of the official data).
 TRICK = "trick"
-SETTINGS: tuple[str, ...] = (ZERO_SHOT, THREE_SHOT, TRICK)
+# §6.4 / App. K: "only questions", the zero-shot and three-shot prompts with the rule withheld (App. A's
+# knowledge impact: what a model answers from prior knowledge, or from three solved examples, alone).
+ZERO_SHOT_ONLY_QUESTIONS = "zero_shot_only_questions"
+THREE_SHOT_ONLY_QUESTIONS = "three_shot_only_questions"
+ONLY_QUESTIONS: dict[str, str] = {ZERO_SHOT_ONLY_QUESTIONS: ZERO_SHOT, THREE_SHOT_ONLY_QUESTIONS: THREE_SHOT}
+"""Each only-questions setting and the rule-given setting it is compared with."""
+SETTINGS: tuple[str, ...] = (ZERO_SHOT, THREE_SHOT, TRICK, *ONLY_QUESTIONS)
 MIXED_SETTINGS: tuple[str, ...] = ("Multi-Q", "Multi-R", "Multi-RQ")
 SELF_CORRECT = "self_correct"
 
@@ -114,6 +120,22 @@ def three_shot(category: str, rule: str, shots: Sequence[tuple[str, str]], quest
         raise ValueError(f"three-shot needs exactly 3 examples, got {len(shots)}")
     solved = "".join(f"\n\n### Question:\n{q}\n\n### Answer:\n{a}" for q, a in shots)
     return f"{head(category)}{rule}{solved}\n\n### Question:\n{question}\n\n### Answer:\n"
+
+
+def only_questions(category: str, shots: Sequence[tuple[str, str]], question: str) -> str:
+    """§6.4 / App. K's "only questions" prompt: the official zero-shot (no ``shots``) or three-shot
+    prompt with the rule section (its heading and text) left out, every other byte as in the template.
+
+    The official repository has no template for it and the paper's App. K is not in the seed text, so
+    this is our reading: withholding the rule is the only change, so the accuracy difference to the
+    rule-given prompt is the rule's contribution (App. A's knowledge impact).
+    """
+    if shots and len(shots) != 3:
+        raise ValueError(f"three-shot needs exactly 3 examples, got {len(shots)}")
+    role, instructions, _heading = _HEADS[category]
+    solved = "".join(f"\n\n### Question:\n{q}\n\n### Answer:\n{a}" for q, a in shots)
+    asked = f"\n\n### Question:\n{question}\n\n### Answer:\n"
+    return f"{role}\n\n### Instructions:\n\n{instructions}{solved}{asked}"
 
 
 def mixed(rules: Sequence[tuple[str, str]], questions: Sequence[str]) -> str:

@@ -1,5 +1,6 @@
 """What the report shows of KOR-Bench: accuracy by category with the self-correction rounds (a figure),
-accuracy by category as a table, and our models beside the study's published ones (its Table 2).
+accuracy by category as a table, accuracy with the rule and withheld (§6.4's only questions), and our
+models beside the study's published ones (its Table 2).
 
 Found by name (``registry.family_sections``, ``family_headlines``); ``results/`` renders it without
 knowing the family.
@@ -115,6 +116,25 @@ CATEGORY_TABLE = ReportTable(
     last=("overall",),
 )
 
+KNOWLEDGE_IMPACT_TABLE = ReportTable(
+    key="kor_knowledge_impact",
+    title="KOR-Bench: accuracy with the rule and without it (§6.4 only questions, App. A knowledge impact)",
+    note="The same questions asked with the rule and with it withheld (App. K's only-questions prompt: "
+    "the official template without its rule section), paired; per shots and category, the paper's "
+    "judgement, 95% Wilson interval on the rule-withheld accuracy; difference = given - withheld, the "
+    "rule's contribution (marts.kor_knowledge_impact).",
+    marts=("marts.kor_knowledge_impact",),
+    row_keys=("source", "shots", "category", "rule"),
+    sql="SELECT source, shots, category, 'given' AS rule, model, accuracy_with_rule AS value, "
+    "NULL AS low, NULL AS high, n FROM marts.kor_knowledge_impact "
+    "UNION ALL SELECT source, shots, category, 'withheld', model, accuracy_without_rule, without_ci_low, "
+    "without_ci_high, n FROM marts.kor_knowledge_impact "
+    "UNION ALL SELECT source, shots, category, 'difference', model, difference, NULL, NULL, n "
+    "FROM marts.kor_knowledge_impact",
+    first=(*CATEGORIES[:-1], "given", "withheld", "difference"),
+    last=("overall",),
+)
+
 VS_STUDY = Comparison(
     key="kor_vs_study",
     title="KOR-Bench: our models beside the study's (Tables 2 and 3)",
@@ -137,7 +157,7 @@ SECTIONS = (
         label="KOR-Bench",
         order=30,
         figures=FIGURES,
-        tables=(CATEGORY_TABLE,),
+        tables=(CATEGORY_TABLE, KNOWLEDGE_IMPACT_TABLE),
         comparisons=(VS_STUDY,),
     ),
 )
@@ -153,6 +173,12 @@ HEADLINES = (
         "marts.kor_trick (KOR-Bench App. F.2: puzzle accuracy without and with the trick, paired)",
         "SELECT model, source, n, accuracy_zero_shot, accuracy_trick, trick_ci_low, trick_ci_high, delta "
         "FROM marts.kor_trick ORDER BY model, source",
+    ),
+    HeadlineTable(
+        "marts.kor_knowledge_impact (KOR-Bench §6.4 / App. K: accuracy with the rule and withheld, paired)",
+        "SELECT model, source, shots, n, accuracy_with_rule, accuracy_without_rule, without_ci_low, "
+        "without_ci_high, difference FROM marts.kor_knowledge_impact WHERE category = 'overall' "
+        "ORDER BY model, source, shots",
     ),
     HeadlineTable(
         "marts.kor_stepwise (KOR-Bench §6.1: cipher sub-steps one by one, accuracy and error rate by type)",

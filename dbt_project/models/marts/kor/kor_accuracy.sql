@@ -4,10 +4,11 @@
 -- official_accuracy the released evaluation files' (that step falling back to string equality);
 -- robust_accuracy the robust scorer's.  Mixed records: kor_mixed; puzzles asked with their trick:
 -- kor_trick (an overall over one category would read as Table 2's Overall); §6.1's cipher sub-steps:
--- kor_stepwise.
+-- kor_stepwise; questions asked with the rule withheld (§6.4's only questions): kor_knowledge_impact.
 with answers as (
     select * from {{ ref('int_kor_answers') }}
     where category not in ('mixed', 'cipher_step') and setting <> 'trick'
+      and setting not like '%_only_questions'
 ),
 agg as (
     select model, source, setting, coalesce(category, 'overall') as category,
