@@ -67,6 +67,7 @@ import litellm
 
 # Importing this module ran relreason_dagster/llm/__init__.py first, which set
 # LiteLLM's offline environment defaults before the import above.
+from relreason_dagster.llm import rejected_params
 from relreason_dagster.llm.redaction import Redactor, redactor_for
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
 from relreason_dagster.storage.claims import model_claim
@@ -751,6 +752,9 @@ class _Runner:
             kind, retryable = classify_error(exc)
             if not retryable or job.attempts >= self.spec.max_attempts:
                 error = _error_text(kind, exc, self.redact)
+                kind, error = rejected_params.relabel(
+                    kind, error, str(exc), self.spec.name, self.spec.params, job.work.params
+                )
                 self._finish(job.work, _Outcome(None, None, None, None, latency, job.attempts, error, kind))
                 return None
             delay = backoff_delay(job.attempts, self.backoff_base_s, self.backoff_cap_s, self.rng)

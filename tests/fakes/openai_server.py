@@ -20,6 +20,10 @@ replaces the random draw with a function of (prompt key, attempt), so a test
 scripts exactly which request fails how; a scripted ``401`` answers "incorrect
 API key" and echoes the request's bearer token in the message, as some
 providers do (the gateway must redact it before storing anything).
+``reject_params`` ({param: "parameter" | "value"}) answers every request that carries one of those
+params with OpenAI's 400 for a model that refuses it ("Unsupported parameter: 'top_p' is not
+supported with this model." / "Unsupported value: 'temperature' does not support 0 ...", with
+``param`` and ``code`` set as OpenAI sets them).
 ``malformed`` (a function of (prompt key, attempt) returning one of
 :data:`MALFORMED_KINDS` or None) turns a 200 into a reply of that broken
 shape: no choices, empty choices, a choice without a message, null content.  Every fault is the server's
@@ -194,6 +198,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif status == 500:
             self._send_json(500, {"error": {"message": "internal error (fake)", "type": "server_error"}})
+        elif status == 400:
+            self._send_json(400, owner.rejection(body))
         elif status == 401:
             token = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
             self._send_json(
@@ -284,6 +290,7 @@ class FakeOpenAIServer:
         meet_models: int = 0,
         meet_timeout_s: float = 120.0,
         hold_until_in_flight: int = 0,
+        reject_params: dict[str, str] | None = None,
     ) -> None:
         if rate_limit_fraction + server_error_fraction + hang_fraction + drop_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
@@ -294,6 +301,7 @@ class FakeOpenAIServer:
         self.drop_fraction = drop_fraction
         self.faults = faults
         self.malformed = malformed
+        self.reject_params = dict(reject_params or {})
         self.in_flight = 0
         self.max_in_flight = 0
         # Until this many requests are in flight at once, each waits (``meet_timeout_s`` at most).
@@ -443,6 +451,8 @@ class FakeOpenAIServer:
             self._attempts[key] += 1
             attempt = self._attempts[key]
             status = self.fault_for(key, attempt)
+            if status == 200 and any(p in (params or {}) for p in self.reject_params):
+                status = 400  # the model refuses a param it was sent (``reject_params``)
             shape = self.malformed(key, attempt) if self.malformed is not None and status == 200 else None
             self.log.append(
                 LogEntry(
@@ -456,6 +466,23 @@ class FakeOpenAIServer:
                 )
             )
         return status, attempt, shape
+
+    def rejection(self, body: dict[str, Any]) -> dict[str, Any]:
+        """OpenAI's 400 body for the first refused param ``body`` carries (``reject_params``), or a plain
+        400 (a scripted ``faults`` status) when it carries none."""
+        found = [(n, s) for n, s in self.reject_params.items() if n in body]
+        if not found:
+            return {"error": {"message": "invalid request (fake)", "type": "invalid_request_error"}}
+        name, style = found[0]
+        if style == "value":
+            message = (
+                f"Unsupported value: '{name}' does not support {body[name]!r} with this model. "
+                "Only the default (1) value is supported."
+            )
+        else:
+            message = f"Unsupported parameter: '{name}' is not supported with this model."
+        code = f"unsupported_{'value' if style == 'value' else 'parameter'}"
+        return {"error": {"message": message, "type": "invalid_request_error", "param": name, "code": code}}
 
     def reset_log(self) -> None:
         """Forget the log (attempt counters continue, so faults stay deterministic per prompt)."""
