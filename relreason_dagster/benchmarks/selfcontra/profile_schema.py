@@ -4,7 +4,8 @@
 ``stereotypes`` (anti, pro) and ``splits`` (test, dev) pick the WinoBias files (default anti test);
 ``prompts`` is ``relreason`` (our wording and demonstrations) or ``study`` (the study's wording and its
 six demonstrations from ``demonstrations_file``, default ``wino/self_contra_demonstrations.json`` under
-the reference folder).
+the reference folder).  ``generation`` is the study's decoding, sent on top of each model's own params
+(the paper profile: temperature 0, as §2 states for all models).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ SCHEMA: dict[str, Any] = {
     "demonstrations_file": str | None,
     "settings": list[str],
     "max_tokens": int,
+    "generation": dict[str, float],
     "judge": str | None,
     "detect_methods": list[str],
     "judge_max_tokens": int,
