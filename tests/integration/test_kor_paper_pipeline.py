@@ -92,7 +92,7 @@ def home(tmp_path_factory):
     mp.undo()
 
 
-def test_chat_models_zero_shot_and_base_models_three_shot(home):
+def test_chat_models_zero_shot_and_base_models_three_shot(home, tmp_path):
     from relreason_dagster.pipeline import run_pipeline
 
     only = {"zero_shot_only_questions", "three_shot_only_questions"}
@@ -172,3 +172,25 @@ def test_chat_models_zero_shot_and_base_models_three_shot(home):
     )
     assert sorted(real_life) == [("basebot", 0.0), ("chatbot", 0.0)]
     assert all(t[3] > 50 and t[4] > 0 for t in tokens)
+    _report_shows_the_knowledge_impact(tmp_path)
+
+
+def _report_shows_the_knowledge_impact(tmp_path) -> None:
+    """The report's table and the run's closing headline read marts.kor_knowledge_impact."""
+    import duckdb
+
+    from relreason_dagster.results.headline import headline_tables
+    from relreason_dagster.results.report import build_report
+
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        summary = build_report(con, tmp_path / "report")
+        closing = [t for t in headline_tables(con, families=["kor"]) if "kor_knowledge_impact" in t.title]
+    finally:
+        con.close()
+    page = summary.path.read_text()
+    assert "kor_knowledge_impact" in summary.tables
+    table = page[page.index('id="table-kor_knowledge_impact"') :]
+    table = table[: table.index("</table>")]
+    assert "withheld" in table and "difference" in table and "chatbot" in table and "basebot" in table
+    assert len(closing) == 1 and len(closing[0].rows) == 2  # overall: one row per model
