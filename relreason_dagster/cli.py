@@ -220,6 +220,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
             dlm_train_size=train_size,
             rerun=args.rerun,
             on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
+            samples=getattr(args, "samples", None),
             **family_options,
         )
     except Exception as exc:
@@ -710,6 +711,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="baselines (dlm) only: train on N samples (default: the profile's, i.e. the prompts' few-shot "
         "samples)",
+    )
+    run.add_argument(
+        "--samples",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="ask every prompt K times, each draw stored and scored on its own (pass@k, maj@k; "
+        "default: the profile's samples knob, else 1)",
     )
     context = CommandContext(run_parser=run)
     demo.set_defaults(handler=functools.partial(cmd_run, demo=True))

@@ -410,9 +410,13 @@ def run_pipeline(
     judge: str | None = None,
     rerun: bool = False,
     on_launch: Callable[[], None] | None = None,
+    samples: int | None = None,
 ) -> PipelineReport:
     """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
     the marts.
+
+    ``samples`` (``--samples K``) asks every prompt K times, each draw a row of its own (None: the
+    profile's ``samples`` knob, else once).
 
     A baseline's model name (``dlm``, which the relational family declares) trains (or reuses) it for
     the tasks the profile names and scores it on its family's test samples instead of calling an LLM;
@@ -449,6 +453,10 @@ def run_pipeline(
         "dlm_train_size": dlm_train_size,
         "judge": judge,
     }
+    if samples is not None:
+        if samples < 1:
+            raise ConfigError(f"--samples must be a positive integer, got {samples}")
+        launch_key["samples"] = samples
     started = time.perf_counter()
     from relreason_dagster.storage.lake import Lake
 
@@ -479,6 +487,7 @@ def run_pipeline(
         models_file=str(settings.models_path()),
         dlm_train_size=dlm_train_size or 0,
         step_model=judge or "",
+        samples=samples or 0,
     )
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
     step_models = _require_step_models(run_settings, families) if specs else []

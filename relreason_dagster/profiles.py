@@ -116,14 +116,24 @@ def _read_yaml(path: Path, shown: str) -> Any:
         raise ConfigError(f"{shown}: not valid YAML{line} ({problem})") from None
 
 
+# Knobs every family's section may set, whatever its own schema: ``samples``, how many times each
+# prompt is asked (repeated sampling; the CLI's ``--samples K`` wins over it).
+GENERIC_KNOBS: dict[str, Any] = {"samples": int}
+
+
 def _check_section(shown: str, path: str, family: str, section: Any) -> dict[str, Any]:
     """One family's knobs, each checked against the family's schema."""
     if not isinstance(section, dict):
         raise ConfigError(f"{shown}: {path}: expected a mapping of knob -> value, got {section!r}")
+    for knob, hint in GENERIC_KNOBS.items():
+        if knob in section and not (matches(section[knob], hint) and section[knob] >= 1):
+            raise ConfigError(f"{shown}: {path}.{knob}: expected a positive integer, got {section[knob]!r}")
     schema = family_schema(family)
     if schema is None:
         return dict(section)
     for knob, value in section.items():
+        if knob in GENERIC_KNOBS:
+            continue
         if knob not in schema:
             raise ConfigError(
                 f"{shown}: {path}.{knob}: unknown {family} knob; known: {', '.join(sorted(map(str, schema)))}"

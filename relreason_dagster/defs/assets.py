@@ -28,6 +28,7 @@ from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, rep
 from relreason_dagster.storage.fingerprints import code_digest
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.parsed_answers import refresh_parsed_answers
+from relreason_dagster.storage.parsed_draws import refresh_parsed_draws
 from relreason_dagster.storage.prompt_snapshots import current_prompts, snapshot_rows, write_snapshot
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
@@ -219,9 +220,13 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     lake = Lake.default()
     families = run_settings.family_names()
     generation = _generation_params(run_settings, families)
+    samples = {name: run_settings.samples_for(name) for name in families}
+    drawn = {name: k for name, k in samples.items() if k > 1}
     # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
     progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-    key = answered.pass_key(lake, spec, families, generation)
+    # More draws are a pass still to make; at one draw the key is as it always was.
+    asked = {**generation, "_samples": drawn} if drawn else generation
+    key = answered.pass_key(lake, spec, families, asked)
     record = answered.read_pass(lake, spec.name) if key is not None else None
     if record is not None and record["key"] == key:
         # Nothing changed since a pass that answered every prompt: nothing to ask, nothing to store.
@@ -235,10 +240,11 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
             row["messages"] = json.loads(row["messages"])
             if generation.get(row["benchmark"]):
                 row["params"] = generation[row["benchmark"]]
+            row["samples"] = samples.get(row["benchmark"], 1)
         stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
         if stats.errors == 0 and stats.done == stats.total:
             # The listing now holds this pass's writes.
-            after = answered.pass_key(lake, spec, families, generation)
+            after = answered.pass_key(lake, spec, families, asked)
             if after is not None:
                 answered.write_pass(lake, spec.name, after, stats.total)
     context.log.info(stats.summary())
@@ -280,6 +286,9 @@ def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
         else:
             built_from.forget(con, built_from.PARSED, [model])
             counts = refresh_parsed_answers(con, model)
+            draws = refresh_parsed_draws(con, model)
+            if draws["rows"] or draws["deleted"]:
+                counts |= {f"draws_{k}": v for k, v in draws.items()}
             built_from.record(con, built_from.PARSED, {model: built_from.parsed_key(con, model, code)})
         status = con.execute(
             "SELECT parse_status, count(*) FROM raw.parsed_answers a JOIN raw.prompts p USING (prompt_id)"

@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
+from dagster_dbt import (
+    DagsterDbtTranslator,
+    DagsterDbtTranslatorSettings,
+    DbtCliResource,
+    DbtProject,
+    dbt_assets,
+)
 
 from relreason_dagster import settings
 from relreason_dagster.defs.groups import dbt_group
@@ -141,7 +147,11 @@ def mart_preview(con: Any, relation: str, limit: int = MART_PREVIEW_LIMIT) -> tu
 @dbt_assets(
     manifest=dbt_project.manifest_path,
     project=dbt_project,
-    dagster_dbt_translator=RelreasonDbtTranslator(),
+    # One asset may write two raw tables (parsed_answers also writes parsed_draws, the extra draws of
+    # --samples K): their two sources name the same asset key.
+    dagster_dbt_translator=RelreasonDbtTranslator(
+        settings=DagsterDbtTranslatorSettings(enable_duplicate_source_asset_keys=True)
+    ),
     pool=DUCKDB_POOL,
 )
 def relreason_dbt_models(

@@ -60,6 +60,8 @@ class RunSettings(dg.ConfigurableResource):
     step_model: str = ""
     # This run's changes to single profile knobs, JSON ``{family: {knob: value}}`` (a command's options).
     overrides: str = ""
+    # Draws per prompt (`relreason run --samples K`); 0: the profile's ``samples`` knob, else 1.
+    samples: int = 0
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.
@@ -94,6 +96,10 @@ class RunSettings(dg.ConfigurableResource):
                 f"{knob!r} in its {family} section"
             )
         return str(name)
+
+    def samples_for(self, family: str) -> int:
+        """How many times each of the family's prompts is asked: ``--samples``, else its profile's knob."""
+        return int(self.samples or self.profile_for(family).get("samples") or 1)
 
     def models_path(self) -> str:
         return self.models_file or str(settings.models_path())

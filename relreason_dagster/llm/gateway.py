@@ -68,6 +68,7 @@ import litellm
 # Importing this module ran relreason_dagster/llm/__init__.py first, which set
 # LiteLLM's offline environment defaults before the import above.
 from relreason_dagster.llm import rejected_params
+from relreason_dagster.llm.reasoning import split_reasoning
 from relreason_dagster.llm.redaction import Redactor, redactor_for
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
 from relreason_dagster.storage.claims import model_claim
@@ -141,25 +142,42 @@ def _canonical_messages(messages: Any) -> list[dict[str, Any]]:
     return messages
 
 
-def _hash_payload(litellm_model: str, params: dict[str, Any], api_base: str | None, messages: list) -> str:
-    payload = {"model": litellm_model, "params": params, "api_base": api_base, "messages": messages}
+def _hash_payload(
+    litellm_model: str, params: dict[str, Any], api_base: str | None, messages: list, sample_index: int = 0
+) -> str:
+    payload: dict[str, Any] = {
+        "model": litellm_model,
+        "params": params,
+        "api_base": api_base,
+        "messages": messages,
+    }
+    if sample_index:
+        # Draw k > 0 of a repeated-sampling run is a request of its own.  Draw 0 hashes exactly as every
+        # request did before draws existed, so stored answers (everyone's cache) stay valid at K = 1.
+        payload["sample_index"] = int(sample_index)
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def request_hash(
-    spec: ModelSpec, messages: Any, max_tokens: int | None, study: Mapping[str, Any] | None = None
+    spec: ModelSpec,
+    messages: Any,
+    max_tokens: int | None,
+    study: Mapping[str, Any] | None = None,
+    sample_index: int = 0,
 ) -> str:
     """The cache key of one request: what determines the answer, nothing else.
 
     The model *name* is deliberately absent: two registry names for the same
-    LiteLLM model and params share answers.
+    LiteLLM model and params share answers.  ``sample_index`` tells the draws
+    of one prompt apart (``--samples K``); draw 0 is the request as it always was.
     """
     return _hash_payload(
         spec.litellm_model,
         effective_params(spec, max_tokens, study),
         spec.api_base,
         _canonical_messages(messages),
+        sample_index,
     )
 
 
@@ -404,6 +422,30 @@ def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random)
 
 _zero_price_lock = threading.Lock()
 _zero_priced: set[str] = set()
+# Models LiteLLM's cost map does not know (their zero price above is ours, not a price).
+_unpriced: set[str] = set()
+
+
+def price_known(litellm_model: str) -> bool:
+    """Whether LiteLLM's offline cost map has a price for this model (not our stand-in zero)."""
+    price_unknown_model_at_zero(litellm_model)
+    return litellm_model not in _unpriced
+
+
+def call_cost(litellm_model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
+    """What one call cost in USD by LiteLLM's cost map; None when the price or the counts are unknown.
+
+    Never a made-up zero: a self-hosted or local model has no price, and its cost is null, not 0.
+    """
+    if prompt_tokens is None or completion_tokens is None or not price_known(litellm_model):
+        return None
+    try:
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=litellm_model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # noqa: BLE001 - a price LiteLLM cannot compute is an unknown price
+        return None
+    return float(prompt_cost) + float(completion_cost)
 
 
 def price_unknown_model_at_zero(litellm_model: str) -> bool:
@@ -427,6 +469,7 @@ def price_unknown_model_at_zero(litellm_model: str) -> bool:
             return False
         except Exception:  # noqa: BLE001 - LiteLLM raises a bare Exception subclass for "not mapped"
             pass
+        _unpriced.add(litellm_model)
         provider = litellm_model.split("/", 1)[0] if "/" in litellm_model else "openai"
         litellm.register_model(
             {
@@ -477,6 +520,8 @@ class _Work:
     messages: list
     params: dict[str, Any]
     prompt_ids: list[str]
+    # Which draw of its prompts this request is (``--samples K``): 0 .. K-1.
+    sample_index: int = 0
 
 
 @dataclass
@@ -498,6 +543,9 @@ class _Outcome:
     attempts: int
     error: str | None
     kind: str | None = None
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 def _sort_key(messages: list) -> str:
@@ -511,28 +559,41 @@ def _size(work: _Work) -> int:
     return 1 + sum(len(str(m.get("content", ""))) for m in work.messages if isinstance(m, dict))
 
 
+def _samples(prompt: Mapping[str, Any]) -> int:
+    """How many draws a prompt asks for (``samples``, default 1)."""
+    value = prompt.get("samples") or 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"samples must be a positive integer, got {value!r}")
+    return value
+
+
 def _plan(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, _Work]:
-    """Group prompts by request hash (one call serves identical requests)."""
+    """Group prompts by request hash (one call serves identical requests).
+
+    A prompt with ``samples: K`` is K requests, one per draw, each with its own hash: draws are never
+    merged, so K draws at temperature > 0 are K answers, not one cached K times.
+    """
     works: dict[str, _Work] = {}
-    seen_ids: dict[str, str] = {}
+    seen_ids: dict[tuple[str, int], str] = {}
     for prompt in prompts:
         prompt_id = str(prompt["prompt_id"])
         messages = _canonical_messages(prompt["messages"])
         params = effective_params(spec, prompt.get("max_tokens"), prompt.get("params"))
-        h = _hash_payload(spec.litellm_model, params, spec.api_base, messages)
-        previous = seen_ids.get(prompt_id)
-        if previous is not None:  # the same prompt id twice: the last one wins
-            if previous == h:
-                continue
-            works[previous].prompt_ids.remove(prompt_id)
-            if not works[previous].prompt_ids:
-                del works[previous]
-        seen_ids[prompt_id] = h
-        work = works.get(h)
-        if work is None:
-            works[h] = _Work(h, messages, params, [prompt_id])
-        else:
-            work.prompt_ids.append(prompt_id)
+        for k in range(_samples(prompt)):
+            h = _hash_payload(spec.litellm_model, params, spec.api_base, messages, k)
+            previous = seen_ids.get((prompt_id, k))
+            if previous is not None:  # the same prompt id twice: the last one wins
+                if previous == h:
+                    continue
+                works[previous].prompt_ids.remove(prompt_id)
+                if not works[previous].prompt_ids:
+                    del works[previous]
+            seen_ids[(prompt_id, k)] = h
+            work = works.get(h)
+            if work is None:
+                works[h] = _Work(h, messages, params, [prompt_id], k)
+            else:
+                work.prompt_ids.append(prompt_id)
     return works
 
 
@@ -662,17 +723,20 @@ class _Runner:
         if self.progress is not None:
             self.progress(self.stats.done, self.total, self.stats)
 
-    def _existing(self, works: dict[str, _Work]) -> tuple[set[str], dict[str, dict[str, Any]]]:
-        """Prompt ids already stored OK for this model with the same hash; OK rows of other hashes.
+    def _existing(self, works: dict[str, _Work]) -> tuple[set[tuple[str, str]], dict[str, dict[str, Any]]]:
+        """(prompt id, hash) pairs already stored OK for this model; OK rows of these hashes under any name.
 
         Two lake scans in all, whatever the number of prompts.
         """
         stored = self.store.stored_ok(self.spec.name)
-        done_ids = {pid for h, w in works.items() for pid in w.prompt_ids if (pid, h) in stored}
-        return done_ids, self.store.successes(list(works))
+        done = {(pid, h) for h, w in works.items() for pid in w.prompt_ids if (pid, h) in stored}
+        return done, self.store.successes(list(works))
 
     def _copy_from_cache(self, pairs: list[tuple[str, str]], hits: dict[str, dict[str, Any]]) -> None:
-        """Store cache hits for this model in one write: (prompt_id, request_hash) pairs."""
+        """Store cache hits for this model in one write: (prompt_id, request_hash) pairs.
+
+        A copy costs nothing: its ``cost_usd`` is 0 where the original's price is known, else null.
+        """
         if not pairs:
             return
         created = _now()
@@ -696,6 +760,10 @@ class _Runner:
                     True,
                     created,
                     bool(hit.get("sanitized")),  # the copy was changed exactly as its source was
+                    hit.get("reasoning"),
+                    hit.get("reasoning_tokens"),
+                    hit.get("sample_index") or 0,
+                    None if hit.get("cost_usd") is None else 0.0,
                 )
             )
         self.writer.files.extend(self.store.append(rows))
@@ -719,6 +787,12 @@ class _Runner:
                     self.redact(outcome.error),
                     i > 0 and outcome.error is None,
                     created,
+                    False,  # set by the store when the text had to change
+                    self.redact(outcome.reasoning),
+                    outcome.reasoning_tokens,
+                    work.sample_index,
+                    # One call answered every prompt id of the request: its cost is the first row's.
+                    outcome.cost_usd if i == 0 or outcome.cost_usd is None else 0.0,
                 )
             )
 
@@ -746,7 +820,7 @@ class _Runner:
         start = time.monotonic()
         try:
             response = await asyncio.wait_for(litellm.acompletion(**job.kwargs), self.hard_timeout)
-            outcome = self._success(response, time.monotonic() - start, job.attempts)
+            outcome = self._success(response, time.monotonic() - start, job.attempts, self.spec)
         except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
             latency = time.monotonic() - start
             kind, retryable = classify_error(exc)
@@ -907,11 +981,14 @@ class _Runner:
         self.stats.error_kinds = kinds
 
     @staticmethod
-    def _success(response: Any, latency: float, attempts: int) -> _Outcome:
+    def _success(response: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> _Outcome:
         """The outcome of a 200 reply; :class:`MalformedReply` when it carries no message to store.
 
         ``content: null`` is an empty answer (stored as ``""``); content given as a list of parts
         is stored as the text of its parts; token counts that are not numbers are stored as null.
+        A reasoning model's thinking goes to ``reasoning``, never into ``content`` (the answer the
+        parsers read): LiteLLM's ``reasoning_content`` when it has one, else a ``<think>`` block
+        split off the text (``llm/reasoning.py``).
         """
         choices = getattr(response, "choices", None)
         if not isinstance(choices, (list, tuple)) or not choices:
@@ -924,14 +1001,29 @@ class _Runner:
             raise MalformedReply("200 reply whose first choice has no message")
         usage = getattr(response, "usage", None)
         finish_reason = getattr(choice, "finish_reason", None)
+        content = _content_text(getattr(message, "content", None))
+        reasoning = getattr(message, "reasoning_content", None)
+        reasoning = _content_text(reasoning) if reasoning is not None else None
+        inline_answer, inline = split_reasoning(content, spec.reasoning if spec is not None else None)
+        if inline is not None:
+            content = inline_answer
+            reasoning = inline if not reasoning else f"{reasoning}\n\n{inline}"
+        elif reasoning:
+            content = content.lstrip()  # LiteLLM's own split of a <think> block leaves its blank lines
+        details = getattr(usage, "completion_tokens_details", None)
+        prompt_tokens = _count(getattr(usage, "prompt_tokens", None))
+        completion_tokens = _count(getattr(usage, "completion_tokens", None))
         return _Outcome(
-            content=_content_text(getattr(message, "content", None)),
+            content=content,
             finish_reason=None if finish_reason is None else str(finish_reason),
-            prompt_tokens=_count(getattr(usage, "prompt_tokens", None)),
-            completion_tokens=_count(getattr(usage, "completion_tokens", None)),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             latency_s=latency,
             attempts=attempts,
             error=None,
+            reasoning=reasoning or None,
+            reasoning_tokens=_count(getattr(details, "reasoning_tokens", None)),
+            cost_usd=call_cost(spec.litellm_model, prompt_tokens, completion_tokens) if spec else None,
         )
 
     def _finish(self, work: _Work, outcome: _Outcome) -> None:
@@ -963,18 +1055,18 @@ class _Runner:
 
     async def _answer(self, works: dict[str, _Work]) -> None:
         """Skip what is stored, copy cache hits, call the model for the rest, merge this run's files."""
-        done_ids, hits = self._existing(works)
+        done, hits = self._existing(works)
         to_call: list[_Work] = []
         cache_pairs: list[tuple[str, str]] = []
         for h, work in works.items():
-            pending = [pid for pid in work.prompt_ids if pid not in done_ids]
+            pending = [pid for pid in work.prompt_ids if (pid, h) not in done]
             self.stats.skipped += len(work.prompt_ids) - len(pending)
             if not pending:
                 continue
             if h in hits:
                 cache_pairs.extend((pid, h) for pid in pending)
             else:
-                to_call.append(_Work(h, work.messages, work.params, pending))
+                to_call.append(_Work(h, work.messages, work.params, pending, work.sample_index))
         self._copy_from_cache(cache_pairs, hits)
         self.stats.cached += len(cache_pairs)
         self._report()

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.reasoning import REASONING_MODES
 from relreason_dagster.llm.workers import MAX_WORKERS
 
 # Fields of one ``models:`` entry and whether they must be present.
@@ -37,6 +38,7 @@ _OPTIONAL_FIELDS = (
     "context_window",
     "workers",
     "kind",
+    "reasoning",
 )
 _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
 
@@ -87,6 +89,10 @@ class ModelSpec:
     # "chat" (instruction-tuned) or "base" (a pretrained model): studies that prompt the two
     # differently (KOR-Bench: chat zero-shot, base three-shot) ask each only what the paper asked it.
     kind: str = "chat"
+    # How its thinking arrives when not in LiteLLM's ``reasoning_content`` (llm/reasoning.py):
+    # None splits a reply that starts with ``<think>``; "think_tags" also one with only ``</think>``;
+    # "none" never splits.
+    reasoning: str | None = None
 
     @property
     def provider(self) -> str:
@@ -232,6 +238,10 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         if entry["kind"] not in MODEL_KINDS:
             raise fail("kind", " or ".join(repr(k) for k in MODEL_KINDS))
         kwargs["kind"] = entry["kind"]
+    if entry.get("reasoning") is not None:
+        if entry["reasoning"] not in REASONING_MODES:
+            raise fail("reasoning", " or ".join(repr(k) for k in REASONING_MODES))
+        kwargs["reasoning"] = entry["reasoning"]
     if "timeout_s" in entry:
         value = entry["timeout_s"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -210,7 +210,7 @@ def _json_text(value: Any) -> str:
 
 
 def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) -> str:
-    from relreason_dagster.results.samples import score_text
+    from relreason_dagster.results.samples import reasoning_size, score_text
 
     outcome = row.get("outcome") or "?"
     messages = row.get("messages")
@@ -219,6 +219,12 @@ def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) ->
     response = row.get("response")
     if response is None:
         response = f"(no response: {row['response_error']})" if row.get("response_error") else "(no text)"
+    thinking = ""
+    if row.get("reasoning"):  # a reasoning model's thinking, collapsed: the answer is what was parsed
+        thinking = (
+            f"<details><summary>reasoning ({_e(reasoning_size(row))})</summary>"
+            f'<pre class="resp">{_e(row["reasoning"])}</pre></details>'
+        )
     attrs = " ".join(f'data-{k}="{_e(row.get(k))}"' for k in ("model", "benchmark", "task", "outcome"))
     summary = (
         f"{n_messages} message{'s' if n_messages != 1 else ''}, {prompt_chars} chars" if n_messages else "—"
@@ -231,7 +237,7 @@ def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) ->
         f'<td><span class="badge {_e(outcome)}">{_e(outcome)}</span><br><span class="sub">'
         f"{_e(score_text(row, cells_scored))}</span></td>"
         f"<td><details><summary>{summary}</summary>{_messages_html(messages)}</details></td>"
-        f'<td><pre class="resp">{_e(response)}</pre></td>'
+        f'<td>{thinking}<pre class="resp">{_e(response)}</pre></td>'
         f'<td><pre class="gold">{_e(_json_text(row.get("gold")))}</pre></td>'
         f'<td><pre class="gold">{_e(_json_text(row.get("parsed")))}</pre><span class="sub">'
         f"{_e(row.get('parse_status'))}</span></td></tr>"

@@ -103,6 +103,24 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
+# Characters of a reasoning model's thinking shown before it is collapsed (``samples --json`` has it all).
+REASONING_SHOWN = 300
+
+
+def reasoning_size(row: dict[str, Any]) -> str:
+    """``"812 tokens"`` when the provider counted them, else the thinking's length in characters."""
+    tokens = row.get("reasoning_tokens")
+    return f"{tokens} tokens" if tokens else f"{len(row.get('reasoning') or '')} characters"
+
+
+def collapse(text: str, shown: int = REASONING_SHOWN) -> str:
+    """The start of a long thinking and how much is left out: the answer, not the thinking, is the
+    point of a sample, and a reasoning model's thinking runs to thousands of tokens."""
+    if len(text) <= shown:
+        return text
+    return f"{text[:shown].rstrip()} … [{len(text) - shown} more characters; --json shows all]"
+
+
 def format_sample(row: dict[str, Any]) -> str:
     """One sample as plain text: header, every prompt message, the response, gold, parsed and score.
 
@@ -121,6 +139,9 @@ def format_sample(row: dict[str, Any]) -> str:
     else:
         lines.append("--- prompt ---")
         lines.append("(none: a baseline model reads the sample's input itself)")
+    if row.get("reasoning"):
+        lines.append(f"--- reasoning ({reasoning_size(row)}, not parsed) ---")
+        lines.append(collapse(row["reasoning"]))
     lines.append("--- response ---")
     if row.get("response") is not None:
         lines.append(row["response"])

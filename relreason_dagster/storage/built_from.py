@@ -111,9 +111,10 @@ def parsed_key(con: Any, model: str, code: str | None = None) -> tuple[str, int]
     digest = hashlib.sha256()
     digest.update((code or code_digest()).encode())
     # The model's current answers to test prompts (its follow-up answers are not parsed here).
+    # Every draw of ``--samples K``: draws 1.. are parsed into raw.parsed_draws by the same step.
     answers = con.execute(
         "SELECT count(*), coalesce(bit_xor(hash(r.prompt_id, r.request_hash, r.created_at, r.error)), 0)"
-        " FROM raw.responses r JOIN raw.prompts p USING (prompt_id)"
+        " FROM raw.response_draws r JOIN raw.prompts p USING (prompt_id)"
         f" WHERE r.model = ? AND p.kind = '{TEST_KIND}'",
         [model],
     ).fetchone()
@@ -130,5 +131,11 @@ def parsed_key(con: Any, model: str, code: str | None = None) -> tuple[str, int]
         " WHERE model = ?",
         [model],
     ).fetchone()
+    draws = con.execute(
+        "SELECT count(*), coalesce(bit_xor(hash(prompt_id, sample_index, parse_key)), 0)"
+        " FROM raw.parsed_draws WHERE model = ?",
+        [model],
+    ).fetchone()
+    keys = f"{keys}:{draws[1]}:{draws[0]}" if draws and draws[0] else keys
     digest.update(json.dumps([list(answers), inputs, list(counts), rows, str(keys)], default=str).encode())
     return digest.hexdigest(), int(rows)

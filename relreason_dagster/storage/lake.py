@@ -68,6 +68,14 @@ RESPONSES_SCHEMA = pa.schema(
         # True when the model's text held code points UTF-8 cannot carry (lone surrogates) and they
         # were replaced by U+FFFD; added after the lake first shipped, so older files lack it (null).
         ("sanitized", pa.bool_()),
+        # Added later still (issue 36), so older files read them as null: a reasoning model's thinking,
+        # kept apart from ``content`` (the answer every parser reads), and its token count; which draw
+        # of a repeated-sampling run the row is (null = 0, the only draw before draws existed); and
+        # what the call cost in USD where LiteLLM's offline cost map knows the price (null otherwise).
+        ("reasoning", pa.string()),
+        ("reasoning_tokens", pa.int32()),
+        ("sample_index", pa.int32()),
+        ("cost_usd", pa.float64()),
     ]
 )
 # A copy of each benchmark's current prompts (one snapshot file per ``prompts`` materialization), so a

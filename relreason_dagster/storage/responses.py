@@ -26,9 +26,14 @@ from relreason_dagster.storage.lake import RESPONSES_SCHEMA, Lake
 
 TABLE = "responses"
 COLUMNS: tuple[str, ...] = tuple(RESPONSES_SCHEMA.names)
-# A row tuple may end before ``sanitized`` (the flag is then computed here alone).
+# A row tuple may end before ``sanitized`` (the flag is then computed here alone) or anywhere after it
+# (the columns added since are then null): callers written before a column existed keep working.
 _FLAG = COLUMNS.index("sanitized")
-_TEXT_COLUMNS = ("content", "error", "finish_reason")
+_TEXT_COLUMNS = ("content", "error", "finish_reason", "reasoning")
+
+
+# Draw 0 of a prompt: the one answer ``raw.responses`` shows (files older than draws hold only it, as null).
+_FIRST_DRAW = pads.field("sample_index").is_null() | (pads.field("sample_index") == 0)
 
 
 class ResponseStore:
@@ -79,16 +84,32 @@ class ResponseStore:
         where = pads.field("model") == model
         if prompt_ids is not None:
             where = where & pads.field("prompt_id").isin(list(prompt_ids))
-        table = self.lake.read(TABLE, where=where, partition={"model": model})
+        table = self.lake.read(TABLE, where=where & _FIRST_DRAW, partition={"model": model})
         out: dict[str, dict[str, Any]] = {}
         for row in table.sort_by([("created_at", "ascending")]).to_pylist():
             out[row["prompt_id"]] = row
         return out
 
+    def draws(
+        self, model: str, prompt_ids: Sequence[str] | None = None
+    ) -> dict[tuple[str, int], dict[str, Any]]:
+        """The latest row per (prompt, draw) of ``model``: every draw of a repeated-sampling run."""
+        where = pads.field("model") == model
+        if prompt_ids is not None:
+            where = where & pads.field("prompt_id").isin(list(prompt_ids))
+        table = self.lake.read(TABLE, where=where, partition={"model": model})
+        out: dict[tuple[str, int], dict[str, Any]] = {}
+        for row in table.sort_by([("created_at", "ascending")]).to_pylist():
+            out[(row["prompt_id"], row["sample_index"] or 0)] = row
+        return out
+
     def count(self, model: str | None = None) -> int:
         """Distinct (prompt, model) pairs stored: what ``select count(*) from raw.responses`` says."""
         table = self.lake.read(
-            TABLE, columns=["prompt_id", "model"], partition={"model": model} if model else None
+            TABLE,
+            columns=["prompt_id", "model"],
+            where=_FIRST_DRAW,
+            partition={"model": model} if model else None,
         )
         if table.num_rows == 0:
             return 0
@@ -123,10 +144,10 @@ class ResponseStore:
     def append(self, rows: Sequence[tuple] | pa.Table) -> list[str]:
         """Store rows; returns the new files.
 
-        Tuples are in :data:`COLUMNS` order; the last value, ``sanitized``, may be
-        left out.  Their text is made storable (:func:`clean_text`) and ``sanitized``
-        is set when that changed anything.  An Arrow table holds valid UTF-8
-        already; a missing ``sanitized`` column there means false.
+        Tuples are in :data:`COLUMNS` order and may stop before ``sanitized`` or any
+        column after it (left out: false, null).  Their text is made storable
+        (:func:`clean_text`) and ``sanitized`` is set when that changed anything.
+        An Arrow table holds valid UTF-8 already; a missing ``sanitized`` column there means false.
         """
         if not isinstance(rows, pa.Table):
             if not rows:
@@ -146,9 +167,9 @@ def _table_of(rows: Sequence[tuple]) -> pa.Table:
     data: dict[str, list[Any]] = {name: [] for name in COLUMNS}
     text_index = [(name, COLUMNS.index(name)) for name in _TEXT_COLUMNS]
     for row in rows:
-        if len(row) not in (width, width - 1):
-            raise ValueError(f"a responses row has {len(row)} values, expected {width - 1} or {width}")
-        values = list(row) if len(row) == width else [*row, False]
+        if not _FLAG <= len(row) <= width:
+            raise ValueError(f"a responses row has {len(row)} values, expected {_FLAG} to {width}")
+        values = [*row, *([None] * (width - len(row)))]
         changed = False
         for _name, i in text_index:
             values[i], fixed = clean_text(values[i])

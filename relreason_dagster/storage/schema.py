@@ -77,6 +77,28 @@ RAW_TABLES: dict[str, str] = {
         parse_key VARCHAR,
         PRIMARY KEY (prompt_id, model)
     """,
+    # Draws 1 .. K-1 of a repeated-sampling run (``--samples K``), parsed like draw 0, whose row is in
+    # parsed_answers (storage/parsed_draws.py); empty when every run drew once.
+    "parsed_draws": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        sample_index INTEGER NOT NULL,
+        sample_id VARCHAR,
+        benchmark VARCHAR,
+        task VARCHAR,
+        split VARCHAR,
+        setting VARCHAR,
+        parse_status VARCHAR NOT NULL,
+        parsed JSON,
+        tp INTEGER,
+        fp INTEGER,
+        fn INTEGER,
+        pred_pos INTEGER,
+        n_cells INTEGER,
+        correct BOOLEAN,
+        parse_key VARCHAR,
+        PRIMARY KEY (prompt_id, model, sample_index)
+    """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
     # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
     # ``line`` is the row's line in its file.
@@ -154,19 +176,31 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _view_column(name: str) -> str:
+    # Lake files written before a column existed read it as null: nothing was replaced in them, and
+    # their one answer per prompt was draw 0.
+    if name == "sanitized":
+        return "coalesce(sanitized, false) AS sanitized"
+    if name == "sample_index":
+        return "coalesce(sample_index, 0) AS sample_index"
+    return name
+
+
 def responses_view_sql(lake: Lake) -> str:
-    """``raw.responses``: the latest lake row per (prompt, model), as the old table held it."""
-    return (
-        "CREATE OR REPLACE VIEW raw.responses AS SELECT "
-        # Lake files written before the flag existed read it as null: nothing was replaced in them.
-        + ", ".join(
-            "coalesce(sanitized, false) AS sanitized" if c == "sanitized" else c
-            for c in RESPONSE_VIEW_COLUMNS
-        )
+    """``raw.responses``: the latest lake row per (prompt, model) of draw 0, as the old table held it;
+    ``raw.response_draws``: the latest row per (prompt, model, draw), every draw of ``--samples K``."""
+    source = (
+        "SELECT "
+        + ", ".join(_view_column(c) for c in RESPONSE_VIEW_COLUMNS)
         + f" FROM read_parquet({_sql_string(lake.glob('responses'))}, union_by_name = true,"
         " hive_partitioning = false)"
-        " QUALIFY row_number() OVER (PARTITION BY prompt_id, model"
-        " ORDER BY created_at DESC, error IS NULL DESC, from_cache) = 1"
+    )
+    order = "ORDER BY created_at DESC, error IS NULL DESC, from_cache) = 1"
+    return (
+        f"CREATE OR REPLACE VIEW raw.responses AS {source} WHERE coalesce(sample_index, 0) = 0"
+        f" QUALIFY row_number() OVER (PARTITION BY prompt_id, model {order};\n"
+        f"CREATE OR REPLACE VIEW raw.response_draws AS {source}"
+        f" QUALIFY row_number() OVER (PARTITION BY prompt_id, model, coalesce(sample_index, 0) {order}"
     )
 
 

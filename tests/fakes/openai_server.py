@@ -33,6 +33,13 @@ Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
 time, status; ``None`` for a hang; the model name sent; the malformed shape, if
 any; the generation params of the body) for assertions, in arrival order.
 
+``reasoning`` makes it answer like a reasoning model: a mapping of model name (as sent, e.g.
+``fake-o``) to a style, ``"field"`` (the thinking in ``message.reasoning_content`` and its token count in
+``usage.completion_tokens_details.reasoning_tokens``, as OpenAI-style reasoning APIs send it) or
+``"think_tags"`` (a ``<think>…</think>`` block before the answer in ``content``, as open models such as
+DeepSeek-R1 or Qwen3 inline it).  The thinking mentions both "true" and "false", so a parser that read it
+would find an answer in it.
+
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
 concurrency" becomes a fact the server observes, not a timing.
@@ -100,6 +107,18 @@ class LogEntry:
     # The request's generation params as sent (every body key but model and messages: temperature,
     # top_p, max_tokens, ...), so a test sees what a study's protocol put on the wire.
     params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+# How a reasoning model hands over its thinking (``reasoning=``): a field of its own, or inline tags.
+REASONING_STYLES: tuple[str, ...] = ("field", "think_tags")
+
+
+def reasoning_text(key: str, attempt: int) -> str:
+    """The fake thinking for one request: names "true" and "false" both, so a parser reading it would err."""
+    return (
+        f"Request {key}, attempt {attempt}. Could the statement be true? It could also be false; "
+        "let me check each fact in turn before answering."
+    )
 
 
 def default_answer(messages: list[dict[str, Any]]) -> str:
@@ -217,10 +236,25 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, _malformed_body(shape, key, attempt, str(body.get("model", "fake"))))
         else:
             content = owner.responder(messages)
-            usage = {
+            usage: dict[str, Any] = {
                 "prompt_tokens": sum(len(str(m.get("content", "")).split()) for m in messages),
                 "completion_tokens": len(content.split()),
             }
+            message: dict[str, Any] = {"role": "assistant", "content": content}
+            style = owner.reasoning.get(str(body.get("model", "")))
+            if style is not None:
+                thinking = reasoning_text(key, attempt)
+                if style == "field":
+                    message["reasoning_content"] = thinking
+                    thought = len(thinking.split())
+                    usage["completion_tokens"] += thought
+                    usage["completion_tokens_details"] = {"reasoning_tokens": thought}
+                elif style == "think_tags":
+                    message["content"] = f"<think>\n{thinking}\n</think>\n\n{content}"
+                    usage["completion_tokens"] = len(message["content"].split())
+                else:
+                    known = ", ".join(REASONING_STYLES)
+                    raise ValueError(f"unknown reasoning style {style!r}; known: {known}")
             usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
             self._send_json(
                 200,
@@ -232,7 +266,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": content},
+                            "message": message,
                             "finish_reason": "stop",
                         }
                     ],
@@ -291,6 +325,7 @@ class FakeOpenAIServer:
         meet_timeout_s: float = 120.0,
         hold_until_in_flight: int = 0,
         reject_params: dict[str, str] | None = None,
+        reasoning: dict[str, str] | None = None,
     ) -> None:
         if rate_limit_fraction + server_error_fraction + hang_fraction + drop_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
@@ -313,6 +348,7 @@ class FakeOpenAIServer:
         self.retry_after_s = retry_after_s
         self.seed = seed
         self.responder = responder or default_answer
+        self.reasoning: dict[str, str] = dict(reasoning or {})  # model name -> REASONING_STYLES
         self.requested_port = port  # 0: any free port
         self.log: list[LogEntry] = []
         self._attempts: Counter[str] = Counter()

@@ -98,9 +98,11 @@ def test_nul_bytes_and_a_megabyte_read_back_exactly_through_the_view(tmp_path):
 
 
 def test_lake_files_of_an_older_release_without_the_flag_still_read(tmp_path):
-    """Files (schema file included) written before ``sanitized`` existed: the view and readers still work."""
+    """Files (schema file included) written before ``sanitized`` existed, and so before ``reasoning``,
+    ``reasoning_tokens``, ``sample_index`` and ``cost_usd``: the view and readers still work (null,
+    draw 0)."""
     lake = Lake.open(tmp_path / "lake")
-    old_schema = pa.schema([f for f in RESPONSES_SCHEMA if f.name != "sanitized"])
+    old_schema = pa.schema(list(RESPONSES_SCHEMA)[: RESPONSES_SCHEMA.names.index("sanitized")])
     folder = tmp_path / "lake" / "responses"
     (folder / "model=a" / "benchmark=relational").mkdir(parents=True)
     pq.write_table(old_schema.empty_table(), folder / "_schema.parquet")
@@ -118,6 +120,12 @@ def test_lake_files_of_an_older_release_without_the_flag_still_read(tmp_path):
     assert got == [("p1", False), ("p2", True)]
     assert store.latest("a")["p1"]["sanitized"] is None  # the lake itself says "unknown"
     assert store.count("a") == 2
+    got = con.execute(
+        "SELECT reasoning, reasoning_tokens, cost_usd, sample_index FROM raw.responses WHERE prompt_id = 'p1'"
+    ).fetchall()
+    assert got == [(None, None, None, 0)]
+    assert con.execute("SELECT count(*) FROM raw.response_draws").fetchone() == (2,)
+    assert store.draws("a")[("p1", 0)]["content"] == "old answer"
     con.close()
 
 
@@ -146,7 +154,7 @@ def test_a_failed_open_releases_the_duckdb_file(tmp_path, monkeypatch):
 def test_an_old_responses_table_moves_into_the_lake_once(tmp_path):
     con = duckdb.connect(str(tmp_path / "old.duckdb"))
     con.execute("CREATE SCHEMA raw")
-    names = ", ".join(c for c in COLUMNS if c not in ("benchmark", "sanitized"))
+    names = ", ".join(COLUMNS[: COLUMNS.index("sanitized")][:2] + COLUMNS[3 : COLUMNS.index("sanitized")])
     con.execute(
         "CREATE TABLE raw.responses (prompt_id VARCHAR, model VARCHAR, request_hash VARCHAR,"
         " litellm_model VARCHAR, content VARCHAR, finish_reason VARCHAR, prompt_tokens INTEGER,"

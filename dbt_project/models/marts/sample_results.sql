@@ -8,6 +8,9 @@
 select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_id,
        p.messages,
        r.content as response,
+       -- A reasoning model's thinking (null for others), kept apart from the answer the parser read.
+       r.reasoning,
+       r.reasoning_tokens,
        r.error as response_error,
        r.finish_reason,
        pr.input_tokens,
