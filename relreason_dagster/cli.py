@@ -184,7 +184,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
     (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
     from relreason_dagster.benchmarks.registry import baseline_names, get_family
-    from relreason_dagster.llm.registry import enabled_models, get_model, require_api_key
+    from relreason_dagster.llm.registry import enabled_models, require_api_key, resolve_model
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
@@ -201,10 +201,13 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     profile_families = settings.profile_families(args.profile)
     for name in benchmarks or []:
         get_family(name)
+    model_options = _model_options(getattr(args, "model_option", None))
     for name in models:
         if name not in baselines:
-            require_api_key(get_model(settings.models_path(), name))
+            require_api_key(resolve_model(settings.models_path(), name, model_options))
     families = benchmarks or profile_families
+    if getattr(args, "dry_run", False):
+        return _dry_run(args, models, benchmarks, model_options)
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
@@ -221,6 +224,8 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
             rerun=args.rerun,
             on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
             samples=getattr(args, "samples", None),
+            model_options=model_options or None,
+            limit=getattr(args, "limit", None),
             **family_options,
         )
     except Exception as exc:
@@ -254,6 +259,47 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         f"results {time.perf_counter() - start - pipeline_s:.1f} s"
     )
     return 1 if report.failures or getattr(report, "answered_nothing", None) else 0
+
+
+def _dry_run(
+    args: argparse.Namespace, models: list[str], benchmarks: list[str] | None, options: dict[str, Any]
+) -> int:
+    """`relreason run --dry-run`: per model, the prompts, the calls still to make, tokens and cost."""
+    from relreason_dagster.dry_run import estimate
+
+    found = estimate(
+        models,
+        profile=args.profile,
+        benchmarks=benchmarks,
+        seed=args.seed,
+        samples=getattr(args, "samples", None),
+        model_options=options or None,
+        limit=getattr(args, "limit", None),
+    )
+    columns = ["model", "prompts", "requests", "stored", "calls", "input_tokens", "max_output_tokens",
+               "est_cost_usd", "note"]
+    rows = [
+        [e.model, e.prompts, e.requests, e.stored, e.calls, e.input_tokens, e.max_output_tokens,
+         "unknown" if e.cost_usd is None else f"{e.cost_usd:.4f}", e.note]
+        for e in found
+    ]
+    print(format_table(columns, rows))
+    say(
+        "relreason: dry run, no model was called; est_cost_usd prices input_tokens and max_output_tokens "
+        "(an upper bound) with LiteLLM's offline cost map"
+    )
+    return 0
+
+
+def _model_options(items: Sequence[str] | None) -> dict[str, Any]:
+    """``-M KEY=VALUE`` options as a dict, each value read as YAML (0.7 a number, low a string)."""
+    options: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"-M {item!r}: expected KEY=VALUE, e.g. -M temperature=0 or -M api_base=URL")
+        options[key.strip()] = _coerce(value)
+    return options
 
 
 def _check_lake() -> None:
@@ -699,8 +745,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--model",
         required=True,
         action="append",
-        help="a model of models.yaml, or a family's trained baseline (dlm); repeat to run several "
-        "side by side",
+        help="a model of models.yaml, a LiteLLM model string with no entry (openai/gpt-4o-mini: its name "
+        "in the results), or a family's trained baseline (dlm); repeat to run several side by side",
     )
     run.add_argument(
         "--benchmark", default=None, help=f"only this family: {families} (default: the profile's families)"
@@ -719,6 +765,28 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="ask every prompt K times, each draw stored and scored on its own (pass@k, maj@k; "
         "default: the profile's samples knob, else 1)",
+    )
+    run.add_argument(
+        "-M",
+        "--model-option",
+        action="append",
+        default=None,
+        metavar="KEY=VALUE",
+        help="over every model of the run: a models.yaml field (api_base, api_key_env, concurrency, "
+        "reasoning, max_cost, rpm, tpm, ...) or a generation param (temperature, reasoning_effort, ...); "
+        "repeatable.  A --model with a '/' and no models.yaml entry is a LiteLLM model string",
+    )
+    run.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="ask only the first N samples of each task (by sample id)",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="call no model: print per model the prompts, calls still to make, tokens and estimated cost",
     )
     context = CommandContext(run_parser=run)
     demo.set_defaults(handler=functools.partial(cmd_run, demo=True))

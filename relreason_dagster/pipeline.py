@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import datetime
 import errno
+import json
 import os
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from typing import Any
 from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.registry import get_model, require_api_key
+from relreason_dagster.llm.registry import get_model, require_api_key, resolve_model
 from relreason_dagster.settings import max_concurrent_runs
 from relreason_dagster.storage import launch_record
 
@@ -411,12 +412,16 @@ def run_pipeline(
     rerun: bool = False,
     on_launch: Callable[[], None] | None = None,
     samples: int | None = None,
+    model_options: dict[str, Any] | None = None,
+    limit: int | None = None,
 ) -> PipelineReport:
     """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
     the marts.
 
     ``samples`` (``--samples K``) asks every prompt K times, each draw a row of its own (None: the
-    profile's ``samples`` knob, else once).
+    profile's ``samples`` knob, else once).  ``model_options`` (``-M KEY=VALUE``) are laid over every
+    LLM's entry; a model name with a ``/`` and no entry is an ad-hoc LiteLLM model string.  ``limit``
+    (``--limit N``) asks only the first N samples of each task.
 
     A baseline's model name (``dlm``, which the relational family declares) trains (or reuses) it for
     the tasks the profile names and scores it on its family's test samples instead of calling an LLM;
@@ -439,7 +444,8 @@ def run_pipeline(
         baseline_tasks[model] = get_baseline(model).tasks(
             settings.get_profile(profile, family), dlm_train_size
         )
-    specs = [get_model(settings.models_path(), m) for m in models if m not in baseline_tasks]
+    path = settings.models_path()
+    specs = [resolve_model(path, m, model_options) for m in models if m not in baseline_tasks]
     for spec in specs:
         require_api_key(spec)
     launch_key = {
@@ -457,6 +463,12 @@ def run_pipeline(
         if samples < 1:
             raise ConfigError(f"--samples must be a positive integer, got {samples}")
         launch_key["samples"] = samples
+    if model_options:
+        launch_key["model_options"] = model_options
+    if limit is not None:
+        if limit < 1:
+            raise ConfigError(f"--limit must be a positive integer, got {limit}")
+        launch_key["limit"] = limit
     started = time.perf_counter()
     from relreason_dagster.storage.lake import Lake
 
@@ -488,6 +500,8 @@ def run_pipeline(
         dlm_train_size=dlm_train_size or 0,
         step_model=judge or "",
         samples=samples or 0,
+        model_options=json.dumps(model_options, sort_keys=True) if model_options else "",
+        limit=limit or 0,
     )
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
     step_models = _require_step_models(run_settings, families) if specs else []

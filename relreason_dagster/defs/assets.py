@@ -21,7 +21,7 @@ from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.llm.gateway import ProgressPrinter, RunStats, run_model
-from relreason_dagster.llm.registry import get_model, require_api_key
+from relreason_dagster.llm.registry import require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage import answered, built_from
 from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
@@ -29,7 +29,12 @@ from relreason_dagster.storage.fingerprints import code_digest
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.parsed_answers import refresh_parsed_answers
 from relreason_dagster.storage.parsed_draws import refresh_parsed_draws
-from relreason_dagster.storage.prompt_snapshots import current_prompts, snapshot_rows, write_snapshot
+from relreason_dagster.storage.prompt_snapshots import (
+    current_prompts,
+    first_samples,
+    snapshot_rows,
+    write_snapshot,
+)
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
 
@@ -215,7 +220,7 @@ def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[s
 )
 def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings):
     started = time.time()
-    spec = get_model(run_settings.models_path(), context.partition_key)
+    spec = run_settings.model(context.partition_key)
     require_api_key(spec)
     lake = Lake.default()
     families = run_settings.family_names()
@@ -224,8 +229,10 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     drawn = {name: k for name, k in samples.items() if k > 1}
     # Progress goes to the run's log (UI) and to stderr (CLI, compute logs).
     progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-    # More draws are a pass still to make; at one draw the key is as it always was.
+    # More draws (or another --limit) are a pass still to make; otherwise the key is as it always was.
     asked = {**generation, "_samples": drawn} if drawn else generation
+    if run_settings.limit:
+        asked = {**asked, "_limit": run_settings.limit}
     key = answered.pass_key(lake, spec, families, asked)
     record = answered.read_pass(lake, spec.name) if key is not None else None
     if record is not None and record["key"] == key:
@@ -236,13 +243,15 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
         answered.forget_pass(lake, spec.name)
         # The prompts' lake snapshot, not the DuckDB file: this step runs on any worker that sees the lake.
         todo = _asked(run_settings, spec.kind, current_prompts(lake, families))
+        if run_settings.limit:
+            todo = first_samples(todo, run_settings.limit)
         for row in todo:
             row["messages"] = json.loads(row["messages"])
             if generation.get(row["benchmark"]):
                 row["params"] = generation[row["benchmark"]]
             row["samples"] = samples.get(row["benchmark"], 1)
         stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
-        if stats.errors == 0 and stats.done == stats.total:
+        if stats.errors == 0 and stats.done == stats.total and not stats.budget_stopped:
             # The listing now holds this pass's writes.
             after = answered.pass_key(lake, spec, families, asked)
             if after is not None:

@@ -62,6 +62,11 @@ class RunSettings(dg.ConfigurableResource):
     overrides: str = ""
     # Draws per prompt (`relreason run --samples K`); 0: the profile's ``samples`` knob, else 1.
     samples: int = 0
+    # `relreason run -M KEY=VALUE` as JSON: entry fields and generation params laid over every LLM of
+    # the run (and what an ad-hoc model, a LiteLLM model string with no registry entry, is run with).
+    model_options: str = ""
+    # `relreason run --limit N`: ask only the first N samples of each task (0: all).
+    limit: int = 0
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.
@@ -96,6 +101,13 @@ class RunSettings(dg.ConfigurableResource):
                 f"{knob!r} in its {family} section"
             )
         return str(name)
+
+    def model(self, name: str) -> Any:
+        """The ModelSpec of ``name``: its registry entry (or an ad-hoc one) with this run's ``-M``."""
+        from relreason_dagster.llm.registry import resolve_model
+
+        options = json.loads(self.model_options) if self.model_options else {}
+        return resolve_model(self.models_path(), name, options)
 
     def samples_for(self, family: str) -> int:
         """How many times each of the family's prompts is asked: ``--samples``, else its profile's knob."""

@@ -67,7 +67,9 @@ import litellm
 
 # Importing this module ran relreason_dagster/llm/__init__.py first, which set
 # LiteLLM's offline environment defaults before the import above.
+from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import rejected_params
+from relreason_dagster.llm.rate_limits import CHARS_PER_TOKEN, RateLimiter, share
 from relreason_dagster.llm.reasoning import split_reasoning
 from relreason_dagster.llm.redaction import Redactor, redactor_for
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
@@ -209,10 +211,14 @@ class RunStats:
     workers: int = 1
     # Seconds this run waited for another run of the same model to finish its calls.
     waited_s: float = 0.0
+    # Requests not sent because the model's ``max_cost`` was reached (stored rows are kept; a run
+    # with a higher budget asks them), and the USD the model's stored calls cost (None: no budget).
+    budget_stopped: int = 0
+    spent_usd: float | None = None
 
     @property
     def done(self) -> int:
-        return self.called + self.shared + self.cached + self.skipped
+        return self.called + self.shared + self.cached + self.skipped + self.budget_stopped
 
     def summary(self) -> str:
         line = (
@@ -227,6 +233,11 @@ class RunStats:
         line += f" in {self.seconds:.1f} s"
         if self.waited_s > 0:
             line += f", {self.waited_s:.1f} s of it waiting for another run of this model"
+        if self.budget_stopped:
+            line += (
+                f"; stopped at its max_cost (${self.spent_usd or 0:.4f} spent): {self.budget_stopped} "
+                "prompts not asked, raise max_cost and run again to ask them"
+            )
         return line
 
 
@@ -559,6 +570,11 @@ def _size(work: _Work) -> int:
     return 1 + sum(len(str(m.get("content", ""))) for m in work.messages if isinstance(m, dict))
 
 
+def _tokens(work: _Work) -> int:
+    """What a request may count against a tokens-per-minute limit: its prompt (chars / 4) and max_tokens."""
+    return _size(work) // CHARS_PER_TOKEN + int(work.params.get("max_tokens") or 0)
+
+
 def _samples(prompt: Mapping[str, Any]) -> int:
     """How many draws a prompt asks for (``samples``, default 1)."""
     value = prompt.get("samples") or 1
@@ -710,6 +726,23 @@ class _Runner:
         self.total = 0
         self.quiet_kwargs = _quiet_kwargs()
         self.redact = redactor_for(spec)
+        self.limiter = RateLimiter(spec.rpm, spec.tpm)
+        # USD spent by this model's calls, stored ones included (``max_cost``; set by _answer).
+        self.spent = 0.0
+
+    def _over_budget(self) -> bool:
+        return self.spec.max_cost is not None and self.spent >= self.spec.max_cost
+
+    def _stop_for_budget(self, first: _Work, fresh: Any) -> None:
+        """Count ``first`` and every request not yet sent as stopped by the budget (once, with a line)."""
+        stopped = [first, *fresh]
+        self.stats.budget_stopped += sum(len(w.prompt_ids) for w in stopped)
+        self.stats.spent_usd = self.spent
+        self._notice(
+            f"{self.spec.name}: max_cost ${self.spec.max_cost:g} reached (${self.spent:.4f} spent); "
+            f"{sum(len(w.prompt_ids) for w in stopped)} prompts not asked, the answers so far are kept"
+        )
+        self._report()
 
     def _notice(self, line: str) -> None:
         """One line for the user: through the progress printer's log when there is one, else stderr."""
@@ -815,6 +848,7 @@ class _Runner:
 
     async def _attempt(self, job: _Job) -> float | None:
         """Send ``job`` once.  None: its outcome is stored; else the seconds to wait before the next try."""
+        await self.limiter.acquire(_tokens(job.work))
         job.attempts += 1
         self.stats.attempts += 1
         start = time.monotonic()
@@ -867,6 +901,9 @@ class _Runner:
                     job = ready.popleft()
                 else:
                     work = next(fresh, None)
+                    if work is not None and self._over_budget():
+                        self._stop_for_budget(work, fresh)
+                        work = None
                     if work is None:
                         if not waiting:
                             return
@@ -915,7 +952,15 @@ class _Runner:
                 {
                     "lake_url": self.store.lake.url,
                     "spec": dataclasses.replace(
-                        self.spec, concurrency=total // n + (1 if k < total % n else 0), workers=1
+                        self.spec,
+                        concurrency=total // n + (1 if k < total % n else 0),
+                        workers=1,
+                        rpm=share(self.spec.rpm, n, k),
+                        tpm=share(self.spec.tpm, n, k),
+                        # Each process gets an equal share of what is left of the budget.
+                        max_cost=None
+                        if self.spec.max_cost is None
+                        else max(self.spec.max_cost - self.spent, 0.0) / n,
                     ),
                     "works": works,
                     "benchmarks": {
@@ -974,6 +1019,7 @@ class _Runner:
         self.stats.errors = sum(s.get("errors", 0) for s in snapshots)
         self.stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
         self.stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
+        self.stats.budget_stopped = sum(s.get("budget_stopped", 0) for s in snapshots)
         kinds: dict[str, int] = {}
         for s in snapshots:
             for kind, count in s.get("error_kinds", {}).items():
@@ -1028,6 +1074,9 @@ class _Runner:
 
     def _finish(self, work: _Work, outcome: _Outcome) -> None:
         self._store(work, outcome)
+        if outcome.cost_usd is not None:
+            self.spent += outcome.cost_usd
+            self.stats.spent_usd = self.spent
         self.stats.called += 1  # one request, whatever number of identical prompts it answers
         self.stats.shared += len(work.prompt_ids) - 1
         self.stats.work_done += _size(work)
@@ -1055,6 +1104,14 @@ class _Runner:
 
     async def _answer(self, works: dict[str, _Work]) -> None:
         """Skip what is stored, copy cache hits, call the model for the rest, merge this run's files."""
+        if self.spec.max_cost is not None:
+            if not price_known(self.spec.litellm_model):
+                raise ConfigError(
+                    f"model {self.spec.name!r}: max_cost needs a price, and LiteLLM's cost map has none for "
+                    f"{self.spec.litellm_model}; remove max_cost or use a model LiteLLM can price"
+                )
+            self.spent = self.store.spent(self.spec.name)
+            self.stats.spent_usd = self.spent
         done, hits = self._existing(works)
         to_call: list[_Work] = []
         cache_pairs: list[tuple[str, str]] = []
@@ -1147,6 +1204,7 @@ def _counters(stats: RunStats) -> dict[str, Any]:
         "errors": stats.errors,
         "attempts": stats.attempts,
         "work_done": stats.work_done,
+        "budget_stopped": stats.budget_stopped,
         "error_kinds": dict(stats.error_kinds),
     }
 

@@ -12,6 +12,7 @@ holds its key (``api_key_env``) and :func:`require_api_key` reads it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -39,6 +40,9 @@ _OPTIONAL_FIELDS = (
     "workers",
     "kind",
     "reasoning",
+    "max_cost",
+    "rpm",
+    "tpm",
 )
 _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
 
@@ -93,6 +97,11 @@ class ModelSpec:
     # None splits a reply that starts with ``<think>``; "think_tags" also one with only ``</think>``;
     # "none" never splits.
     reasoning: str | None = None
+    # Budget in USD of all this model's calls (stored ones included): calls stop cleanly once reached.
+    max_cost: float | None = None
+    # Requests and estimated tokens per minute the provider allows (llm/rate_limits.py).
+    rpm: int | None = None
+    tpm: int | None = None
 
     @property
     def provider(self) -> str:
@@ -242,6 +251,15 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         if entry["reasoning"] not in REASONING_MODES:
             raise fail("reasoning", " or ".join(repr(k) for k in REASONING_MODES))
         kwargs["reasoning"] = entry["reasoning"]
+    for key in ("rpm", "tpm"):
+        if entry.get(key) is not None:
+            positive_int(key)
+            kwargs[key] = entry[key]
+    if entry.get("max_cost") is not None:
+        value = entry["max_cost"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise fail("max_cost", "a positive number of US dollars")
+        kwargs["max_cost"] = float(value)
     if "timeout_s" in entry:
         value = entry["timeout_s"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -318,6 +336,43 @@ def get_model(path: str | Path, name: str) -> ModelSpec:
         known = ", ".join(f"{n}" if s.enabled else f"{n} (disabled)" for n, s in specs.items()) or "none"
         raise ConfigError(f"unknown model {name!r} in {_display(Path(path))}; known models: {known}")
     return specs[name]
+
+
+# Keys of ``relreason run -M KEY=VALUE`` that set an entry field; every other key is a generation param.
+ENTRY_OPTIONS = tuple(f for f in _OPTIONAL_FIELDS if f not in ("params", "enabled"))
+
+
+def resolve_model(path: str | Path, name: str, options: dict[str, Any] | None = None) -> ModelSpec:
+    """The model a run asks for ``name``: its registry entry, or, for a name with a ``/`` that has none,
+    an ad-hoc model whose LiteLLM model string (and name in the results) is ``name``.
+
+    ``options`` are ``relreason run -M KEY=VALUE``: entry fields (``api_base``, ``api_key_env``,
+    ``concurrency``, ``reasoning``, ...) or generation params (anything else: ``temperature``,
+    ``reasoning_effort``, ...), laid over the entry and checked exactly as models.yaml is, so a bad
+    value is the same one-line error.  Without a registry entry and without a ``/`` the name is unknown.
+    """
+    options = dict(options or {})
+    try:
+        spec = get_model(path, name)
+    except ConfigError as exc:
+        if "/" not in name:
+            raise ConfigError(f"{exc}, or a LiteLLM model string such as openai/gpt-4o-mini") from None
+        spec = None
+    if spec is None:
+        entry: dict[str, Any] = {"name": "adhoc", "litellm_model": name, "params": {}}
+    else:
+        entry = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None}
+        if not options:
+            return spec
+    params = {k: v for k, v in options.items() if k not in ENTRY_OPTIONS}
+    entry.update({k: v for k, v in options.items() if k in ENTRY_OPTIONS})
+    entry["params"] = {**entry.get("params", {}), **params}
+    try:
+        checked = _check_entry("-M", 0, entry)
+    except ConfigError as exc:
+        text = str(exc).replace("-M: models[0].params.", "-M ").replace("-M: models[0].", "-M ")
+        raise ConfigError(f"{text} (model {name!r})") from None
+    return dataclasses.replace(checked, name=name)
 
 
 def require_api_key(spec: ModelSpec) -> str | None:

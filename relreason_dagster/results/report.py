@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster.benchmarks.base import ReportSection
+from relreason_dagster.results.comparisons import generic_sections
 from relreason_dagster.results.figures import existing_tables, read_marts, render, report_sections
 from relreason_dagster.results.report_tables import (
     OVERVIEW_TABLES,
@@ -443,10 +444,17 @@ def build_report(
         + "</section>"
     ]
     parts += [_section_html(section, con, figures.get(section.key, []), tables) for section in sections]
+    generic = generic_sections(con)
+    parts += [f'<section id="{_e(a)}"><h2>{_e(title)}</h2>{body}</section>' for a, title, body in generic]
     parts.append(
         f'<section id="samples-section"><h2>Samples</h2>{samples_html(samples, total, max_samples)}</section>'
     )
-    links = [("overview", "Overview"), *((s.key, s.label) for s in sections), ("samples-section", "Samples")]
+    links = [
+        ("overview", "Overview"),
+        *((s.key, s.label) for s in sections),
+        *((anchor, title) for anchor, title, _ in generic),
+        ("samples-section", "Samples"),
+    ]
     nav = "".join(f'<a href="#{_e(anchor)}">{_e(label)}</a>' for anchor, label in links)
     models = _models(con)
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

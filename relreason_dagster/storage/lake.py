@@ -88,6 +88,11 @@ PROMPTS_SCHEMA = pa.schema(
         ("max_tokens", pa.int32()),
         # The prompt's setting, so a model worker can skip what its kind is not asked (null in older files).
         ("setting", pa.string()),
+        # Which sample and cell it asks about, so `relreason run --limit N` can pick the first N samples
+        # of each task without the DuckDB file (null in older files: such a snapshot is asked whole).
+        ("sample_id", pa.string()),
+        ("task", pa.string()),
+        ("split", pa.string()),
     ]
 )
 TABLES: dict[str, pa.Schema] = {"responses": RESPONSES_SCHEMA, "prompts": PROMPTS_SCHEMA}

@@ -33,6 +33,9 @@ def write_snapshot(lake: Lake, benchmark: str, rows: Sequence[dict[str, Any]]) -
             ],
             "max_tokens": [r.get("max_tokens") for r in rows],
             "setting": [r.get("setting") for r in rows],
+            "sample_id": [r.get("sample_id") for r in rows],
+            "task": [r.get("task") for r in rows],
+            "split": [r.get("split") for r in rows],
         },
         schema=PROMPTS_SCHEMA,
     )
@@ -44,6 +47,9 @@ def write_snapshot(lake: Lake, benchmark: str, rows: Sequence[dict[str, Any]]) -
                 "messages": [None],
                 "max_tokens": [None],
                 "setting": [None],
+                "sample_id": [None],
+                "task": [None],
+                "split": [None],
             },
             schema=PROMPTS_SCHEMA,
         )
@@ -82,3 +88,15 @@ def current_prompts(lake: Lake, benchmarks: Sequence[str]) -> list[dict[str, Any
         out.extend(r for r in rows if r["prompt_id"] is not None)
     out.sort(key=lambda r: r["prompt_id"])
     return out
+
+
+def first_samples(rows: Sequence[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The prompts of the first ``limit`` samples (by sample id) of each benchmark, task and split
+    (``relreason run --limit N``); every setting of a kept sample is kept.  A prompt of an older
+    snapshot, which does not name its sample, is kept: nothing says which sample it asks about."""
+    ids: dict[tuple[Any, Any, Any], set[str]] = {}
+    for row in rows:
+        if row.get("sample_id") is not None:
+            ids.setdefault((row["benchmark"], row.get("task"), row.get("split")), set()).add(row["sample_id"])
+    kept = {sid for group in ids.values() for sid in sorted(group)[:limit]}
+    return [row for row in rows if row.get("sample_id") is None or row["sample_id"] in kept]

@@ -103,6 +103,11 @@ class ResponseStore:
             out[(row["prompt_id"], row["sample_index"] or 0)] = row
         return out
 
+    def spent(self, model: str) -> float:
+        """USD the model's stored calls cost (rows without a known price count 0): its ``max_cost`` use."""
+        table = self.lake.read(TABLE, columns=["cost_usd"], partition={"model": model})
+        return float(sum(c for c in table.column("cost_usd").to_pylist() if c is not None))
+
     def count(self, model: str | None = None) -> int:
         """Distinct (prompt, model) pairs stored: what ``select count(*) from raw.responses`` says."""
         table = self.lake.read(

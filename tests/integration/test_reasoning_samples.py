@@ -123,3 +123,21 @@ def test_sampling_and_paired_marts(home):
     pairs = rows("SELECT model_a, model_b, n, p_value, p_holm FROM marts.paired_comparisons")
     assert pairs and {(a, b) for a, b, *_ in pairs} == {tuple(sorted(MODELS))}
     assert all(n > 0 and 0 <= p <= holm <= 1 for _, _, n, p, holm in pairs)
+
+
+def test_report_and_samples_show_the_reasoning_collapsed_and_the_a_vs_b_section(home, tmp_path):
+    import duckdb
+
+    from relreason_dagster.results.report import build_report
+    from relreason_dagster.results.samples import format_sample, sample_rows
+
+    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    try:
+        page = build_report(con, tmp_path).path.read_text(encoding="utf-8")
+        shown = [format_sample(r) for r in sample_rows(con, model="reasoner-tags", limit=2)]
+    finally:
+        con.close()
+    assert '<section id="a-vs-b"><h2>A vs B</h2>' in page and "reasoner-field</b> vs <b>reasoner-tags" in page
+    assert '<section id="sampling">' in page
+    assert "<details><summary>reasoning (" in page
+    assert shown and all("--- reasoning (" in text and "<think>" not in text for text in shown)
