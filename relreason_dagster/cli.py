@@ -535,14 +535,72 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "-w",
         str(settings.REPO_ROOT / "workspace.yaml"),
     ]
-    print(f"Dagster UI on http://127.0.0.1:{args.port} (Ctrl-C stops it)")
-    # dagster dev ignores SIGINT when inherited as ignored; restore the default for the child.
-    proc = subprocess.Popen(cmd, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    print(f"Dagster UI on http://127.0.0.1:{args.port} (Ctrl-C stops it)", flush=True)
+    return _serve_ui(cmd)
+
+
+# How long `dagster dev` gets to stop its webserver, daemon and code servers before SIGKILL.
+UI_STOP_WAIT_S = 20.0
+
+
+def _serve_ui(cmd: list[str]) -> int:
+    """Run `dagster dev` in a process group of its own and stop that whole group when this ends.
+
+    A `kill` of `relreason ui` used to leave the `dagster dev` tree (webserver, daemon, code server)
+    running and holding the port; Ctrl-C, SIGTERM and SIGHUP now all stop the group: SIGTERM first,
+    then SIGKILL for whatever is left after :data:`UI_STOP_WAIT_S`.
+    """
+
+    def restore() -> None:  # dagster dev ignores SIGINT inherited as ignored (a background shell)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen(cmd, preexec_fn=restore, start_new_session=True)
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return proc.wait()
     except KeyboardInterrupt:
-        proc.terminate()
-        return proc.wait()
+        _stop_group(proc)
+        return 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if proc.poll() is None:
+            _stop_group(proc)
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the child's process group, then SIGKILL to what is left of it."""
+    import contextlib
+
+    for sig, wait_s in ((signal.SIGTERM, UI_STOP_WAIT_S), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            continue
+        if not _group_alive(proc.pid):
+            return
+        if sig == signal.SIGTERM:  # the leader exited; give its children the same time, then kill
+            deadline = time.monotonic() + wait_s
+            while _group_alive(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if not _group_alive(proc.pid):
+                return
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
