@@ -53,6 +53,18 @@ def _reusable(con: Any, baseline: Baseline, run: Any) -> dict[str, Any] | None:
     return rows[0]
 
 
+def _outside_profile(baseline: Baseline, family: str, task: str, run_settings: RunSettings) -> str | None:
+    """Why ``task`` is not trained under this run's profile, or None when the profile names it.
+
+    The partitions are every task of the family, so the UI's "Materialize all" asks for all of them;
+    only the profile's tasks are trained (the smoke profile's two, not nine), as `relreason run` does.
+    """
+    profile = run_settings.profile_for(family)
+    if task in baseline.tasks(profile, run_settings.dlm_train_size or None):
+        return None
+    return f"{task} is not among profile {profile.name!r}'s tasks for this baseline: nothing trained"
+
+
 def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinition]:
     """The training and scoring assets of baseline ``model``, one partition per task of its family."""
     baseline = get_baseline(model)
@@ -73,6 +85,10 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
     )
     def checkpoints(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
         task = context.partition_key
+        skipped = _outside_profile(baseline, family, task, run_settings)
+        if skipped is not None:
+            context.log.info(skipped)
+            return dg.MaterializeResult(metadata={"trained": 0, "reused": 0, "skipped": skipped})
 
         def log(line: str) -> None:
             context.log.info(line)
@@ -119,6 +135,10 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
     )
     def answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
         task = context.partition_key
+        skipped = _outside_profile(baseline, family, task, run_settings)
+        if skipped is not None:  # rows a profile that names the task stored are kept
+            context.log.info(skipped)
+            return dg.MaterializeResult(metadata={"rows": 0, "skipped": skipped})
         scorer = get_family(family)
         rows: list[dict[str, Any]] = []
         # Counts per split for the UI; the baseline's F1 is computed once, in SQL, by the marts.

@@ -12,6 +12,11 @@ dependencies, so adding an asset to a job is all it takes to place it.
 * ``judge``: the families' steps over every model's answers (a judge model);
 * ``marts``: dbt build and the figures drawn from the marts (``defs/figure_assets.py``).
 
+One more job is for the UI only: ``add_model`` (:data:`UI_JOBS`), a new model's whole pass as one
+launch: ``model_work``, ``judge`` and ``marts`` in one run for the model's partition (the judge steps
+and the marts are unpartitioned, so they run once, after the partition's steps).  It overlaps the
+jobs above, so the launcher, which orders runs by the job that owns each asset, never plans it.
+
 Executors (``RELREASON_EXECUTOR``): ``in_process`` (one process, tests and
 debugging), ``multiprocess`` (default: a process per step), ``celery`` (steps
 on the Celery workers of the broker at ``RELREASON_CELERY_BROKER``; see
@@ -108,11 +113,26 @@ def executor_def(name: str) -> dg.ExecutorDefinition:
     raise ConfigError(f"unknown executor {name!r}; use one of {', '.join(EXECUTORS)}")
 
 
+# Jobs a user launches from the UI; `relreason run` launches the jobs above, in order.
+UI_JOBS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
+    "add_model": (
+        "A model's whole pass in one run (pick its partition): its responses, parsed answers and "
+        "per-model follow-ups, then the judge steps and the marts. What `relreason run --model M` does "
+        "for one LLM once samples and prompts exist (the prepare job).",
+        [
+            *JOB_SELECTIONS["model_work"][1],
+            *JOB_SELECTIONS["judge"][1],
+            *JOB_SELECTIONS["marts"][1],
+        ],
+    ),
+}
+
+
 def build_jobs(executor: str | None = None) -> list[dg.UnresolvedAssetJobDefinition]:
     """Every job of the pipeline, each with ``executor`` (default: the configured one)."""
     chosen = executor_def(executor or executor_name())
     jobs = []
-    for name, (description, assets) in JOB_SELECTIONS.items():
+    for name, (description, assets) in {**JOB_SELECTIONS, **UI_JOBS}.items():
         partitions = {a.partitions_def for a in assets if a.partitions_def is not None}
         jobs.append(
             dg.define_asset_job(
