@@ -373,9 +373,9 @@ def _launch(
 
 
 def _run_tags(models: list[str], families: list[str], profile: str, kind: str) -> dict[str, str]:
-    """Tags every run of one `relreason` command carries: the UI's run list says what it was."""
+    """Tags every run of one `relreason` command carries: the UI's run list says what it was (``kind``,
+    run or detect, is the job's name already)."""
     return {
-        "relreason/command": kind,
         "relreason/models": ",".join(models) or "-",
         "relreason/benchmarks": ",".join(families),
         "relreason/profile": profile,

@@ -128,6 +128,25 @@ UI_JOBS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
 }
 
 
+def job_tags(partitioned: bool) -> dict[str, str]:
+    """The tags a run launched from the UI carries: the profile and benchmarks its settings default
+    to (those the definitions loaded with), and for a job over every model, ``all``; a partitioned
+    run names its model in its partition tag.  `relreason run` overrides them with its own values."""
+    from relreason_dagster import settings
+    from relreason_dagster.benchmarks.registry import family_names
+
+    profile = settings.current_profile_name()
+    try:
+        in_profile = set(settings.profile_families(profile))
+    except ConfigError:  # a bad profile fails the run's settings with its own line
+        in_profile = set()
+    tags = {
+        "relreason/profile": profile,
+        "relreason/benchmarks": ",".join(n for n in family_names() if n in in_profile) or "-",
+    }
+    return tags if partitioned else {**tags, "relreason/models": "all"}
+
+
 def build_jobs(executor: str | None = None) -> list[dg.UnresolvedAssetJobDefinition]:
     """Every job of the pipeline, each with ``executor`` (default: the configured one)."""
     chosen = executor_def(executor or executor_name())
@@ -141,6 +160,7 @@ def build_jobs(executor: str | None = None) -> list[dg.UnresolvedAssetJobDefinit
                 description=description,
                 partitions_def=next(iter(partitions)) if partitions else None,
                 executor_def=chosen,
+                tags=job_tags(bool(partitions)),
             )
         )
     return jobs

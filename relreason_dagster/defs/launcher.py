@@ -28,14 +28,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import dagster as dg
+from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 
 from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
 from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order, reconstructable_job
 from relreason_dagster.defs.partitions import FAMILY_TAG
 
-PID_TAG = "relreason/pid"
-HOST_TAG = "relreason/host"
-LAUNCH_TAG = "relreason/launch"  # one id per `relreason run`: the step watcher finds its runs by it
+# The launcher's own bookkeeping, under Dagster's hidden prefix: the UI shows a run's profile, models
+# and benchmarks (pipeline.py) and its partition, not these.
+PID_TAG = ".dagster/relreason-pid"
+HOST_TAG = ".dagster/relreason-host"
+LAUNCH_TAG = ".dagster/relreason-launch"  # one id per `relreason run`: the step watcher finds its runs
+# Files a run launched here under its job in the UI (each job's Runs tab filters on this label, which
+# Dagster gives runs it launches from a code location): workspace.yaml's one code location.
+REPOSITORY_LABEL = "__repository__@relreason_dagster.definitions:defs"
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -173,12 +179,24 @@ def _run_config(run_settings: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def run_tags_for(planned: PlannedRun, tags: Mapping[str, str]) -> dict[str, str]:
+    """A launched run's tags: the command's (profile, models, benchmarks), its partition, and hidden
+    ones (this process, the launch, the code location's label that files it under its job)."""
+    run_tags = {
+        **tags,
+        PID_TAG: str(os.getpid()),
+        HOST_TAG: socket.gethostname(),
+        REPOSITORY_LABEL_TAG: REPOSITORY_LABEL,
+    }
+    if planned.partition is not None:
+        run_tags["dagster/partition"] = planned.partition
+    return run_tags
+
+
 def _execute(
     planned: PlannedRun, executor: str, instance: dg.DagsterInstance, run_config: dict, tags: dict[str, str]
 ) -> RunOutcome:
-    run_tags = {**tags, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
-    if planned.partition is not None:
-        run_tags["dagster/partition"] = planned.partition
+    run_tags = run_tags_for(planned, tags)
     started = time.time()
     try:
         result = dg.execute_job(

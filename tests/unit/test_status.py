@@ -130,6 +130,8 @@ def test_duckdb_file_held_by_a_writer(home, capsys):
 
 def _fake_pipeline_job(fail: bool) -> str:
     """Source of a job on asset ``samples`` with check ``label_balance_check``: it fails, or it waits."""
+    from relreason_dagster.defs.launcher import HOST_TAG, PID_TAG
+
     body = "raise RuntimeError('boom: the samples step failed')" if fail else "time.sleep(600)"
     return textwrap.dedent(
         f"""
@@ -148,7 +150,7 @@ def _fake_pipeline_job(fail: bool) -> str:
             [samples, label_balance_check],
             instance=dg.DagsterInstance.get(),
             raise_on_error=False,
-            tags={{"relreason/pid": str(os.getpid()), "relreason/host": socket.gethostname()}},
+            tags={{{PID_TAG!r}: str(os.getpid()), {HOST_TAG!r}: socket.gethostname()}},
         )
         """
     )
