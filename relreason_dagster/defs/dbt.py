@@ -15,6 +15,8 @@ the newest :data:`KEEP_DBT_BUILDS` of them are kept.
 
 import contextlib
 import fcntl
+import functools
+import json
 import os
 import shutil
 import subprocess
@@ -131,6 +133,37 @@ def _preview_cell(value: Any) -> Any:
     return value
 
 
+@functools.cache
+def declared_columns() -> dict[str, dict[str, Any]]:
+    """Each dbt model's ``columns`` as its ``schema.yml`` declares them (from the manifest)."""
+    manifest = json.loads(Path(dbt_project.manifest_path).read_text())
+    return {
+        node["name"]: dict(node.get("columns") or {})
+        for node in manifest.get("nodes", {}).values()
+        if node.get("resource_type") == "model"
+    }
+
+
+def column_schema(con: Any, schema: str, table: str, described: dict[str, Any]) -> dg.TableSchema:
+    """Every column of the built table with its DuckDB type and the description its ``schema.yml``
+    gives (``described``: the manifest node's ``columns``).
+
+    dagster-dbt's own column schema lists only the columns ``schema.yml`` declares (4 of 11 for
+    ``relational_f1``), without types; this one is read from the table itself after dbt has exited.
+    """
+    rows = con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns"
+        " WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+        [schema, table],
+    ).fetchall()
+    return dg.TableSchema(
+        columns=[
+            dg.TableColumn(name, str(kind), (described.get(name) or {}).get("description") or None)
+            for name, kind in rows
+        ]
+    )
+
+
 def mart_preview(con: Any, relation: str, limit: int = MART_PREVIEW_LIMIT) -> tuple[int, str]:
     """``relation``'s row count and a Markdown preview of its first ``limit`` rows.
 
@@ -170,10 +203,16 @@ def relreason_dbt_models(
                     count, preview = mart_preview(con, f'marts."{path[1]}"')
                 except Exception as exc:  # noqa: BLE001 - a preview must never fail the build
                     count, preview = None, f"_(no preview: {str(exc).strip().splitlines()[0]})_"
+                columns = {}
+                with contextlib.suppress(Exception):  # the catalog's column list, with types
+                    schema = column_schema(con, "marts", path[1], declared_columns().get(path[1], {}))
+                    if schema.columns:
+                        columns = {"dagster/column_schema": schema}
                 event = event.with_metadata(
                     {
                         **event.metadata,
                         **({"rows": count} if count is not None else {}),
+                        **columns,
                         "preview": dg.MetadataValue.md(preview),
                     }
                 )
