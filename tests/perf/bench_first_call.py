@@ -32,19 +32,20 @@ from tests.perf._common import REPO_ROOT
 
 FIRST_CALL_TARGET_S = 5.0
 RERUN_TARGET_S = 30.0
-# One FLenQA prompt: one base instance of one task, 250 tokens, the direct prompt, no minimal text.
+# One prompt: one generated KOR logic question (our own rule text), no self-correction round.
 ONE_PROMPT = {
     "one-prompt": {
         "extends": "smoke",
         "relational": None,
         "selfcontra": None,
-        "kor": None,
-        "flenqa": {
-            "n_base": 1,
-            "tasks": ["MonoRel"],
-            "lengths": [250],
-            "minimal": False,
-            "settings": ["direct"],
+        "flenqa": None,
+        "kor": {
+            "source": "generated",
+            "categories": ["logic"],
+            "generated_rules": {"logic": ["1"]},
+            "mixed": {},
+            "self_correction_rounds": 0,
+            "max_tokens": 16,
         },
     }
 }
