@@ -155,9 +155,11 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
                     )
                 predict = baseline.predictor(stored, settings.relreason_home())
                 for sample in tests:
-                    scored = scorer.score_prediction(
-                        sample, predict(sample), {"seed": run.seed, "run_id": run.run_id}
-                    )
+                    # A baseline may train several recipes side by side: each run names its own setting.
+                    detail = {"seed": run.seed, "run_id": run.run_id}
+                    if getattr(run, "recipe", ""):
+                        detail["recipe"] = run.recipe
+                    scored = scorer.score_prediction(sample, predict(sample), detail)
                     by_split.setdefault(sample.split, []).append(bool(scored.correct))
                     base = {
                         "prompt_id": stable_hash(model, run.run_id, sample.sample_id),
@@ -166,7 +168,7 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
                         "benchmark": family,
                         "task": task,
                         "split": sample.split,
-                        "setting": baseline.setting,
+                        "setting": getattr(run, "setting", baseline.setting),
                     }
                     rows.append(answer_row(base, scored))
             replace_rows(con, "parsed_answers", rows, "model = ? AND task = ?", [model, task])

@@ -60,7 +60,7 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
 
     con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
     rows = con.execute(
-        "SELECT task, split, setting, n, f1 FROM marts.relational_f1 WHERE model = 'smollm2-135m'"
+        "SELECT task, split, setting, n, f1_all_answers FROM marts.relational_f1 WHERE model = 'smollm2-135m'"
     )
     rows = rows.fetchall()
     flenqa = con.execute(

@@ -278,9 +278,13 @@ def test_adding_a_model_runs_only_that_model(home):
     assert call_count("junk") == home["n_requests"]
     after = rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
     assert after == before
-    junk = rows("SELECT sum(n), sum(n_na), max(f1) FROM marts.relational_f1 WHERE model = 'junk'")
+    junk = rows(
+        "SELECT sum(n), sum(n_na), max(f1), bool_and(na_cell), max(f1_all_answers) "
+        "FROM marts.relational_f1 WHERE model = 'junk'"
+    )
     n_relational = home["per_family"]["relational"]
-    assert junk == [(n_relational, n_relational, 0.0)]
+    # Every answer unreadable: every cell is the study's N/A (no F1, not 0); over all answers it is 0.
+    assert junk == [(n_relational, n_relational, None, True, 0.0)]
     refused = rows("SELECT sum(n_refused), max(accuracy) FROM marts.flenqa_accuracy WHERE model = 'junk'")
     assert refused == [(2 * 3 * 2 * 3, 0.0)]  # every direct/cot answer of junk is a refusal
     oracle = rows("SELECT min(f1) FROM marts.relational_f1 WHERE model = 'oracle'")

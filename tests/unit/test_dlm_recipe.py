@@ -95,3 +95,37 @@ def test_noisy_or_quantifiers_are_max_and_min_on_truth_values():
     assert torch.all(noisy[..., :5] >= exact[..., :5]) and torch.all(noisy[..., 5:] <= exact[..., 5:])
     with pytest.raises(ConfigError, match="unknown soft_quantifiers"):
         DLMConfig.from_dict({"soft_quantifiers": "mean"})
+
+
+def test_study_protocol_is_the_studys_stated_protocol():
+    """≤ 500 epochs of the authors' 250 updates, stop below 1e-8 loss, and nothing relreason added."""
+    study = config_for("IsGrandparent", recipe="study-protocol")
+    layer = config_for("IsGrandparent", recipe="authors-layer")
+    assert (study.max_epochs, study.stop_loss, study.updates_per_epoch) == (500, 1e-8, 250)
+    assert study.exact_stop_loss == 0.0 and study.restarts == 0  # no stop at the first exact fit
+    assert study.loss_eps == 0.0  # the 1e-5 squeeze would keep the loss above the 1e-8 stop
+    assert (study.layout, study.head) == (layer.layout, layer.head) == ("authors", "and2")
+    # No per-task budget of the default recipe applies: 2-Outdegree too gets the protocol's 500 epochs.
+    assert config_for("2-Outdegree", recipe="study-protocol").max_epochs == 500
+
+
+def test_the_paper_profile_trains_both_recipes_each_named():
+    from relreason_dagster import settings
+
+    fewshot = [make_sample("2-Outdegree", "fewshot", i, 10, 20240101) for i in range(2)]
+    runs = plan_runs("2-Outdegree", fewshot, settings.get_profile("paper", "relational"), 20240101)
+    assert [(r.recipe, r.setting, r.seed) for r in runs] == [
+        ("relreason-1", "dlm", 0),
+        ("relreason-1", "dlm", 1),
+        ("relreason-1", "dlm", 2),
+        ("study-protocol", "dlm_study_protocol", 0),
+        ("study-protocol", "dlm_study_protocol", 1),
+        ("study-protocol", "dlm_study_protocol", 2),
+    ]
+    assert runs[3].config.max_epochs == 10  # the paper profile's cap on the protocol (dlm/README.md)
+    assert runs[0].config == config_for("2-Outdegree")  # the default's runs keep their config and ids
+    assert len({r.run_id for r in runs}) == 6
+    with pytest.raises(ConfigError, match="unknown recipe 'nope' in dlm_recipes"):
+        dlm_settings(Profile("t", {"dlm_recipes": ["default", "nope"]}))
+    with pytest.raises(ConfigError, match="unknown DLM setting"):
+        dlm_settings(Profile("t", {"dlm_recipe_overrides": {"study-protocol": {"epochs": 3}}}))

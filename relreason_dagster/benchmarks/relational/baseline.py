@@ -68,7 +68,8 @@ class DLMBaseline:
 
     def done_line(self, task: str, row: dict[str, Any]) -> str:
         return (
-            f"dlm {task} seed {row['seed']}: {row['total_epochs']} epochs in {row['wall_s']:.0f} s, "
+            f"dlm {task} ({row.get('recipe')}) seed {row['seed']}: {row['total_epochs']} epochs in "
+            f"{row['wall_s']:.0f} s, "
             f"{row['train_hard_errors']} wrong training cells; {row['program'][:200]}"
         )
 
@@ -79,6 +80,7 @@ class DLMBaseline:
             "config": rows[0]["config"],
             "runs": [
                 {
+                    "recipe": r.get("recipe"),
                     "seed": r["seed"],
                     "epochs": r["epochs"],
                     "attempts": r["attempts"],
@@ -90,7 +92,9 @@ class DLMBaseline:
                 }
                 for r in rows
             ],
-            "programs": "\n\n".join(f"seed {r['seed']}:\n```\n{r['program']}\n```" for r in rows),
+            "programs": "\n\n".join(
+                f"{r.get('recipe') or 'default'}, seed {r['seed']}:\n```\n{r['program']}\n```" for r in rows
+            ),
         }
 
 

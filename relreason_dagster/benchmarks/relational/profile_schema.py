@@ -23,4 +23,6 @@ SCHEMA: dict[str, Any] = {
     "dlm_train_size": int | None,
     "dlm_overrides": dict[str, Any],
     "dlm_recipe": str | None,
+    "dlm_recipes": list[str] | None,
+    "dlm_recipe_overrides": dict[str, Any] | None,
 }

@@ -12,6 +12,7 @@ RAW_TABLES: dict[str, str] = {
         run_id VARCHAR NOT NULL PRIMARY KEY,
         task VARCHAR NOT NULL,
         seed INTEGER NOT NULL,
+        recipe VARCHAR,
         config JSON NOT NULL,
         train_size INTEGER,
         train_sample_ids JSON,
@@ -56,4 +57,6 @@ RAW_TABLES: dict[str, str] = {
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     # What a check read (storage/parsed_answers.py); NULL on older rows: they redo once.
     "symbolic_checks": [("parse_key", "VARCHAR")],
+    # The DLM recipe a run trained with (dlm/config.py RECIPES); NULL on older rows (the task's default).
+    "dlm_runs": [("recipe", "VARCHAR")],
 }

@@ -1,5 +1,6 @@
 -- The relational study beside ours: F1 per task x split x nodes x setting, one long row per model, our
--- models (marts.relational_f1, source 'relreason', with the 95% bootstrap interval and n answers) and
+-- models (marts.relational_f1, source 'relreason', with the 95% bootstrap interval and n answers; value
+-- null where every answer was incomplete, the study's N/A, and the note says so) and
 -- the study's (marts.study_reference: Tables 1-3 and the §5.2 models Table 2 leaves out as all N/A;
 -- published = true, source = the table, no interval, no n).
 -- nodes is the family tree's / graph's size (the study: n = 10 for its IID test, n = 20 for OOD); ours
@@ -26,7 +27,9 @@ ours as (
            f.ci_low, f.ci_high, f.n::bigint as n,
            nullif(concat_ws('; ',
                case when sizes.mixed then 'samples of several sizes pooled' end,
-               case when f.n_na > 0 then format('{} of {} answers unreadable, scored F1 0', f.n_na, f.n) end
+               case when f.na_cell then format('N/A: all {} answers incomplete (the study''s rule)', f.n)
+                    when f.n_incomplete > 0 then format('{} of {} answers incomplete, in F1 as parsed (0 if unreadable)',
+                                                        f.n_incomplete, f.n) end
            ), '') as note
     from {{ ref('relational_f1') }} f
     left join sizes using (model, task, split, setting)

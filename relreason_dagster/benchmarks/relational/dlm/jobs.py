@@ -43,6 +43,7 @@ def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[
         "run_id": run.run_id,
         "task": run.task,
         "seed": run.seed,
+        "recipe": run.recipe,
         "config": json.dumps(run.config.to_dict(), sort_keys=True),
         "train_size": len(run.train),
         "train_sample_ids": json.dumps([s.sample_id for s in run.train]),

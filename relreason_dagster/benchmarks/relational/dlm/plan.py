@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
-from relreason_dagster.benchmarks.relational.dlm.config import RECIPES, DLMConfig, config_for
+from relreason_dagster.benchmarks.relational.dlm.config import RECIPES, DLMConfig, config_for, default_recipe
 from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
 from relreason_dagster.benchmarks.relational.generate import make_sample
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
@@ -26,6 +26,9 @@ from relreason_dagster.errors import ConfigError
 
 DLM_MODEL = "dlm"  # the model name DLM answers carry in parsed_answers
 DLM_SETTING = "dlm"  # their setting: truth-value matrices in, truth values out
+DEFAULT = "default"  # in ``dlm_recipes``: each task's default recipe (dlm.config.default_recipe)
+# The setting of a recipe's answers: the default recipes answer as ``dlm`` (what the marts always showed),
+# any other named recipe as ``dlm_<recipe>`` so that the two are separate cells of every mart.
 IMPLEMENTATION = "dlm-impl-4"  # bump when model/training code changes what a seed trains
 
 
@@ -38,6 +41,8 @@ class DLMRun:
     config: DLMConfig
     train: tuple[Sample, ...]
     run_id: str
+    recipe: str = ""  # the recipe's name in dlm.config.RECIPES (the task's default one included)
+    setting: str = DLM_SETTING  # the setting its answers carry: ``dlm`` for the default recipes
 
     def checkpoint_path(self, home: Path) -> Path:
         return home / "dlm" / self.task / f"{self.run_id}.pt"
@@ -52,6 +57,11 @@ class DLMSettings:
     train_size: int | None  # None: exactly the profile's few-shot samples
     overrides: dict[str, Any]
     recipe: str | None = None  # a name in dlm.config.RECIPES (None: each task's default); overrides on top
+    # Several recipes side by side (``dlm_recipes``; "default" is each task's default), each with its own
+    # overrides on top of ``overrides`` (``dlm_recipe_overrides``, e.g. the paper profile's cap on
+    # study-protocol).  Empty: the one ``recipe`` above.
+    recipes: tuple[str | None, ...] = ()
+    recipe_overrides: dict[str, dict[str, Any]] | None = None
 
 
 def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings:
@@ -70,7 +80,25 @@ def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings
     recipe = str(profile.get("dlm_recipe") or "") or None
     if recipe is not None and recipe not in RECIPES:
         raise ConfigError(f"unknown dlm_recipe {recipe!r}; known: {', '.join(RECIPES)}")
-    return DLMSettings(tasks, seeds, int(size) if size is not None else None, overrides, recipe)
+    recipes: list[str | None] = []
+    for name in profile.get("dlm_recipes") or []:
+        if name != DEFAULT and name not in RECIPES:
+            known = ", ".join([DEFAULT, *RECIPES])
+            raise ConfigError(f"unknown recipe {name!r} in dlm_recipes; known: {known}")
+        recipes.append(None if name == DEFAULT else name)
+    per_recipe = {str(k): dict(v or {}) for k, v in (profile.get("dlm_recipe_overrides") or {}).items()}
+    for name, values in per_recipe.items():
+        if name not in RECIPES:
+            raise ConfigError(f"unknown recipe {name!r} in dlm_recipe_overrides; known: {', '.join(RECIPES)}")
+        DLMConfig.from_dict(values)
+    return DLMSettings(
+        tasks, seeds, int(size) if size is not None else None, overrides, recipe, tuple(recipes), per_recipe
+    )
+
+
+def recipe_setting(recipe: str | None) -> str:
+    """The setting a recipe's answers carry: ``dlm`` for the tasks' defaults, ``dlm_<name>`` otherwise."""
+    return DLM_SETTING if recipe is None else f"{DLM_SETTING}_{recipe.replace('-', '_')}"
 
 
 def training_samples(
@@ -95,16 +123,26 @@ def plan_runs(
 ) -> list[DLMRun]:
     """One ``DLMRun`` per seed of the profile for ``task``."""
     settings = dlm_settings(profile, train_size)
-    config = config_for(task, settings.overrides, settings.recipe)
     train = training_samples(task, fewshot, settings.train_size, profile, run_seed)
     ids = [s.sample_id for s in train]
-    return [
-        DLMRun(
-            task=task,
-            seed=seed,
-            config=config,
-            train=train,
-            run_id=stable_hash(IMPLEMENTATION, torch.__version__, task, config.to_dict(), seed, ids),
-        )
-        for seed in settings.seeds
-    ]
+    if not settings.recipes:  # one recipe: its answers are the `dlm` setting whatever it is named
+        choices: list[tuple[str | None, str]] = [(settings.recipe, DLM_SETTING)]
+    else:
+        choices = [(name, recipe_setting(name)) for name in settings.recipes]
+    runs = []
+    for recipe, setting in choices:
+        extra = (settings.recipe_overrides or {}).get(recipe or "", {})
+        config = config_for(task, {**settings.overrides, **extra}, recipe)
+        runs += [
+            DLMRun(
+                task=task,
+                seed=seed,
+                config=config,
+                train=train,
+                run_id=stable_hash(IMPLEMENTATION, torch.__version__, task, config.to_dict(), seed, ids),
+                recipe=recipe or default_recipe(task),
+                setting=setting,
+            )
+            for seed in settings.seeds
+        ]
+    return runs
