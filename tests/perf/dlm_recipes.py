@@ -13,6 +13,10 @@ the paper profile's (run seed 20240101), the same as the pipeline's, so a line i
 misfit training cells, wall seconds, F1 at n = 10 and n = 20 (mean over the ten test samples), and the
 machine's load average when the training ended (the wall time is only comparable under equal load).
 Lines are appended as trainings finish, so a run stopped early keeps what it measured.
+
+``dlm_recipes.py --table A.jsonl [B.jsonl ...]`` prints the lines as the DLM README's table: per task and
+recipe, the seeds measured, mean F1 at n = 10 / n = 20 (per seed in brackets), epochs, final loss, misfit
+training cells, and the wall seconds per seed with the load average each ended at.
 """
 
 from __future__ import annotations
@@ -32,7 +36,41 @@ from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
 
 
+def table(paths: list[str]) -> str:
+    """The measured lines of ``paths`` as a Markdown table, one row per task x recipe, in file order."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for path in paths:
+        with open(path) as fh:
+            for line in fh:
+                row = json.loads(line)
+                groups.setdefault((row["task"], row["recipe"]), []).append(row)
+    out = [
+        "| task | recipe | seeds | F1 n=10 (per seed) | F1 n=20 (per seed) | epochs | final loss "
+        "| misfit cells | wall s per seed (load avg) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (task, recipe), rows in groups.items():
+
+        def cell(key: str, rows: list[dict] = rows) -> str:
+            values = [r[key] for r in rows]
+            return f"{sum(values) / len(values):.2f} ({', '.join(f'{v:.2f}' for v in values)})"
+
+        seeds = ", ".join(str(r["seed"]) for r in rows)
+        epochs = "/".join(str(r["epochs"]) for r in rows)
+        losses = "/".join(format(r["final_loss"], ".2g") for r in rows)
+        misfits = "/".join(str(r["misfit_cells"]) for r in rows)
+        walls = ", ".join(f"{r['wall_s']:.0f} ({r['loadavg_1m']:.0f})" for r in rows)
+        out.append(
+            f"| {task} | {recipe} | {seeds} | {cell('f1_n10')} | {cell('f1_n20')} | {epochs} | {losses} | "
+            f"{misfits} | {walls} |"
+        )
+    return "\n".join(out)
+
+
 def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--table":
+        print(table(argv[1:]))
+        return 0
     recipe_arg, out = argv[0], argv[1]
     rest = argv[2:]
     seeds, cap = [0, 1, 2], {}

@@ -52,7 +52,8 @@ def home(tmp_path, monkeypatch):
     con.execute(
         "CREATE TABLE marts.relational_f1 AS SELECT 'm' || (i % 2) AS model, 'HasFather' AS task,"
         " 'iid' AS split, 'nl' AS setting, 1 AS n, 0 AS n_na, 0 AS n_error, 0.123456 * i AS f1,"
-        " 0.0 AS ci_low, 1.0 AS ci_high"
+        " 0.0 AS ci_low, 1.0 AS ci_high, false AS na_cell, 0.0 AS incomplete_share,"
+        " 0.123456 * i AS f1_complete_answers"
         " FROM range(81) t(i)"
     )
     con.execute(
