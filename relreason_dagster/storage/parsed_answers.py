@@ -129,26 +129,34 @@ def refresh_parsed_answers(
             [model, model],
         )
         rows = [{**parse_response_row(model, r), "parse_key": r["parse_key"]} for r in todo]
-        con.execute("BEGIN TRANSACTION")
-        try:
-            # Drop what is re-parsed below and rows of prompts this model has no current answer to.
-            deleted = con.execute(
-                """
-                DELETE FROM raw.parsed_answers a
-                WHERE a.model = ? AND NOT EXISTS (
-                    SELECT 1 FROM _parse_keys k WHERE k.prompt_id = a.prompt_id AND k.parse_key = a.parse_key
-                )
-                """,
-                [model],
-            ).fetchone()
-            upsert_rows(con, "parsed_answers", rows)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        deleted = replace_model_rows(con, "parsed_answers", "_parse_keys", ("prompt_id",), model, rows)
         total = con.execute("SELECT count(*) FROM _parse_keys").fetchone()
     finally:
         con.execute("DROP TABLE IF EXISTS _parse_keys")
     n_total = int(total[0]) if total else 0
-    n_deleted = int(deleted[0]) if deleted else 0
-    return {"rows": n_total, "parsed": len(rows), "kept": n_total - len(rows), "deleted": n_deleted}
+    return {"rows": n_total, "parsed": len(rows), "kept": n_total - len(rows), "deleted": deleted}
+
+
+def replace_model_rows(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    keys: str,
+    key_columns: tuple[str, ...],
+    model: str,
+    rows: list[dict[str, Any]],
+) -> int:
+    """In one transaction, drop ``model``'s rows of ``raw.<table>`` whose parse key is not current in
+    the temp table ``keys`` (re-parsed below, or of prompts no longer answered) and upsert ``rows``;
+    returns how many were dropped.  One transaction, so a reader never sees a model half replaced."""
+    match = " AND ".join(f"k.{c} = t.{c}" for c in (*key_columns, "parse_key"))
+    con.execute("BEGIN TRANSACTION")
+    try:
+        current = f"SELECT 1 FROM {keys} k WHERE {match}"
+        stale = f"DELETE FROM raw.{table} t WHERE t.model = ? AND NOT EXISTS ({current})"
+        deleted = con.execute(stale, [model]).fetchone()
+        upsert_rows(con, table, rows)
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return int(deleted[0]) if deleted else 0

@@ -13,8 +13,12 @@ from typing import Any
 
 import duckdb
 
-from relreason_dagster.storage.duckdb_io import fetch_dicts, upsert_rows
-from relreason_dagster.storage.parsed_answers import parse_response_row, parser_fingerprint
+from relreason_dagster.storage.duckdb_io import fetch_dicts
+from relreason_dagster.storage.parsed_answers import (
+    parse_response_row,
+    parser_fingerprint,
+    replace_model_rows,
+)
 from relreason_dagster.storage.schema import TEST_KIND
 
 _KEYED = f"""
@@ -80,24 +84,9 @@ def refresh_parsed_draws(
                 "parse_key": r["parse_key"],
             }
             rows.append({c: parsed.get(c) for c in COLUMNS})
-        con.execute("BEGIN TRANSACTION")
-        try:
-            deleted = con.execute(
-                """
-                DELETE FROM raw.parsed_draws d
-                WHERE d.model = ? AND NOT EXISTS (
-                    SELECT 1 FROM _draw_keys k
-                    WHERE k.prompt_id = d.prompt_id AND k.sample_index = d.sample_index
-                      AND k.parse_key = d.parse_key
-                )
-                """,
-                [model],
-            ).fetchone()
-            upsert_rows(con, "parsed_draws", rows)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        deleted = replace_model_rows(
+            con, "parsed_draws", "_draw_keys", ("prompt_id", "sample_index"), model, rows
+        )
         total = con.execute("SELECT count(*) FROM _draw_keys").fetchone()
     finally:
         con.execute("DROP TABLE IF EXISTS _draw_keys")
@@ -106,5 +95,5 @@ def refresh_parsed_draws(
         "rows": n_total,
         "parsed": len(rows),
         "kept": n_total - len(rows),
-        "deleted": int(deleted[0]) if deleted else 0,
+        "deleted": deleted,
     }
