@@ -174,11 +174,12 @@ def bench_first_call(smoke: bool = True) -> dict[str, Any]:
 
         if smoke:
             before = len(server.log)
-            fill = _run(env, "--profile", "smoke")
+            # The Self-Contra judge defaults to the embedded model, which this registry lacks.
+            fill = _run(env, "--profile", "smoke", "--judge", "fake")
             fill["requests"] = len(server.log) - before
             result["smoke_first"] = fill
             before = len(server.log)
-            rerun = _run(env, "--profile", "smoke", "--rerun")
+            rerun = _run(env, "--profile", "smoke", "--judge", "fake", "--rerun")
             rerun["requests"] = len(server.log) - before
             result["smoke_rerun"] = rerun
     result["load_at_end"] = os.getloadavg()
