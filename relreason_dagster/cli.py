@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from relreason_dagster import profiles, settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.errors import ConfigError
 
 _STARTED = time.perf_counter()  # the time split `relreason run` prints counts startup from here
@@ -143,7 +143,7 @@ def _write_report(out: Path, unchanged_since: float | None = None) -> str:
     try:
         con = open_results()
         try:
-            return str(build_report(con, out, source=str(settings.duckdb_path())).path)
+            return str(build_report(con, out, source=str(paths.duckdb_path())).path)
         finally:
             con.close()
     except Exception as exc:  # the results are stored; only the report is missing
@@ -168,7 +168,7 @@ def _print_headlines(
     for table in tables:
         print(f"\n== {table.title} ==")
         print(format_table(table.columns, table.rows))
-    home = settings.relreason_home()
+    home = paths.relreason_home()
     plots = home / "plots"
     print()
     if plots.is_dir() and any(plots.glob("*.png")):
@@ -188,7 +188,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
-        models = [*enabled_models(settings.models_path()), *baseline_names()]
+        models = [*enabled_models(paths.models_path()), *baseline_names()]
     else:
         models = list(dict.fromkeys(args.model))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
@@ -198,20 +198,20 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         raise ConfigError(f"--train-size applies to a baseline model only ({', '.join(baselines)})")
     # Bad input is one line and nothing else: check the cheap things before the first progress line
     # (run_pipeline checks them again, with the rest).
-    profile_families = settings.profile_families(args.profile)
+    profile_families = profiles.profile_families(args.profile)
     for name in benchmarks or []:
         get_family(name)
     model_options = _model_options(getattr(args, "model_option", None))
     for name in models:
         if name not in baselines:
-            require_api_key(resolve_model(settings.models_path(), name, model_options))
+            require_api_key(resolve_model(paths.models_path(), name, model_options))
     families = benchmarks or profile_families
     if getattr(args, "dry_run", False):
         return _dry_run(args, models, benchmarks, model_options)
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
-        f"(profile {args.profile}, results in {settings.relreason_home()})"
+        f"(profile {args.profile}, results in {paths.relreason_home()})"
     )
     start = time.perf_counter()
     try:
@@ -243,7 +243,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     else:
         say(f"relreason: finished in {pipeline_s:.0f} s; results:")
     _print_report(report, pipeline_s)
-    if settings.duckdb_path().exists():
+    if paths.duckdb_path().exists():
         try:
             _print_headlines(
                 None if demo else models, None if demo else families, models[0], report.unchanged_since
@@ -276,11 +276,29 @@ def _dry_run(
         model_options=options or None,
         limit=getattr(args, "limit", None),
     )
-    columns = ["model", "prompts", "requests", "stored", "calls", "input_tokens", "max_output_tokens",
-               "est_cost_usd", "note"]
+    columns = [
+        "model",
+        "prompts",
+        "requests",
+        "stored",
+        "calls",
+        "input_tokens",
+        "max_output_tokens",
+        "est_cost_usd",
+        "note",
+    ]
     rows = [
-        [e.model, e.prompts, e.requests, e.stored, e.calls, e.input_tokens, e.max_output_tokens,
-         "unknown" if e.cost_usd is None else f"{e.cost_usd:.4f}", e.note]
+        [
+            e.model,
+            e.prompts,
+            e.requests,
+            e.stored,
+            e.calls,
+            e.input_tokens,
+            e.max_output_tokens,
+            "unknown" if e.cost_usd is None else f"{e.cost_usd:.4f}",
+            e.note,
+        ]
         for e in found
     ]
     print(format_table(columns, rows))
@@ -306,7 +324,7 @@ def _check_lake() -> None:
     """Move damaged lake files aside (one line each) before a reader's views read every model's files."""
     from relreason_dagster.storage.lake import Lake
 
-    if settings.relreason_home_path().is_dir():
+    if paths.relreason_home_path().is_dir():
         Lake.default().check()
 
 
@@ -337,7 +355,7 @@ def _writable_db() -> Any:
 
     from relreason_dagster.storage.duckdb_io import connect
 
-    path = settings.duckdb_path()
+    path = paths.duckdb_path()
     try:
         return connect(path)
     except duckdb.IOException as exc:
@@ -348,7 +366,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
     from relreason_dagster.llm.registry import add_model, load_registry
 
-    path = settings.models_path()
+    path = paths.models_path()
     if args.models_cmd == "add":
         params: dict[str, Any] = {}
         for item in args.param or []:
@@ -479,7 +497,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from relreason_dagster.results.export import export_results
     from relreason_dagster.results.readonly import open_results
 
-    out = Path(args.out).expanduser() if args.out else settings.relreason_home() / "export"
+    out = Path(args.out).expanduser() if args.out else paths.relreason_home() / "export"
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder (one file per table goes in it)")
     _check_lake()
@@ -502,14 +520,14 @@ def cmd_status(args: argparse.Namespace) -> int:
     It never raises: each section that cannot be read prints one "(unavailable: reason)" line
     (``defs/status.py``); only a bad ``--profile`` is an error, as for every command.
     """
-    home = settings.relreason_home_path()
+    home = paths.relreason_home_path()
     if not home.is_dir():
         print(
             f"no results yet: RELREASON_HOME={home} does not exist; "
             "run `relreason demo` or `relreason run --model M` first"
         )
         return 0
-    settings.profile_families(args.profile)  # bad input: one line, exit 2
+    profiles.profile_families(args.profile)  # bad input: one line, exit 2
     from relreason_dagster.defs.status import StatusReport, reason
     from relreason_dagster.pipeline import prepare_environment
 
@@ -517,7 +535,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         prepare_environment(args.profile)
     except Exception as exc:  # noqa: BLE001 - the sections below say what this leaves unavailable
         print(f"(setting up the Dagster home failed: {reason(exc)})")
-    StatusReport(settings.duckdb_path, print, format_table).print_all()
+    StatusReport(paths.duckdb_path, print, format_table).print_all()
     return 0
 
 
@@ -533,7 +551,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "-p",
         str(args.port),
         "-w",
-        str(settings.REPO_ROOT / "workspace.yaml"),
+        str(paths.REPO_ROOT / "workspace.yaml"),
     ]
     print(f"Dagster UI on http://127.0.0.1:{args.port} (Ctrl-C stops it)", flush=True)
     return _serve_ui(cmd)
@@ -626,7 +644,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     backend = os.environ.get("RELREASON_CELERY_BACKEND") or broker
     # dagster-celery reads worker settings from a module named dagster_celery_config on the path.  A busy
     # worker must not reserve a second step (it would wait behind the first while another worker idles).
-    conf_dir = settings.relreason_home() / "celery"  # dagster-celery imports it from PYTHONPATH
+    conf_dir = paths.relreason_home() / "celery"  # dagster-celery imports it from PYTHONPATH
     conf_dir.mkdir(parents=True, exist_ok=True)
     (conf_dir / "dagster_celery_config.py").write_text(
         "# Written by `relreason worker`.\nworker_prefetch_multiplier = 1\ntask_acks_late = True\n"
@@ -667,13 +685,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from relreason_dagster.results.readonly import open_results
     from relreason_dagster.results.report import build_report
 
-    out = Path(args.out).expanduser() if args.out else settings.relreason_home() / "report"
+    out = Path(args.out).expanduser() if args.out else paths.relreason_home() / "report"
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder (report.html and the PNGs go in it)")
     _check_lake()
     con = open_results()
     try:
-        summary = build_report(con, out, max_samples=args.max_samples, source=str(settings.duckdb_path()))
+        summary = build_report(con, out, max_samples=args.max_samples, source=str(paths.duckdb_path()))
     except OSError as exc:
         raise ConfigError(f"cannot write the report to {out}: {exc.strerror}") from None
     finally:
@@ -698,7 +716,7 @@ def add_profile_options(p: argparse.ArgumentParser) -> None:
     """``--profile``, ``--profile-file`` and ``--seed``: every command that reads a profile takes these."""
     p.add_argument(
         "--profile",
-        default=os.environ.get("RELREASON_PROFILE", settings.DEFAULT_PROFILE),
+        default=os.environ.get("RELREASON_PROFILE", profiles.DEFAULT_PROFILE),
         help="size profile: smoke, paper, or one of the profile file's (default: smoke)",
     )
     p.add_argument(
@@ -707,7 +725,7 @@ def add_profile_options(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="YAML file of user profiles (default: $RELREASON_PROFILES, else ./relreason.yaml)",
     )
-    p.add_argument("--seed", type=int, default=settings.DEFAULT_SEED)
+    p.add_argument("--seed", type=int, default=profiles.DEFAULT_SEED)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -932,7 +950,7 @@ _VERBOSE_HELP = "also print Dagster's and LiteLLM's lines below WARNING (a run's
 def use_verbose(verbose: bool) -> None:
     """``-v``: runs started from here log Dagster's DEBUG lines and LiteLLM's INFO to the terminal."""
     if verbose:
-        os.environ[settings.VERBOSE_ENV] = "1"
+        os.environ[paths.VERBOSE_ENV] = "1"
         os.environ["LITELLM_LOG"] = "INFO"  # read when LiteLLM is first imported (llm/__init__.py)
 
 

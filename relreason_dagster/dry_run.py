@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
 from relreason_dagster.llm.gateway import _plan, call_cost
 from relreason_dagster.llm.registry import ModelSpec, resolve_model
@@ -45,12 +45,12 @@ def run_prompts(
     profile: str, benchmarks: Sequence[str] | None, seed: int
 ) -> dict[str, tuple[Any, list[dict[str, Any]]]]:
     """Per family of the run: its profile section and its test prompts as the gateway takes them."""
-    in_profile = settings.profile_families(profile)
+    in_profile = profiles.profile_families(profile)
     names = list(benchmarks or [name for name in FAMILIES if name in in_profile])
     out = {}
     for name in names:
         family = get_family(name)
-        section = settings.get_profile(profile, name)
+        section = profiles.get_profile(profile, name)
         samples = family.generate(section, seed)
         out[name] = (section, [p.row() for p in family.build_prompts(samples, section)])
     return out
@@ -70,7 +70,7 @@ def _stored_answers() -> ResponseStore | None:
     """The lake's answers, or None when there is no lake yet (a dry run creates nothing)."""
     import os
 
-    if not os.environ.get("RELREASON_LAKE") and not (settings.relreason_home() / "lake").exists():
+    if not os.environ.get("RELREASON_LAKE") and not (paths.relreason_home() / "lake").exists():
         return None
     return ResponseStore(Lake.default())
 
@@ -80,7 +80,7 @@ def estimate(
     *,
     profile: str,
     benchmarks: Sequence[str] | None = None,
-    seed: int = settings.DEFAULT_SEED,
+    seed: int = profiles.DEFAULT_SEED,
     samples: int | None = None,
     model_options: dict[str, Any] | None = None,
     limit: int | None = None,
@@ -93,7 +93,7 @@ def estimate(
         if name in baseline_names():
             out.append(Estimate(model=name, note="a trained baseline: no model calls"))
             continue
-        spec = resolve_model(settings.models_path(), name, model_options)
+        spec = resolve_model(paths.models_path(), name, model_options)
         prompts = [
             row
             for family, (section, rows) in families.items()

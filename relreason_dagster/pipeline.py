@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key, resolve_model
-from relreason_dagster.settings import max_concurrent_runs
+from relreason_dagster.paths import max_concurrent_runs
 from relreason_dagster.storage import launch_record
 
 
@@ -95,10 +95,10 @@ def prepare_environment(profile: str) -> None:
     """Validate the profile and point Dagster at RELREASON_HOME before definitions load."""
     from relreason_dagster.defs.instance import ensure_instance
 
-    settings.profile_families(profile)  # an unknown profile or a bad profile file: one line
+    profiles.profile_families(profile)  # an unknown profile or a bad profile file: one line
     os.environ["RELREASON_PROFILE"] = profile
-    ensure_instance(settings.relreason_home())
-    os.environ.setdefault("RELREASON_DUCKDB", str(settings.duckdb_path()))
+    ensure_instance(paths.relreason_home())
+    os.environ.setdefault("RELREASON_DUCKDB", str(paths.duckdb_path()))
 
 
 @contextlib.contextmanager
@@ -226,14 +226,14 @@ _LOW_SPACE_BYTES = 64 * 2**20
 
 def _space_paths() -> list[Path]:
     """Where a run writes: the home (DuckDB file, Dagster storage, logs), the lake, the temp folder."""
-    paths = [settings.relreason_home()]
-    lake = settings.lake_url()
+    where = [paths.relreason_home()]
+    lake = paths.lake_url()
     if "://" not in lake or lake.startswith("file://"):
-        paths.append(Path(lake.removeprefix("file://")))
+        where.append(Path(lake.removeprefix("file://")))
     if os.environ.get("DAGSTER_HOME"):
-        paths.append(Path(os.environ["DAGSTER_HOME"]))
-    paths.append(Path(tempfile.gettempdir()))
-    return paths
+        where.append(Path(os.environ["DAGSTER_HOME"]))
+    where.append(Path(tempfile.gettempdir()))
+    return where
 
 
 def _free_bytes(path: Path) -> int | None:
@@ -395,7 +395,7 @@ def _require_step_models(run_settings: Any, families: list[str]) -> list[str]:
         for step in family_steps(family):
             if step.stage == "across_models" and step.kind is not None:
                 name = run_settings.model_for_step(family, step)
-                require_api_key(get_model(settings.models_path(), name))
+                require_api_key(get_model(paths.models_path(), name))
                 names.append(name)
     return names
 
@@ -403,9 +403,9 @@ def _require_step_models(run_settings: Any, families: list[str]) -> list[str]:
 def run_pipeline(
     models: list[str],
     *,
-    profile: str = settings.DEFAULT_PROFILE,
+    profile: str = profiles.DEFAULT_PROFILE,
     benchmarks: list[str] | None = None,
-    seed: int = settings.DEFAULT_SEED,
+    seed: int = profiles.DEFAULT_SEED,
     run_dbt: bool = True,
     dlm_train_size: int | None = None,
     judge: str | None = None,
@@ -442,9 +442,9 @@ def run_pipeline(
         if benchmarks and family not in benchmarks:
             raise ConfigError(f"the {model} model needs the {family} benchmark; add --benchmark {family}")
         baseline_tasks[model] = get_baseline(model).tasks(
-            settings.get_profile(profile, family), dlm_train_size
+            profiles.get_profile(profile, family), dlm_train_size
         )
-    path = settings.models_path()
+    path = paths.models_path()
     specs = [resolve_model(path, m, model_options) for m in models if m not in baseline_tasks]
     for spec in specs:
         require_api_key(spec)
@@ -496,7 +496,7 @@ def run_pipeline(
         profile=profile,
         seed=seed,
         benchmarks=benchmarks or [],
-        models_file=str(settings.models_path()),
+        models_file=str(paths.models_path()),
         dlm_train_size=dlm_train_size or 0,
         step_model=judge or "",
         samples=samples or 0,
@@ -514,7 +514,7 @@ def run_pipeline(
         "model_work": [m.name for m in specs],
         **{job: baseline_jobs.get(job, []) for job in every_baseline_job},
     }
-    log = settings.relreason_home() / "logs" / "dbt.log"
+    log = paths.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(
@@ -539,7 +539,7 @@ def run_pipeline(
 def run_steps(
     benchmark: str,
     *,
-    profile: str = settings.DEFAULT_PROFILE,
+    profile: str = profiles.DEFAULT_PROFILE,
     step_model: str | None = None,
     overrides: dict[str, Any] | None = None,
     run_dbt: bool = True,
@@ -558,14 +558,14 @@ def run_steps(
     run_settings = RunSettings(
         profile=profile,
         benchmarks=[benchmark],
-        models_file=str(settings.models_path()),
+        models_file=str(paths.models_path()),
         step_model=step_model or "",
         overrides=json.dumps({benchmark: overrides}) if overrides else "",
     )
     families = run_settings.family_names()  # a profile without the family's section fails here, in one line
     step_models = _require_step_models(run_settings, families)
     jobs = ["judge"] + (["marts"] if run_dbt else [])
-    log = settings.relreason_home() / "logs" / "dbt.log"
+    log = paths.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(

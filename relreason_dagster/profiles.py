@@ -26,9 +26,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.errors import ConfigError
 
 PROFILE_FILE_ENV = "RELREASON_PROFILES"
+DEFAULT_PROFILE = "smoke"
+DEFAULT_SEED = 20240101
 DEFAULT_PROFILE_FILE = "relreason.yaml"
 EXTENDS = "extends"
 
@@ -316,3 +319,17 @@ def resolve(name: str) -> Sections:
         raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(profile_names())}")
     path = profile_file()
     return _resolve_in(_shown(path) if path else "built-in profiles", builtin, user, name)
+
+
+def get_profile(name: str, family: str) -> Profile:
+    """The profile ``name`` as seen by ``family``; an unknown profile is one line naming the known ones."""
+    return Profile(name=name, params=dict(resolve(name).get(family, {})))
+
+
+def profile_families(name: str) -> list[str]:
+    """The benchmark families profile ``name`` has settings for: a run covers exactly these."""
+    return sorted(resolve(name))
+
+
+def current_profile_name() -> str:
+    return os.environ.get("RELREASON_PROFILE", DEFAULT_PROFILE)

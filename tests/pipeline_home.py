@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 
 
 def isolated_home(mp: pytest.MonkeyPatch, root: Path, models_yaml: str) -> Path:
@@ -34,7 +34,7 @@ def scripted_models_yaml(*names: str, concurrency: int = 8) -> str:
 
 def rows(sql: str) -> list[tuple]:
     """The rows of ``sql`` on the current home's DuckDB file, opened read-only (a run may follow)."""
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         return con.execute(sql).fetchall()
     finally:

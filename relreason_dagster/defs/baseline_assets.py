@@ -14,7 +14,7 @@ from typing import Any
 
 import dagster as dg
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Baseline, Sample, stable_hash
 from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
 from relreason_dagster.defs.assets import samples
@@ -48,7 +48,7 @@ def _plan(con: Any, baseline: Baseline, family: str, task: str, run_settings: Ru
 def _reusable(con: Any, baseline: Baseline, run: Any) -> dict[str, Any] | None:
     """The stored training row of ``run`` if its weights are still there, unchanged."""
     rows = fetch_dicts(con, f"SELECT * FROM raw.{baseline.runs_table} WHERE run_id = ?", [run.run_id])
-    if not rows or not baseline.intact(rows[0], settings.relreason_home()):
+    if not rows or not baseline.intact(rows[0], paths.relreason_home()):
         return None
     return rows[0]
 
@@ -104,7 +104,7 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
             # No DuckDB connection (nor pool slot) is held while training: tasks train side by side and
             # `relreason sql` reads meanwhile.
             new_rows = baseline.train(
-                todo, settings.relreason_home(), on_done=lambda row: log(baseline.done_line(task, row))
+                todo, paths.relreason_home(), on_done=lambda row: log(baseline.done_line(task, row))
             )
             with duckdb.get_connection() as con:
                 upsert_rows(con, baseline.runs_table, new_rows)
@@ -153,7 +153,7 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
                         f"no trained weights for {model} {task} seed {run.seed}; "
                         f"materialize {model}_checkpoints[{task}] first"
                     )
-                predict = baseline.predictor(stored, settings.relreason_home())
+                predict = baseline.predictor(stored, paths.relreason_home())
                 for sample in tests:
                     # A baseline may train several recipes side by side: each run names its own setting.
                     detail = {"seed": run.seed, "run_id": run.run_id}

@@ -35,7 +35,7 @@ from dagster_dbt import (
     dbt_assets,
 )
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
@@ -48,7 +48,7 @@ KEEP_DBT_BUILDS = 3
 PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samples` shows whole texts
 
 
-def ensure_manifest(project_dir: Path = settings.DBT_PROJECT_DIR) -> Path:
+def ensure_manifest(project_dir: Path = paths.DBT_PROJECT_DIR) -> Path:
     """The dbt manifest, parsed first when missing or older than the project's files.
 
     Several processes may import this module at once on a fresh checkout (parallel test
@@ -73,7 +73,7 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
     if not manifest.exists() or manifest.stat().st_mtime < newest:
         env = {
             **os.environ,
-            "RELREASON_DUCKDB": os.environ.get("RELREASON_DUCKDB", str(settings.duckdb_path())),
+            "RELREASON_DUCKDB": os.environ.get("RELREASON_DUCKDB", str(paths.duckdb_path())),
         }
         subprocess.run(
             [
@@ -94,7 +94,7 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
     return manifest
 
 
-dbt_project = DbtProject(project_dir=settings.DBT_PROJECT_DIR, profiles_dir=settings.DBT_PROJECT_DIR)
+dbt_project = DbtProject(project_dir=paths.DBT_PROJECT_DIR, profiles_dir=paths.DBT_PROJECT_DIR)
 ensure_manifest()
 
 
@@ -108,7 +108,7 @@ class RelreasonDbtTranslator(DagsterDbtTranslator):
 def build_folder(context: dg.AssetExecutionContext) -> Path:
     """A new folder under ``$RELREASON_HOME/dbt`` for one build's target and log (dagster-dbt
     would make one per run in the checkout, kept forever)."""
-    root = settings.relreason_home() / "dbt"
+    root = paths.relreason_home() / "dbt"
     prune_build_folders(root, KEEP_DBT_BUILDS - 1)
     return root / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{context.run.run_id[:8]}-{uuid.uuid4().hex[:6]}"
 

@@ -10,7 +10,7 @@ import base64
 
 import dagster as dg
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
 from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.results.figures import FIGURES, FigureSpec, render
@@ -36,7 +36,7 @@ def figure_asset(spec: FigureSpec) -> dg.AssetsDefinition:
         description=f"PNG: {spec.title}. {spec.caption}",
     )
     def _figure(context: dg.AssetExecutionContext, duckdb: DuckDBFile) -> dg.MaterializeResult:
-        out_dir = settings.relreason_home() / "plots"
+        out_dir = paths.relreason_home() / "plots"
         with duckdb.get_connection() as con:
             png, counts = render(spec, con, out_dir)
         return dg.MaterializeResult(

@@ -132,12 +132,12 @@ def job_tags(partitioned: bool) -> dict[str, str]:
     """The tags a run launched from the UI carries: the profile and benchmarks its settings default
     to (those the definitions loaded with), and for a job over every model, ``all``; a partitioned
     run names its model in its partition tag.  `relreason run` overrides them with its own values."""
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
     from relreason_dagster.benchmarks.registry import family_names
 
-    profile = settings.current_profile_name()
+    profile = profiles.current_profile_name()
     try:
-        in_profile = set(settings.profile_families(profile))
+        in_profile = set(profiles.profile_families(profile))
     except ConfigError:  # a bad profile fails the run's settings with its own line
         in_profile = set()
     tags = {
@@ -172,9 +172,9 @@ def job_for(name: str, executor: str) -> dg.JobDefinition:
     Resources read the environment (RELREASON_HOME), which a test or a long-lived
     process may change between runs, so the cache is keyed by it too.
     """
-    from relreason_dagster import settings
+    from relreason_dagster import paths
 
-    return _job_for(name, executor, str(settings.duckdb_path()), str(settings.models_path()))
+    return _job_for(name, executor, str(paths.duckdb_path()), str(paths.models_path()))
 
 
 @functools.cache

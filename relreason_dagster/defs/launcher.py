@@ -47,9 +47,9 @@ QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 def console_logs() -> dict[str, Any]:
     """The run config's console logger: WARNING and above, or everything under ``relreason -v``."""
-    from relreason_dagster import settings
+    from relreason_dagster import paths
 
-    if os.environ.get(settings.VERBOSE_ENV, "") not in ("", "0"):
+    if os.environ.get(paths.VERBOSE_ENV, "") not in ("", "0"):
         return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
     return QUIET_LOGS
 
@@ -168,13 +168,13 @@ def plan_runs(
 
 def _run_config(run_settings: Mapping[str, Any]) -> dict[str, Any]:
     """The run's settings and its DuckDB file in the run config: the UI shows exactly what ran."""
-    from relreason_dagster import settings
+    from relreason_dagster import paths
 
     return {
         **console_logs(),
         "resources": {
             "run_settings": {"config": dict(run_settings)},
-            "duckdb": {"config": {"database": str(settings.duckdb_path())}},
+            "duckdb": {"config": {"database": str(paths.duckdb_path())}},
         },
     }
 

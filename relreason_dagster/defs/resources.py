@@ -13,7 +13,7 @@ from typing import Any
 import dagster as dg
 from dagster_dbt import DbtCliResource
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
 from relreason_dagster.errors import ConfigError
@@ -50,8 +50,8 @@ class RunSettings(dg.ConfigurableResource):
     the CLI and ``dagster dev`` agree; the launchpad can override them per run.
     """
 
-    profile: str = settings.DEFAULT_PROFILE
-    seed: int = settings.DEFAULT_SEED
+    profile: str = profiles.DEFAULT_PROFILE
+    seed: int = profiles.DEFAULT_SEED
     benchmarks: list[str] = []
     models_file: str = ""
     dlm_train_size: int = 0  # 0: the profile's dlm_train_size (default: its few-shot samples)
@@ -74,7 +74,7 @@ class RunSettings(dg.ConfigurableResource):
         A profile without a section for a family does not run it (its defaults are the
         paper-sized grid, which a small custom profile never means).
         """
-        in_profile = settings.profile_families(self.profile)
+        in_profile = profiles.profile_families(self.profile)
         names = self.benchmarks or [name for name in FAMILIES if name in in_profile]
         for name in names:
             get_family(name)  # a ConfigError naming the known ones
@@ -87,7 +87,7 @@ class RunSettings(dg.ConfigurableResource):
 
     def profile_for(self, family: str) -> Profile:
         """The family's section of the profile, with this run's overrides of single knobs."""
-        profile = settings.get_profile(self.profile, family)
+        profile = profiles.get_profile(self.profile, family)
         changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
         return Profile(name=profile.name, params={**profile.params, **changed}) if changed else profile
 
@@ -114,20 +114,20 @@ class RunSettings(dg.ConfigurableResource):
         return int(self.samples or self.profile_for(family).get("samples") or 1)
 
     def models_path(self) -> str:
-        return self.models_file or str(settings.models_path())
+        return self.models_file or str(paths.models_path())
 
 
 def build_resources() -> dict[str, object]:
     """The resources of the one Definitions object, read from the environment at load time."""
     return {
-        "duckdb": DuckDBFile(database=str(settings.duckdb_path())),
+        "duckdb": DuckDBFile(database=str(paths.duckdb_path())),
         "run_settings": RunSettings(
-            profile=settings.current_profile_name(),
-            models_file=str(settings.models_path()),
+            profile=profiles.current_profile_name(),
+            models_file=str(paths.models_path()),
         ),
         "dbt": DbtCliResource(
-            project_dir=str(settings.DBT_PROJECT_DIR),
-            profiles_dir=str(settings.DBT_PROJECT_DIR),
+            project_dir=str(paths.DBT_PROJECT_DIR),
+            profiles_dir=str(paths.DBT_PROJECT_DIR),
             dbt_executable=dbt_executable(),
         ),
     }

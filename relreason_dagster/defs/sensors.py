@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.defs.partitions import MODELS_PARTITION, models_partitions
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import enabled_models
@@ -65,7 +65,7 @@ def stale_partitions(instance: dg.DagsterInstance, registered: set[str]) -> list
 def models_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     """Add this session's models; drop only partitions that are unregistered, empty and idle."""
     try:
-        names = set(enabled_models(settings.models_path()))
+        names = set(enabled_models(paths.models_path()))
     except ConfigError as exc:
         return dg.SkipReason(str(exc))
     current = set(context.instance.get_dynamic_partitions(MODELS_PARTITION))

@@ -193,10 +193,10 @@ class StatusReport:
     @staticmethod
     def damaged() -> list[str]:
         """Lake files moved aside as damaged (``storage/lake.py``), and damaged ones not yet moved."""
-        from relreason_dagster import settings
+        from relreason_dagster import paths
         from relreason_dagster.storage.lake import TABLES, Lake
 
-        lake = Lake.open(settings.lake_url())
+        lake = Lake.open(paths.lake_url())
         lines = [f"{_when(q.at)}  {q.file} ({q.reason}) -> {q.moved_to}" for q in lake.quarantined()]
         for table in TABLES:  # status only reads: these are moved by the next run, report or samples
             for path in lake.files(table):

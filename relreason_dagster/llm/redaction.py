@@ -79,9 +79,9 @@ def secrets_of(env: Mapping[str, str], key_names: Iterable[str]) -> Redactor:
 def registry_key_names(path: Path | None = None) -> set[str]:
     """Every ``api_key_env`` named in the registry (``RELREASON_MODELS``); none if it cannot be read."""
     if path is None:
-        from relreason_dagster import settings
+        from relreason_dagster import paths
 
-        path = settings.models_path()
+        path = paths.models_path()
     try:
         specs = load_registry(path)
     except Exception:  # noqa: BLE001 - a registry that does not load names no keys; the spec's still counts

@@ -59,6 +59,7 @@ def reserved_names() -> dict[str, str]:
 
     return {name: get_baseline(name).description for name in baseline_names()}
 
+
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Generation params whose type we know; others pass through to LiteLLM as

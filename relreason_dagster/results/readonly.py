@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.errors import ConfigError
 
 # Where a prepared copy records the lake tables its views read: relation, lake table, files (a glob).
@@ -173,7 +173,7 @@ def lake_dataset(glob: str, table: str) -> Any:
 
 def results_path() -> Path:
     """Where the results file is, without creating ``RELREASON_HOME`` (a reader creates nothing)."""
-    return settings.relreason_home_path() / settings.DUCKDB_NAME
+    return paths.relreason_home_path() / paths.DUCKDB_NAME
 
 
 def _lake_models(lake: Path) -> list[str]:
@@ -191,8 +191,8 @@ def _lake_models(lake: Path) -> list[str]:
 
 def missing_results(path: Path) -> str:
     """One line saying what is missing when ``path`` does not exist, and the command that fixes it."""
-    home = settings.relreason_home_path()
-    lake_url = os.environ.get("RELREASON_LAKE") or str(home / "lake")  # settings.lake_url's default
+    home = paths.relreason_home_path()
+    lake_url = os.environ.get("RELREASON_LAKE") or str(home / "lake")  # paths.lake_url's default
     models = [] if "://" in lake_url else _lake_models(Path(lake_url).expanduser())
     if models:
         runs = " ".join(f"--model {m}" for m in models)
@@ -265,7 +265,7 @@ def home_lake_glob(results: Path, table: str) -> str:
     the view was written with: a home copied or moved elsewhere keeps the old home's absolute path
     in its views until a run rebuilds them, and must not read the old home's answers meanwhile.
     """
-    url = os.environ.get("RELREASON_LAKE") or str(results.parent / "lake")  # settings.lake_url's rule
+    url = os.environ.get("RELREASON_LAKE") or str(results.parent / "lake")  # paths.lake_url's rule
     if "://" in url:
         return f"{url.rstrip('/')}/{table}/**/*.parquet"
     return f"{Path(url).expanduser().resolve()}/{table}/**/*.parquet"

@@ -28,7 +28,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.storage.fingerprints import code_digest, hash_listing, hash_named_paths
 from relreason_dagster.storage.schema import TEST_KIND
@@ -42,7 +42,7 @@ def _key(*parts: Any, params: Mapping[str, Any]) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps(parts, sort_keys=True, default=str).encode())
     digest.update(json.dumps(dict(params), sort_keys=True, default=str).encode())
-    reference = settings.reference_dir()
+    reference = paths.reference_dir()
     digest.update(f"{reference}\0".encode())
     hash_listing(digest, reference, set())
     hash_named_paths(digest, dict(params))

@@ -50,10 +50,10 @@ def claim_path(lake: Lake, model: str) -> Path:
     name = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16] + ".lock"
     if lake.is_local:
         return Path(lake.root) / CLAIMS_DIR / name
-    from relreason_dagster import settings
+    from relreason_dagster import paths
 
     lake_id = hashlib.sha256(lake.url.encode("utf-8")).hexdigest()[:12]
-    return settings.relreason_home() / "claims" / lake_id / name
+    return paths.relreason_home() / "claims" / lake_id / name
 
 
 def _try_lock(handle: IO[str]) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 
 CODE_SUFFIXES = {".py", ".yaml", ".yml", ".sql", ".csv", ".json", ".jinja", ".txt"}
 ENGINES = (
@@ -108,7 +108,7 @@ def code_roots() -> list[Path]:
     import data_quality
     from relreason_dagster.benchmarks.registry import family_names, get_family
 
-    package = settings.PACKAGE_ROOT.resolve()
+    package = paths.PACKAGE_ROOT.resolve()
     roots = {Path(data_quality.__file__).resolve().parent}
     for name in family_names():
         module = sys.modules.get(type(get_family(name)).__module__)

@@ -169,9 +169,9 @@ class Lake:
 
     @classmethod
     def default(cls) -> Lake:
-        from relreason_dagster import settings
+        from relreason_dagster import paths
 
-        return cls.open(settings.lake_url())
+        return cls.open(paths.lake_url())
 
     @property
     def is_local(self) -> bool:

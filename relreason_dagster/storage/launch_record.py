@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.profiles import profile_file
 from relreason_dagster.storage.fingerprints import (
     hash_code_and_engines,
@@ -49,7 +49,7 @@ _DBT_SKIP = {"target", "logs", "dbt_packages"}
 
 def fingerprint(launch: Mapping[str, Any]) -> str | None:
     """The hash of everything a launch described by ``launch`` reads; None if it cannot be known."""
-    lake = settings.lake_url()
+    lake = paths.lake_url()
     if "://" in lake and not lake.startswith("file://"):
         return None
     digest = hashlib.sha256()
@@ -57,16 +57,16 @@ def fingerprint(launch: Mapping[str, Any]) -> str | None:
     env = {k: v for k, v in os.environ.items() if k.startswith("RELREASON_")}
     digest.update(json.dumps(env, sort_keys=True).encode())
     hash_code_and_engines(digest)
-    hash_contents(digest, settings.DBT_PROJECT_DIR, _DBT_SKIP)
-    for path in (settings.models_path(), profile_file()):
+    hash_contents(digest, paths.DBT_PROJECT_DIR, _DBT_SKIP)
+    for path in (paths.models_path(), profile_file()):
         digest.update(path.read_bytes() if path is not None and path.is_file() else b"-")
         digest.update(b"\0")
-    hash_listing(digest, settings.reference_dir(), set())
+    hash_listing(digest, paths.reference_dir(), set())
     profile = launch.get("profile")
     if isinstance(profile, str):  # data folders its families' sections name outside the reference data
-        for family in settings.profile_families(profile):
-            hash_named_paths(digest, settings.get_profile(profile, family).params)
-    home = settings.relreason_home()
+        for family in profiles.profile_families(profile):
+            hash_named_paths(digest, profiles.get_profile(profile, family).params)
+    home = paths.relreason_home()
     hash_listing(digest, home, _HOME_SKIP)
     lake_path = Path(lake.removeprefix("file://"))
     if not lake_path.resolve().is_relative_to(home.resolve()):
@@ -76,7 +76,7 @@ def fingerprint(launch: Mapping[str, Any]) -> str | None:
 
 def read_record() -> dict[str, Any] | None:
     """The last recorded launch of this home, or None (never recorded, or unreadable)."""
-    path = settings.relreason_home() / RECORD_NAME
+    path = paths.relreason_home() / RECORD_NAME
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -86,7 +86,7 @@ def read_record() -> dict[str, Any] | None:
 
 def write_record(fingerprint_: str, report: Mapping[str, Any], finished: float) -> None:
     """Record a successful launch (atomically: a concurrent reader sees the old or the new record)."""
-    path = settings.relreason_home() / RECORD_NAME
+    path = paths.relreason_home() / RECORD_NAME
     tmp = path.with_name(f".{RECORD_NAME}.{os.getpid()}")
     tmp.write_text(
         json.dumps({"fingerprint": fingerprint_, "finished": finished, "report": report}, default=list),

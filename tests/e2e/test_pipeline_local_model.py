@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.e2e
@@ -42,7 +42,7 @@ TINY = {
 @pytest.fixture
 def tiny_home(tmp_path, monkeypatch):
     monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("RELREASON_MODELS", str(settings.REPO_ROOT / "models.yaml"))
+    monkeypatch.setenv("RELREASON_MODELS", str(paths.REPO_ROOT / "models.yaml"))
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
     use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"e2e-tiny": TINY})
@@ -58,7 +58,7 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
     assert corrections in (0, 1)  # asked again only if the first answer was wrong
     assert first.calls["smollm2-135m"]["model_calls"] == 9 + 6 + 1 + corrections
 
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     rows = con.execute(
         "SELECT task, split, setting, n, f1_all_answers FROM marts.relational_f1 WHERE model = 'smollm2-135m'"
     )

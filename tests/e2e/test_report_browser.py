@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.results.figures import FIGURES
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
@@ -63,8 +63,8 @@ def report_html(tmp_path_factory) -> Path:
     gold_by_text: dict[str, str] = {}
     for name in ("relational", "flenqa", "selfcontra", "kor"):
         family = get_family(name)
-        profile = settings.get_profile("smoke", name)
-        samples = family.generate(profile, settings.DEFAULT_SEED)
+        profile = profiles.get_profile("smoke", name)
+        samples = family.generate(profile, profiles.DEFAULT_SEED)
         by_id = {s.sample_id: s for s in samples}
         for p in family.build_prompts(samples, profile):
             gold_by_text[p.messages[-1]["content"]] = family.render_gold(by_id[p.sample_id], p.setting)

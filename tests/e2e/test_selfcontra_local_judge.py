@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.e2e
@@ -29,10 +29,10 @@ PROFILE = {
 
 
 def test_local_judge_fills_the_detection_f1_mart(tmp_path, monkeypatch):
-    if not (settings.reference_dir() / SOURCE).exists():
+    if not (paths.reference_dir() / SOURCE).exists():
         pytest.skip("reference annotations not found; set RELREASON_REFERENCE_DIR")
     monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("RELREASON_MODELS", str(settings.REPO_ROOT / "models.yaml"))
+    monkeypatch.setenv("RELREASON_MODELS", str(paths.REPO_ROOT / "models.yaml"))
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
     use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"e2e-selfcontra": PROFILE})
@@ -43,7 +43,7 @@ def test_local_judge_fills_the_detection_f1_mart(tmp_path, monkeypatch):
     judge = report.calls["smollm2-135m (judge)"]
     assert judge["errors"] == 0 and judge["model_calls"] > 0
 
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     f1 = con.execute(
         "SELECT method, judge, dataset, model, n, n_unparsed, tp + fp + fn + tn, f1 "
         "FROM marts.selfcontra_detection_f1 ORDER BY method"

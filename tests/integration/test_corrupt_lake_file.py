@@ -16,7 +16,7 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.cli import main
 from relreason_dagster.storage.lake import QUARANTINE_DIR, Lake
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls
@@ -71,4 +71,4 @@ def test_a_truncated_file_is_quarantined_and_its_prompts_asked_again(tmp_path, m
     assert call_count("first") == len(held), (call_count("first"), len(held))
     stored = {p for (p,) in rows("SELECT prompt_id FROM raw.responses WHERE model = 'first'")}
     assert held <= stored
-    assert settings.duckdb_path().exists()
+    assert paths.duckdb_path().exists()

@@ -21,7 +21,7 @@ import hashlib
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.pipeline_home import isolated_home, rows
@@ -77,14 +77,14 @@ def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("flenqa_paper")
     mp = pytest.MonkeyPatch()
     mp.setenv(KEY_ENV, "sk-fake")
-    profiles = {
+    written = {
         PROFILE: {"extends": "paper", "relational": None, "selfcontra": None, "kor": None, "flenqa": FLENQA},
         OTHER: {"extends": PROFILE, "flenqa": {"generation": {"temperature": 0.0}}},
     }
-    use_profiles(mp, root / "profiles.yaml", profiles)
+    use_profiles(mp, root / "profiles.yaml", written)
     family = get_family("flenqa")
-    profile = settings.get_profile(PROFILE, "flenqa")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    profile = profiles.get_profile(PROFILE, "flenqa")
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     built = family.build_prompts(samples, profile)
     by_text = {
@@ -160,5 +160,5 @@ def test_the_dependence_tests_have_p_values(home):
 def test_the_run_draws_the_studys_figures(home):
     """Figures 1, 3, 4, 5 and 7, each a PNG of the run's home (what the report embeds)."""
     for name in ("flenqa_figure1", "flenqa_figure3", "flenqa_figure4", "flenqa_figure5", "flenqa_label_bias"):
-        plot = settings.relreason_home() / "plots" / f"{name}.png"
+        plot = paths.relreason_home() / "plots" / f"{name}.png"
         assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name

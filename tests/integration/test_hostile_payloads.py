@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.storage.responses import clean_str
 from tests.fakes.openai_server import (
@@ -77,14 +77,14 @@ def run(tmp_path_factory):
     expected: dict[str, set[str]] = {}
     for name in FAMILIES:
         family = get_family(name)
-        profile = settings.get_profile("smoke", name)
-        built = family.build_prompts(family.generate(profile, settings.DEFAULT_SEED), profile)
+        profile = profiles.get_profile("smoke", name)
+        built = family.build_prompts(family.generate(profile, profiles.DEFAULT_SEED), profile)
         test_ids[name] = {p.prompt_id for p in built}
         keys = list(dict.fromkeys(prompt_key(p.messages) for p in built))
         for i, key in enumerate(keys):
             kinds[key] = HEAVY[i] if i < len(HEAVY) else LIGHT[(i - len(HEAVY)) % len(LIGHT)]
         expected[name] = {kinds[key] for key in keys}
-        if settings.reference_dir().is_dir():
+        if paths.reference_dir().is_dir():
             assert expected[name] == set(HOSTILE_KINDS), (name, len(keys))
     assert set(kinds.values()) == set(HOSTILE_KINDS)  # every kind is met by some family
 
@@ -194,8 +194,8 @@ def test_readers_look_at_a_bounded_window(kind):
     assert len(selfcontra_parsing.clean_text(FILLER + answer)) <= selfcontra_parsing.MAX_CHARS + 5
     for name in ("relational", "flenqa", "selfcontra"):
         family = get_family(name)
-        profile = settings.get_profile("smoke", name)
-        samples = family.generate(profile, settings.DEFAULT_SEED)
+        profile = profiles.get_profile("smoke", name)
+        samples = family.generate(profile, profiles.DEFAULT_SEED)
         by_id = {s.sample_id: s for s in samples}
         checked = set()
         for prompt in family.build_prompts(samples, profile):

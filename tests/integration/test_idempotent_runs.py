@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK
 from relreason_dagster.benchmarks.registry import get_family
@@ -65,7 +65,7 @@ def table_checksums(path: str) -> dict[str, tuple[int, str]]:
 def _kor_answers(profile: Any) -> tuple[dict[str, str], dict[str, str], dict[str, int]]:
     """First answers and gold answers by question text, and after how many follow-ups each is right."""
     family = get_family("kor")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     first: dict[str, str] = {}
     gold: dict[str, str] = {}
@@ -96,10 +96,10 @@ def home(tmp_path_factory):
     # smoke's KOR and Self-Contra sections with these knobs changed; relational and FLenQA dropped (null).
     profile = {"extends": "smoke", "relational": None, "flenqa": None, "kor": kor, "selfcontra": selfcontra}
     use_profiles(mp, root / "profiles.yaml", {PROFILE: profile})
-    first, gold, fixed_after = _kor_answers(settings.get_profile(PROFILE, "kor"))
+    first, gold, fixed_after = _kor_answers(profiles.get_profile(PROFILE, "kor"))
     sc = get_family("selfcontra")
-    sc_profile = settings.get_profile(PROFILE, "selfcontra")
-    sc_samples = {s.sample_id: s for s in sc.generate(sc_profile, settings.DEFAULT_SEED)}
+    sc_profile = profiles.get_profile(PROFILE, "selfcontra")
+    sc_samples = {s.sample_id: s for s in sc.generate(sc_profile, profiles.DEFAULT_SEED)}
     sc_answers = {}
     for i, p in enumerate(
         sorted(sc.build_prompts(list(sc_samples.values()), sc_profile), key=lambda p: p.prompt_id)
@@ -136,7 +136,7 @@ def test_second_identical_run_changes_nothing_and_calls_nothing(home):
     first = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
     assert first.failures == []
     assert call_count("mixed") > home["n_kor"] and call_count("judge") > 0
-    path = str(settings.duckdb_path())
+    path = str(paths.duckdb_path())
     before = table_checksums(path)
     # The run did exercise the follow-ups: three rounds of self-correction and the judge.
     con = duckdb.connect(path, read_only=True)

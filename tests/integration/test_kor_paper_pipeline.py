@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, data_dir
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 from relreason_dagster.benchmarks.registry import get_family
@@ -54,12 +54,12 @@ def home(tmp_path_factory):
     isolated_home(mp, root, MODELS_YAML)
     profile = {"extends": "paper", "relational": None, "flenqa": None, "selfcontra": None, "kor": KOR}
     use_profiles(mp, root / "profiles.yaml", {PROFILE: profile})
-    kor = settings.get_profile(PROFILE, "kor")
+    kor = profiles.get_profile(PROFILE, "kor")
     if not data_dir(kor).is_dir():
         mp.undo()
         pytest.skip(f"KOR-Bench reference data not found under {data_dir(kor)}")
     family = get_family("kor")
-    samples = family.generate(kor, settings.DEFAULT_SEED)
+    samples = family.generate(kor, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     prompts = family.build_prompts(samples, kor)
     gold = {p.messages[0]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in prompts}
@@ -182,7 +182,7 @@ def _report_shows_the_knowledge_impact(tmp_path) -> None:
     from relreason_dagster.results.headline import headline_tables
     from relreason_dagster.results.report import build_report
 
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         summary = build_report(con, tmp_path / "report")
         closing = [t for t in headline_tables(con, families=["kor"]) if "kor_knowledge_impact" in t.title]

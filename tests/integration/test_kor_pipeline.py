@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of
 from relreason_dagster.benchmarks.registry import get_family
@@ -33,8 +33,8 @@ def home(tmp_path_factory):
     isolated_home(mp, root, MODELS_YAML)
     use_profiles(mp, root / "profiles.yaml", {"smoke": {"kor": {"self_correction_rounds": ROUNDS}}})
     family = get_family("kor")
-    profile = settings.get_profile("smoke", "kor")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    profile = profiles.get_profile("smoke", "kor")
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     first: dict[str, str] = {}
     corrected: dict[str, str] = {}

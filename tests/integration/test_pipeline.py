@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.llm.registry import add_model
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
@@ -39,8 +39,8 @@ def home(tmp_path_factory):
     use_profiles(mp, root / "profiles.yaml", {"smoke": smoke})
     for name in ("relational", "flenqa", "selfcontra", "kor"):
         family = get_family(name)
-        profile = settings.get_profile("smoke", name)
-        samples = family.generate(profile, settings.DEFAULT_SEED)
+        profile = profiles.get_profile("smoke", name)
+        samples = family.generate(profile, profiles.DEFAULT_SEED)
         by_id = {s.sample_id: s for s in samples}
         built = family.build_prompts(samples, profile)
         # Texts may repeat (a 250-token FLenQA text is its minimal text); prompts are counted apart.
@@ -103,7 +103,7 @@ def test_first_run_scores_the_oracle_perfectly(home):
 def test_flenqa_marts_and_plot_for_the_oracle(home):
     """FLenQA after the oracle's run: every metric at its known value, and the figure written."""
     flenqa = rows("SELECT min(accuracy), max(accuracy), sum(n), sum(n_refused) FROM marts.flenqa_accuracy")
-    smoke = settings.get_profile("smoke", "flenqa")
+    smoke = profiles.get_profile("smoke", "flenqa")
     per_prompt = 3 * smoke.get("n_base") * (len(smoke.get("lengths")) + 1)  # + the minimal texts
     assert flenqa == [(1.0, 1.0, 2 * per_prompt, 0)]  # direct + cot
     lengths = rows("SELECT DISTINCT length FROM marts.flenqa_accuracy_by_length ORDER BY 1")
@@ -116,7 +116,7 @@ def test_flenqa_marts_and_plot_for_the_oracle(home):
     assert cot == [(1.0, 0.0, 1.0)]
     nw = rows("SELECT min(next_word_accuracy), min(reasoning_accuracy) FROM marts.flenqa_next_word")
     assert nw == [(1.0, 1.0)]
-    plot = settings.relreason_home() / "plots" / "flenqa_accuracy_vs_length.png"
+    plot = paths.relreason_home() / "plots" / "flenqa_accuracy_vs_length.png"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -214,7 +214,7 @@ def test_stored_answers_are_not_parsed_again_unless_something_changed(home):
     by_prompt = (
         "SELECT * EXCLUDE (parse_key) FROM raw.parsed_answers WHERE model = 'oracle' ORDER BY prompt_id"
     )
-    con = duckdb.connect(str(settings.duckdb_path()))
+    con = duckdb.connect(str(paths.duckdb_path()))
     try:
         before = con.execute(by_prompt).fetchall()
         assert len(before) == n
@@ -241,8 +241,8 @@ def test_stored_symbolic_checks_are_not_checked_again(home, monkeypatch):
     from relreason_dagster.storage.duckdb_io import fetch_dicts
 
     step = steps.SymbolicChecks()
-    profile = settings.get_profile("smoke", "relational")
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    profile = profiles.get_profile("smoke", "relational")
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         stored = {
             name: fetch_dicts(con, sql, params)
@@ -346,7 +346,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     """`relreason run --model dlm`: checkpoints + dlm_runs rows, answers as model dlm, Table 1 mart."""
     from relreason_dagster.pipeline import run_pipeline
 
-    profile = settings.get_profile("smoke", "relational")
+    profile = profiles.get_profile("smoke", "relational")
     tasks = profile.get("dlm_tasks")
     report = run_pipeline(["dlm"], profile="smoke")
     assert report.failures == []
@@ -359,7 +359,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     for _task, seed, train_size, n_params, path, sha, program in runs:
         assert (seed, train_size) == (0, 10)
         assert n_params > 10_000
-        assert (settings.relreason_home() / path).exists() and len(sha) == 64
+        assert (paths.relreason_home() / path).exists() and len(sha) == 64
         assert "←" in program
     answers = rows("SELECT split, setting, parse_status FROM raw.parsed_answers WHERE model = 'dlm'")
     assert sorted(answers) == sorted([("iid", "dlm", "ok"), ("ood", "dlm", "ok")] * len(tasks))
@@ -371,7 +371,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
 def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    profile = settings.get_profile("smoke", "relational")
+    profile = profiles.get_profile("smoke", "relational")
     tasks = profile.get("dlm_tasks")
     before = rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
@@ -380,7 +380,7 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
 
     # A damaged checkpoint is not trusted: that run trains again (HasFather's: the cheapest to retrain).
     path = (
-        settings.relreason_home()
+        paths.relreason_home()
         / rows("SELECT checkpoint_path FROM raw.dlm_runs WHERE task = 'HasFather'")[0][0]
     )
     path.write_bytes(b"damaged")
@@ -393,7 +393,7 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
 def test_dlm_train_size_is_part_of_the_checkpoint_identity(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    tasks = settings.get_profile("smoke", "relational").get("dlm_tasks")
+    tasks = profiles.get_profile("smoke", "relational").get("dlm_tasks")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
     assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
     sizes = rows("SELECT train_size, count(*) FROM raw.dlm_runs WHERE train_size = 12 GROUP BY 1")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from relreason_dagster import profiles, settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.cli import main
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
@@ -44,8 +44,8 @@ def test_run_with_a_user_profile_file(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setenv(profiles.PROFILE_FILE_ENV, str(my))
     family = get_family("relational")
-    profile = settings.get_profile("mine", "relational")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    profile = profiles.get_profile("mine", "relational")
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     gold = {
         p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
 from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 
@@ -70,7 +70,7 @@ def test_a_long_read_does_not_fail_the_runs_dbt_step(tmp_path, monkeypatch):
     set_responder("steady", lambda messages, params: "So the answer is: yes.")
     first = run_pipeline(["steady"], profile="smoke", benchmarks=["relational"])
     assert first.failures == []
-    home = settings.relreason_home()
+    home = paths.relreason_home()
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     reader = subprocess.Popen(

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.pipeline_home import isolated_home, rows
@@ -61,8 +61,8 @@ def home(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv(KEY_ENV, "sk-fake")
     family = get_family("flenqa")
-    profile = settings.get_profile("smoke", "flenqa")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    profile = profiles.get_profile("smoke", "flenqa")
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     prompts = family.build_prompts(samples, profile)
     gold = {p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in prompts}
@@ -83,8 +83,7 @@ def home(tmp_path_factory):
 
 def test_three_rows_and_three_distinct_calls_per_prompt_and_model(home):
     per_prompt = rows(
-        "SELECT model, prompt_id, count(*), count(DISTINCT request_hash) FROM raw.response_draws "
-        "GROUP BY ALL"
+        "SELECT model, prompt_id, count(*), count(DISTINCT request_hash) FROM raw.response_draws GROUP BY ALL"
     )
     assert {(n, distinct) for _, _, n, distinct in per_prompt} == {(K, K)}
     assert {m for m, *_ in per_prompt} == set(MODELS)
@@ -131,7 +130,7 @@ def test_report_and_samples_show_the_reasoning_collapsed_and_the_a_vs_b_section(
     from relreason_dagster.results.report import build_report
     from relreason_dagster.results.samples import format_sample, sample_rows
 
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         page = build_report(con, tmp_path).path.read_text(encoding="utf-8")
         shown = [format_sample(r) for r in sample_rows(con, model="reasoner-tags", limit=2)]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import litellm
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
 from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
@@ -50,8 +50,8 @@ def home(tmp_path_factory):
     isolated_home(mp, root, scripted_models_yaml(MODEL))
     use_profiles(mp, root / "profiles.yaml", {PROFILE: {"extends": "paper", "relational": RELATIONAL}})
     family = get_family("relational")
-    profile = settings.get_profile(PROFILE, "relational")
-    samples = {s.sample_id: s for s in family.generate(profile, settings.DEFAULT_SEED)}
+    profile = profiles.get_profile(PROFILE, "relational")
+    samples = {s.sample_id: s for s in family.generate(profile, profiles.DEFAULT_SEED)}
     script = {}
     for p in family.build_prompts(list(samples.values()), profile):
         sample = samples[p.sample_id]
@@ -156,7 +156,7 @@ def test_the_report_shows_na_recipes_temperature_and_the_rqs(home, tmp_path):
 
     from relreason_dagster.results.report import build_report
 
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         page = build_report(con, tmp_path / "report").path.read_text()
     finally:

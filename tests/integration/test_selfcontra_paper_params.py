@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from relreason_dagster import settings
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.openai_server import FakeOpenAIServer, prompt_key
 from tests.pipeline_home import isolated_home, rows
@@ -57,10 +56,10 @@ def test_paper_profile_requests_carry_the_studys_temperature(tmp_path):
             | {"selfcontra": SELFCONTRA}
         }
         use_profiles(mp, tmp_path / "profiles.yaml", profiles)
-        profile = settings.get_profile(PROFILE, "selfcontra")
+        profile = profiles.get_profile(PROFILE, "selfcontra")
         assert profile.get("generation") == {"temperature": 0}  # the paper profile's, kept
         family = get_family("selfcontra")
-        built = family.build_prompts(family.generate(profile, settings.DEFAULT_SEED), profile)
+        built = family.build_prompts(family.generate(profile, profiles.DEFAULT_SEED), profile)
         assert {p.setting for p in built} == {"zero_answer", "zero_reason", "few_answer", "few_reason"}
         with FakeOpenAIServer() as server:
             isolated_home(mp, tmp_path, _models_yaml(server.api_base))

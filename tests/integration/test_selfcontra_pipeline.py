@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
@@ -51,7 +51,7 @@ def _judge(messages, params):
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    source = settings.reference_dir() / SOURCE
+    source = paths.reference_dir() / SOURCE
     if not source.exists():
         pytest.skip(f"reference annotations not found at {source}; set RELREASON_REFERENCE_DIR")
     root = tmp_path_factory.mktemp("selfcontra")
@@ -70,9 +70,9 @@ def home(tmp_path_factory):
     }
     use_profiles(mp, root / "profiles.yaml", {PROFILE: {"selfcontra": profile}})
     family = get_family("selfcontra")
-    samples = family.generate(settings.get_profile(PROFILE, "selfcontra"), settings.DEFAULT_SEED)
+    samples = family.generate(profiles.get_profile(PROFILE, "selfcontra"), profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
-    built = family.build_prompts(samples, settings.get_profile(PROFILE, "selfcontra"))
+    built = family.build_prompts(samples, profiles.get_profile(PROFILE, "selfcontra"))
     gold = {p.messages[-1]["content"]: family.render_gold(by_id[p.sample_id], p.setting) for p in built}
     register_scripted_provider()
     set_responder("oracle", lambda messages, params: gold[messages[-1]["content"]])

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family, register, unregister
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
@@ -52,7 +52,7 @@ def home(tmp_path_factory):
     family = get_family("toy")
     numbers = [
         s.input["number"]
-        for s in family.generate(settings.get_profile("smoke", "toy"), settings.DEFAULT_SEED)
+        for s in family.generate(profiles.get_profile("smoke", "toy"), profiles.DEFAULT_SEED)
     ]
     yield numbers
     set_responder("toy-answerer", None)
@@ -96,7 +96,9 @@ def test_a_registered_toy_family_runs_end_to_end(home):
     # The raw table its tables.py declares, with the column it added later.
     toy_columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = 'raw'"
     assert rows(f"{toy_columns} AND table_name = 'toy_notes' ORDER BY ordinal_position") == [
-        ("sample_id",), ("note",), ("written_at",)
+        ("sample_id",),
+        ("note",),
+        ("written_at",),
     ]
     # The shared checks ran on the toy's rows with the bounds its checks.py declares.
     checks = {name: passed for name, passed, _ in report.checks}
@@ -122,7 +124,7 @@ def test_the_report_shows_the_toy_section_figure_and_published_rows(home, tmp_pa
 
     numbers = home
     n, n_correct = len(numbers), sum(k % 10 not in (2, 5) for k in numbers)
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         summary = build_report(con, tmp_path / "report")
         closing = {t.title: t for t in headline_tables(con, families=["toy"])}

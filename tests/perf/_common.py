@@ -172,10 +172,10 @@ def busy_processes(threshold_pct: float = 20.0) -> list[str]:
 
 def time_paper_build(family: Any, profile: Any) -> dict[str, float]:
     """Generate a family's paper-profile samples and prompts; their counts and the seconds it took."""
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
 
     start = time.perf_counter()
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     prompts = family.build_prompts(samples, profile)
     return {
         "paper_samples": len(samples),

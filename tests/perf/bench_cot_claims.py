@@ -123,12 +123,12 @@ _SOUP = (
 
 
 def _gold() -> list[tuple[Any, str]]:
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
     from relreason_dagster.benchmarks.relational.family import RelationalFamily
     from relreason_dagster.benchmarks.relational.prompts import cot_answer
 
-    profile = settings.get_profile("paper", "relational")
-    samples = RelationalFamily().generate(profile, settings.DEFAULT_SEED)
+    profile = profiles.get_profile("paper", "relational")
+    samples = RelationalFamily().generate(profile, profiles.DEFAULT_SEED)
     return [(s, cot_answer(s)) for s in samples]
 
 

@@ -23,7 +23,7 @@ SEED = 0
 
 
 def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
     from relreason_dagster.benchmarks.base import Profile
     from relreason_dagster.benchmarks.relational.dlm.checkpoint import load_checkpoint
     from relreason_dagster.benchmarks.relational.dlm.config import default_recipe
@@ -34,13 +34,13 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
     from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
     from relreason_dagster.benchmarks.scoring import set_f1
 
-    paper = settings.get_profile("paper", "relational")
+    paper = profiles.get_profile("paper", "relational")
     profile = Profile("paper", {**paper.params, "dlm_seeds": [SEED]})
     runs, tests = [], {}
     for task in tasks or list(TASKS):
-        samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
+        samples = generate_samples(profile, profiles.DEFAULT_SEED, tasks=(task,))
         fewshot = [s for s in samples if s.split == "fewshot"]
-        runs += plan_runs(task, fewshot, profile, settings.DEFAULT_SEED)
+        runs += plan_runs(task, fewshot, profile, profiles.DEFAULT_SEED)
         tests[task] = samples
     workers = default_workers()
     with tempfile.TemporaryDirectory() as tmp:

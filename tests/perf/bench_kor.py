@@ -16,7 +16,7 @@ from tests.perf._common import time_paper_build
 
 
 def bench_kor() -> dict[str, Any]:
-    from relreason_dagster import settings
+    from relreason_dagster import paths, profiles
     from relreason_dagster.benchmarks.kor.data import CATEGORIES, load_category
     from relreason_dagster.benchmarks.kor.family import KorFamily, data_dir
     from relreason_dagster.benchmarks.kor.items import generated_items
@@ -24,7 +24,7 @@ def bench_kor() -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     family = KorFamily()
-    paper = settings.get_profile("paper", "kor")
+    paper = profiles.get_profile("paper", "kor")
     folder = data_dir(paper)
     if folder.is_dir():
         out.update(time_paper_build(family, paper))
@@ -42,7 +42,7 @@ def bench_kor() -> dict[str, Any]:
             }
     out["generation"] = generation
 
-    responses = settings.reference_dir() / "korbench" / "responses"
+    responses = paths.reference_dir() / "korbench" / "responses"
     files = sorted(responses.glob("evaluation_*_zero-shot.jsonl.json")) if responses.is_dir() else []
     scoring: dict[str, dict[str, float]] = {}
     for category in CATEGORIES:

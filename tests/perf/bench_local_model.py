@@ -129,12 +129,12 @@ def _pipeline(spec: Any, path: Any, tag: str) -> tuple[float, int, list[str], in
 
 def bench_local_model(rounds: int = ROUNDS) -> dict[str, Any]:
     """Responses/s and tokens/s of both paths over ``rounds`` alternating rounds."""
-    from relreason_dagster import settings
+    from relreason_dagster import paths
     from relreason_dagster.llm.gateway import effective_params, run_model
     from relreason_dagster.llm.local_provider import get_llama, register_local_provider, warm_up
     from relreason_dagster.llm.registry import get_model
 
-    spec = get_model(settings.REPO_ROOT / "models.yaml", MODEL)
+    spec = get_model(paths.REPO_ROOT / "models.yaml", MODEL)
     params = effective_params(spec, MAX_TOKENS)
     register_local_provider()
     with Timer() as load:
@@ -156,7 +156,7 @@ def bench_local_model(rounds: int = ROUNDS) -> dict[str, Any]:
     with isolated_env("local"):
         from pathlib import Path
 
-        root = Path(settings.relreason_home())
+        root = Path(paths.relreason_home())
         warm = [{"prompt_id": "warm", "messages": _messages("Say hello."), "max_tokens": 8}]
         con, store = fresh_duckdb(root / "warm.duckdb")
         run_model(store, spec, warm)  # LiteLLM's provider path and the tokenizer, loaded once

@@ -109,11 +109,11 @@ def timed_materialize() -> Iterator[list[dict[str, Any]]]:
 
 def _oracle(profile_name: str, seed: int) -> tuple[Callable[[list, dict], str], int]:
     """A responder answering each prompt with its gold answer, so parsing does realistic work."""
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
     from relreason_dagster.benchmarks.registry import get_family
 
     family = get_family("relational")
-    profile = settings.get_profile(profile_name, "relational")
+    profile = profiles.get_profile(profile_name, "relational")
     samples = family.generate(profile, seed)
     by_id = {s.sample_id: s for s in samples}
     gold = {
@@ -168,9 +168,9 @@ async def _litellm_baseline(n: int, concurrency: int) -> float:
 def bench_pipeline(per_split: int = DEFAULT_PER_SPLIT, seed: int | None = None) -> dict[str, Any]:
     """Run the pipeline three times (all calls, all cached with --rerun, unchanged) plus gateway-only and
     LiteLLM-only timings."""
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
 
-    seed = settings.DEFAULT_SEED if seed is None else seed
+    seed = profiles.DEFAULT_SEED if seed is None else seed
     out: dict[str, Any] = {"per_split": per_split, "concurrency": CONCURRENCY}
     # Inside the temporary home from the start: importing the dbt assets may run `dbt parse`.
     with isolated_env("pipeline", MODELS_YAML) as root:
@@ -190,7 +190,7 @@ def bench_pipeline(per_split: int = DEFAULT_PER_SPLIT, seed: int | None = None) 
 
 def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
     """The measured part of :func:`bench_pipeline`, inside its temporary RELREASON_HOME."""
-    from relreason_dagster import settings
+    from relreason_dagster import paths
 
     # One-time costs a long-running process pays once; timed apart so runs 1 and 2 compare like for like.
     with Timer() as t:
@@ -268,7 +268,7 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
     # The gateway alone on a subset of the prompts, in a fresh lake (no cache), then again (all stored).
     import duckdb
 
-    src = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    src = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         rows = src.execute(
             "SELECT prompt_id, messages, max_tokens FROM raw.prompts ORDER BY prompt_id"
@@ -278,7 +278,7 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
     step = max(1, len(rows) // GATEWAY_SUBSET)
     prompts = [{"prompt_id": p, "messages": json.loads(m), "max_tokens": mt} for p, m, mt in rows[::step]]
     prompts = prompts[:GATEWAY_SUBSET]
-    spec = get_model(settings.models_path(), MODEL)
+    spec = get_model(paths.models_path(), MODEL)
     con, store = fresh_duckdb(root / "gateway.duckdb")
     try:
         reset_calls()

@@ -19,7 +19,7 @@ from tests.perf._common import time_paper_build
 
 
 def bench_selfcontra() -> dict[str, Any]:
-    from relreason_dagster import settings
+    from relreason_dagster import paths, profiles
     from relreason_dagster.benchmarks.relational.cot_verdict import check_reasoning
     from relreason_dagster.benchmarks.relational.family import RelationalFamily
     from relreason_dagster.benchmarks.relational.prompts import cot_answer
@@ -28,7 +28,7 @@ def bench_selfcontra() -> dict[str, Any]:
     from relreason_dagster.benchmarks.selfcontra.family import SelfContraFamily, order_of
 
     out: dict[str, Any] = {}
-    folder = settings.reference_dir() / "wino" / "selfcontra_annotations"
+    folder = paths.reference_dir() / "wino" / "selfcontra_annotations"
     files = sorted(Path(folder).glob("*.csv"))
     if files:
         start = time.perf_counter()
@@ -47,12 +47,12 @@ def bench_selfcontra() -> dict[str, Any]:
         out["judge_prompts"] = n_prompts
         out["judge_prompts_s"] = time.perf_counter() - start
 
-        profile = settings.get_profile("paper", "selfcontra")
+        profile = profiles.get_profile("paper", "selfcontra")
         out.update(time_paper_build(SelfContraFamily(), profile))
 
     relational = RelationalFamily()
-    rel_profile = settings.get_profile("paper", "relational")
-    generated = relational.generate(rel_profile, settings.DEFAULT_SEED)
+    rel_profile = profiles.get_profile("paper", "relational")
+    generated = relational.generate(rel_profile, profiles.DEFAULT_SEED)
     samples = [s for s in generated if s.split in ("iid", "ood")]
     texts = [(s, cot_answer(s)) for s in samples]
     start = time.perf_counter()

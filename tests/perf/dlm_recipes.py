@@ -28,7 +28,7 @@ import time
 
 import torch
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.relational.dlm.config import config_for, default_recipe
 from relreason_dagster.benchmarks.relational.dlm.train import predict, train
 from relreason_dagster.benchmarks.relational.generate import decode_gold, generate_samples
@@ -84,10 +84,10 @@ def main(argv: list[str]) -> int:
         rest = rest[:i] + rest[i + 2 :]
     tasks = rest or list(TASKS)
     torch.set_num_threads(1)
-    profile = settings.get_profile("paper", "relational")
+    profile = profiles.get_profile("paper", "relational")
     for task in tasks:
         recipe = default_recipe(task) if recipe_arg == "default" else recipe_arg
-        samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
+        samples = generate_samples(profile, profiles.DEFAULT_SEED, tasks=(task,))
         fewshot = [s for s in samples if s.split == "fewshot"]
         arity = task_spec(task).arity
         for seed in seeds:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.relational.dlm.checkpoint import load_checkpoint
 from relreason_dagster.benchmarks.relational.dlm.plan import plan_runs
 from relreason_dagster.benchmarks.relational.dlm.train import predict
@@ -42,15 +42,15 @@ def _interval(values: list[float], rng: np.random.Generator) -> str:
 def main(argv: list[str]) -> int:
     home = Path(argv[0])
     torch.set_num_threads(1)
-    profile = settings.get_profile("paper", "relational")
+    profile = profiles.get_profile("paper", "relational")
     rng = np.random.default_rng(0)
     for task in TASKS:
-        samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
+        samples = generate_samples(profile, profiles.DEFAULT_SEED, tasks=(task,))
         fewshot = [s for s in samples if s.split == "fewshot"]
         arity = task_spec(task).arity
         pooled: dict[str, list[float]] = {split: [] for split in SPLITS}
         seeds = []
-        for run in plan_runs(task, fewshot, profile, settings.DEFAULT_SEED):
+        for run in plan_runs(task, fewshot, profile, profiles.DEFAULT_SEED):
             path = run.checkpoint_path(home)
             if not path.exists():
                 seeds.append(f"seed {run.seed} -")

@@ -22,7 +22,7 @@ import sys
 
 import torch
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.relational.dlm.config import config_for, default_recipe
 from relreason_dagster.benchmarks.relational.dlm.plan import training_samples
 from relreason_dagster.benchmarks.relational.dlm.program import extract_program
@@ -38,11 +38,11 @@ def main(argv: list[str]) -> int:
     recipe = overrides.pop("recipe", None) or default_recipe(task)
     train_size = int(overrides.pop("train_size", 0))
     torch.set_num_threads(1)
-    profile = settings.get_profile("paper", "relational")
-    samples = generate_samples(profile, settings.DEFAULT_SEED, tasks=(task,))
+    profile = profiles.get_profile("paper", "relational")
+    samples = generate_samples(profile, profiles.DEFAULT_SEED, tasks=(task,))
     fewshot = [s for s in samples if s.split == "fewshot"]
     if train_size:  # the few-shot samples, then more of the same seeded stream (what dlm_train_size does)
-        fewshot = list(training_samples(task, fewshot, train_size, profile, settings.DEFAULT_SEED))
+        fewshot = list(training_samples(task, fewshot, train_size, profile, profiles.DEFAULT_SEED))
     result = train(task, fewshot, config_for(task, overrides, recipe), seed, log=print)
     arity = task_spec(task).arity
     f1 = {}

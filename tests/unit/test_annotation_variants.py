@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.annotations import (
     AnnotationFileError,
     ImportResult,
@@ -28,7 +28,7 @@ from relreason_dagster.cli import main
 from relreason_dagster.errors import ConfigError
 from tests.profile_files import use_profiles
 
-ANNOTATION_DIR = settings.reference_dir() / "wino" / "selfcontra_annotations"
+ANNOTATION_DIR = paths.reference_dir() / "wino" / "selfcontra_annotations"
 RELEASED = sorted(
     f"winobias_{shot}_{order}_{model}.csv"
     for shot in ("zero", "few")
@@ -204,7 +204,7 @@ def test_cli_imports_a_mixed_batch_and_ends_with_the_summary_line(
     out = capsys.readouterr().out.strip().splitlines()
     assert out[-1].startswith(f"imported 2 files (20 rows), skipped 1: {bad}: missing mandatory column(s)")
     assert any(line.startswith(f"{numbered.name}: column roles from content: ") for line in out)
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         stored = con.execute("SELECT source, count(*) FROM raw.annotations GROUP BY 1 ORDER BY 1").fetchall()
     finally:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import baseline_family, get_baseline
 from relreason_dagster.defs.baseline_assets import BASELINE_ASSETS, _outside_profile
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
@@ -17,7 +17,7 @@ from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 
 def test_only_the_profiles_tasks_are_trained():
     baseline, family = get_baseline("dlm"), baseline_family("dlm")
-    smoke_tasks = baseline.tasks(settings.get_profile("smoke", family))
+    smoke_tasks = baseline.tasks(profiles.get_profile("smoke", family))
     others = [
         t for t in BASELINE_ASSETS["dlm"][0].partitions_def.get_partition_keys() if t not in smoke_tasks
     ]
@@ -33,7 +33,7 @@ def test_a_task_outside_the_profile_materializes_as_skipped(tmp_path):
     task = next(
         t
         for t in checkpoints.partitions_def.get_partition_keys()
-        if t not in baseline.tasks(settings.get_profile("smoke", family))
+        if t not in baseline.tasks(profiles.get_profile("smoke", family))
     )
     database = tmp_path / "results.duckdb"
     result = dg.materialize(

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.cli import format_table, main
 from relreason_dagster.results.headline import headline_tables
 from relreason_dagster.results.numbers import round_sig
@@ -31,9 +31,9 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("RELREASON_LAKE", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
-    settings.duckdb_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.duckdb_path().parent.mkdir(parents=True, exist_ok=True)
     lake = Lake.default()
-    con = duckdb.connect(str(settings.duckdb_path()))
+    con = duckdb.connect(str(paths.duckdb_path()))
     ensure_schema(con, lake)
     lake.append(
         "responses",
@@ -138,7 +138,7 @@ def test_numbers_are_shown_to_three_significant_digits():
 
 
 def test_headline_tables_cover_the_run_only(home):
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         tables = {t.title: t for t in headline_tables(con, models=["m1"], families=["relational"])}
         f1 = tables["marts.relational_f1"]
@@ -153,7 +153,7 @@ def test_headline_tables_cover_the_run_only(home):
 def test_mart_preview_counts_every_row(home):
     from relreason_dagster.defs.dbt import mart_preview
 
-    con = duckdb.connect(str(settings.duckdb_path()), read_only=True)
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
     try:
         count, preview = mart_preview(con, "marts.relational_f1")
     finally:

@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.cli import main
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.schema import ensure_schema
@@ -48,7 +48,7 @@ def first_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     home = tmp_path / "first"
     home.mkdir()
-    con = duckdb.connect(str(home / settings.DUCKDB_NAME))
+    con = duckdb.connect(str(home / paths.DUCKDB_NAME))
     try:
         ensure_schema(con, Lake.open(home / "lake"))  # what a run leaves: the view names home/lake
     finally:

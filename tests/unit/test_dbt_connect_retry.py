@@ -17,7 +17,7 @@ import duckdb
 import pytest
 import yaml
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 
 HOLD = (
     "import duckdb, sys, time; con = duckdb.connect(sys.argv[1], read_only=True); "
@@ -26,7 +26,7 @@ HOLD = (
 
 
 def _profile() -> dict[str, Any]:
-    profiles = yaml.safe_load((settings.DBT_PROJECT_DIR / "profiles.yml").read_text())
+    profiles = yaml.safe_load((paths.DBT_PROJECT_DIR / "profiles.yml").read_text())
     return profiles["relreason"]["outputs"]["local"]
 
 

@@ -8,7 +8,7 @@ import itertools
 import pytest
 import torch
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig, config_for
 from relreason_dagster.benchmarks.relational.dlm.data import base_tensor
@@ -88,7 +88,7 @@ def test_authors_layer_recipe_is_the_authors_script_on_their_layer():
 
 
 def _paper_samples(task: str) -> list[Sample]:
-    return generate_samples(settings.get_profile("paper", "relational"), settings.DEFAULT_SEED, tasks=(task,))
+    return generate_samples(profiles.get_profile("paper", "relational"), profiles.DEFAULT_SEED, tasks=(task,))
 
 
 def _train_one_thread(task: str, samples: list[Sample], config: DLMConfig, seed: int) -> TrainResult:

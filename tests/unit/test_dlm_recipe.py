@@ -110,10 +110,10 @@ def test_study_protocol_is_the_studys_stated_protocol():
 
 
 def test_the_paper_profile_trains_both_recipes_each_named():
-    from relreason_dagster import settings
+    from relreason_dagster import profiles
 
     fewshot = [make_sample("2-Outdegree", "fewshot", i, 10, 20240101) for i in range(2)]
-    runs = plan_runs("2-Outdegree", fewshot, settings.get_profile("paper", "relational"), 20240101)
+    runs = plan_runs("2-Outdegree", fewshot, profiles.get_profile("paper", "relational"), 20240101)
     assert [(r.recipe, r.setting, r.seed) for r in runs] == [
         ("relreason-1", "dlm", 0),
         ("relreason-1", "dlm", 1),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks import registry
 from relreason_dagster.errors import ConfigError
 
@@ -15,12 +15,12 @@ def test_a_family_from_outside_the_package_brings_its_folder(monkeypatch):
         assert registry.register_from_env() == ["toy"]
         assert "toy" in registry.family_names()
         # Its folder's profiles.yaml and checks.py are found by name, as for the built-in families.
-        assert settings.get_profile("smoke", "toy").params["n"] == 8
+        assert profiles.get_profile("smoke", "toy").params["n"] == 8
         assert registry.family_quality("toy").token_ranges == {"direct": (5, 64)}
         assert registry.family_steps("toy") == () and registry.family_checks("toy") == ()
     finally:
         registry.unregister("toy")
-    assert "toy" not in settings.profile_families("smoke")
+    assert "toy" not in profiles.profile_families("smoke")
 
 
 def test_a_bad_entry_is_one_line():

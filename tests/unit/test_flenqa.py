@@ -35,7 +35,7 @@ from relreason_dagster.benchmarks.flenqa.solver import solve
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.tokenizer import count_tokens
-from relreason_dagster.settings import DEFAULT_SEED, get_profile
+from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from tests.profile_files import use_profiles
 
 FAMILY = FlenqaFamily()

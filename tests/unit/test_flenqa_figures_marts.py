@@ -24,12 +24,12 @@ import duckdb
 import pandas as pd
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
 
-PUBLISHED_CSV = settings.REPO_ROOT / "relreason_dagster" / "benchmarks" / "flenqa" / "published.csv"
+PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "flenqa" / "published.csv"
 MODELS = ("m1", "m2")
 SETTINGS = ("direct", "cot")
 # Correct answers out of every 100 instances of a cell, by (padding, position): all different, so
@@ -53,7 +53,7 @@ SHARE = {
 
 def paper_grid() -> dict[str, Any]:
     """The paper profile's FLenQA knobs, as the pipeline reads them."""
-    return settings.get_profile("paper", "flenqa").params
+    return profiles.get_profile("paper", "flenqa").params
 
 
 def _answer_facts(index: int, padding: str, position: str, setting: str) -> dict[str, Any]:
@@ -149,7 +149,7 @@ def _fill(con: duckdb.DuckDBPyConnection, grid: dict[str, Any]) -> list[dict[str
 def _dbt_build(db: Path, work: Path) -> None:
     """The FLenQA marts and everything they read, built and tested as the pipeline builds them."""
     dbt = Path(sys.executable).parent / "dbt"
-    project = str(settings.DBT_PROJECT_DIR)
+    project = str(paths.DBT_PROJECT_DIR)
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--select", "+path:models/marts/flenqa"]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]

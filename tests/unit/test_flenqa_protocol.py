@@ -9,7 +9,7 @@ study's figures from the mart that pools what the study pooled, and the headline
 
 from __future__ import annotations
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.flenqa import report
 from relreason_dagster.llm.gateway import effective_params, request_hash
 from relreason_dagster.llm.registry import ModelSpec
@@ -19,8 +19,8 @@ MESSAGES = [{"role": "user", "content": "Is it true?"}]
 
 
 def test_the_paper_profile_states_the_studys_generation_params():
-    assert settings.get_profile("paper", "flenqa").get("generation") == {"temperature": 0, "top_p": 0}
-    assert settings.get_profile("smoke", "flenqa").get("generation") is None
+    assert profiles.get_profile("paper", "flenqa").get("generation") == {"temperature": 0, "top_p": 0}
+    assert profiles.get_profile("smoke", "flenqa").get("generation") is None
 
 
 def test_the_studys_params_win_over_the_models_and_are_in_the_cache_key():

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from data_quality import suites
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.flenqa.checks import padding_entities
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
@@ -26,7 +26,7 @@ from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 @pytest.fixture(scope="module")
 def data():
     family = FlenqaFamily()
-    smoke = settings.get_profile("smoke", "flenqa")
+    smoke = profiles.get_profile("smoke", "flenqa")
     profile = Profile(
         "quality",
         {
@@ -36,7 +36,7 @@ def data():
             "positions": ["random"],
         },
     )
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     prompts = family.build_prompts(samples, profile)
     return family, profile, samples, prompts
 

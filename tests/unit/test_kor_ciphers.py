@@ -19,7 +19,7 @@ from relreason_dagster.benchmarks.kor.ciphers import FAMILIES, generate
 from relreason_dagster.benchmarks.kor.data import KorItem, load_category
 from relreason_dagster.benchmarks.kor.scoring import score_official
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.settings import reference_dir
+from relreason_dagster.paths import reference_dir
 
 RULES = sorted(FAMILIES, key=int)
 PREFIX_STABLE = {"1", "3", "4", "5", "8", "9", "10", "15", "21", "23"}

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.cli import main
 
-RESPONSES = settings.reference_dir() / "korbench" / "responses"
+RESPONSES = paths.reference_dir() / "korbench" / "responses"
 
 
 def _files() -> list[str]:

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.kor import mixed, prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily, item_of
 from relreason_dagster.benchmarks.kor.formats import answer_format
 from relreason_dagster.errors import ConfigError
 
-REFERENCE = Path(os.environ.get("RELREASON_REFERENCE_DIR", settings.reference_dir())) / "korbench"
+REFERENCE = Path(os.environ.get("RELREASON_REFERENCE_DIR", paths.reference_dir())) / "korbench"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="KOR-Bench reference folder absent")
-SMOKE = settings.get_profile("smoke", "kor").params
+SMOKE = profiles.get_profile("smoke", "kor").params
 
 
 def _profile(**overrides) -> Profile:

@@ -30,7 +30,7 @@ from relreason_dagster.benchmarks.kor import extract, mathexpr, mixed
 from relreason_dagster.benchmarks.kor.data import KorItem
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily
 from relreason_dagster.benchmarks.kor.scoring import REASON_CODES, score_official, score_robust
-from relreason_dagster.settings import get_profile
+from relreason_dagster.profiles import get_profile
 
 SAFETY_NET_S = 300
 

@@ -29,14 +29,14 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor import ciphers, counterfactual, logic, operations, puzzles
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem, load_category
 from relreason_dagster.benchmarks.kor.formats import FORMATS, answer_format, gold_inner
 from relreason_dagster.benchmarks.kor.scoring import rescore_file, score_paper, score_robust
 from relreason_dagster.cli import main
 
-KOR_DIR = settings.reference_dir() / "korbench"
+KOR_DIR = paths.reference_dir() / "korbench"
 DATA_DIR = KOR_DIR / "data"
 RESPONSES = KOR_DIR / "responses"
 N_JUNK = 10_000

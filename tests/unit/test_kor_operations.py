@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import sympy
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor import operations as ops
 from relreason_dagster.benchmarks.kor.generation import LEVELS
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
@@ -307,7 +307,7 @@ _WINDOW = {"1": (-60, 700), "8": (0, 2100), "10": (2, 300), "19": (-30, 30)}
 
 
 def _official_rows() -> list[dict]:
-    path = settings.reference_dir() / "korbench" / "data" / "operation" / "sample.jsonl"
+    path = paths.reference_dir() / "korbench" / "data" / "operation" / "sample.jsonl"
     if not path.is_file():
         pytest.skip(f"KOR-Bench reference data not found at {path}")
     with path.open(encoding="utf-8") as handle:

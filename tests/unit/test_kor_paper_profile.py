@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.kor import mixed
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
@@ -34,7 +34,7 @@ def test_model_kind_in_models_yaml() -> None:
 
 def test_paper_profile_asks_chat_zero_shot_and_base_three_shot() -> None:
     family = KorFamily()
-    paper = settings.get_profile("paper", "kor")
+    paper = profiles.get_profile("paper", "kor")
     zero, three = kor_prompts.ZERO_SHOT, kor_prompts.THREE_SHOT
     assert [family.asks(paper, "chat", s) for s in (zero, three)] == [True, False]
     assert [family.asks(paper, "base", s) for s in (zero, three)] == [False, True]
@@ -50,7 +50,7 @@ def test_paper_profile_asks_chat_zero_shot_and_base_three_shot() -> None:
     # Both settings stay selectable: a profile without settings_by_kind asks every kind everything.
     both = Profile("mine", {**paper.params, "settings_by_kind": {}})
     assert all(family.asks(both, k, s) for k in ("chat", "base") for s in (zero, three))
-    smoke = settings.get_profile("smoke", "kor")
+    smoke = profiles.get_profile("smoke", "kor")
     assert family.asks(smoke, "base", zero)
 
 
@@ -66,7 +66,7 @@ def test_settings_by_kind_errors_are_one_line() -> None:
 
 
 def test_paper_profile_takes_all_1000_records_of_each_mixed_setting() -> None:
-    paper = settings.get_profile("paper", "kor")
+    paper = profiles.get_profile("paper", "kor")
     assert paper.get("mixed") == {"Multi-Q": 1000, "Multi-R": 1000, "Multi-RQ": 1000}
     folder = data_dir(paper)
     if not folder.is_dir():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
 from relreason_dagster.benchmarks.kor.extract import extract
 from relreason_dagster.benchmarks.kor.scoring import (
@@ -36,7 +36,7 @@ from relreason_dagster.benchmarks.kor.scoring.table2 import PUBLISHED_CSV, table
 from relreason_dagster.cli import main
 from relreason_dagster.errors import ConfigError
 
-KOR_DIR = settings.reference_dir() / "korbench"
+KOR_DIR = paths.reference_dir() / "korbench"
 DATA_DIR = KOR_DIR / "data"
 RESPONSES = KOR_DIR / "responses"
 MODELS = ("gpt-4o", "Qwen2.5-7B-Instruct", "Meta-Llama-3.1-8B-Instruct")

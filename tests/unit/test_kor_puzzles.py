@@ -20,7 +20,7 @@ from relreason_dagster.benchmarks.kor.puzzles import (
 )
 from relreason_dagster.benchmarks.kor.scoring import score_official
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.settings import reference_dir
+from relreason_dagster.paths import reference_dir
 
 # Small sizes keep the whole file fast; the defaults are exercised by Sudoku (always 9x9) and 24.
 SMALL = {

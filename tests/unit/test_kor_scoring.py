@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor import mathexpr
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem, load_category
 from relreason_dagster.benchmarks.kor.extract import (
@@ -47,7 +47,7 @@ from relreason_dagster.benchmarks.kor.scoring import (
 )
 from relreason_dagster.errors import ConfigError
 
-KOR_DIR = settings.reference_dir() / "korbench"
+KOR_DIR = paths.reference_dir() / "korbench"
 DATA_DIR = KOR_DIR / "data"
 RESPONSES = KOR_DIR / "responses"
 MODELS = ("gpt-4o", "Qwen2.5-7B-Instruct", "Meta-Llama-3.1-8B-Instruct")

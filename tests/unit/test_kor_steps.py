@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.base import Profile, Reply
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily
@@ -17,8 +17,8 @@ from relreason_dagster.llm.ask import run_step
 
 def _stored(n: int = 2, correct: bool = False) -> dict[str, list[dict]]:
     family = KorFamily()
-    profile = settings.get_profile("smoke", "kor")
-    samples = [s for s in family.generate(profile, settings.DEFAULT_SEED) if s.task != MIXED_TASK][:n]
+    profile = profiles.get_profile("smoke", "kor")
+    samples = [s for s in family.generate(profile, profiles.DEFAULT_SEED) if s.task != MIXED_TASK][:n]
     base = []
     for sample in samples:
         (prompt,) = [p for p in family.build_prompts([sample], profile) if p.setting == kor_prompts.ZERO_SHOT]

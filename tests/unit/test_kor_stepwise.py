@@ -11,13 +11,13 @@ from collections import Counter
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.kor.family import KorFamily, data_dir
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK, load_subquestions, step_items
 from relreason_dagster.errors import ConfigError
 
-REFERENCE = settings.reference_dir() / "korbench"
+REFERENCE = paths.reference_dir() / "korbench"
 DATA = REFERENCE / "data"
 needs_reference = pytest.mark.skipif(not DATA.is_dir(), reason=f"KOR-Bench reference data not under {DATA}")
 
@@ -44,7 +44,7 @@ def test_sub_steps_are_asked_zero_shot_with_the_official_template_and_judged() -
 
     template = yaml.safe_load((REFERENCE / "config" / "prompt" / "zero-shot.yaml").read_text())
     family = KorFamily()
-    paper = settings.get_profile("paper", "kor")
+    paper = profiles.get_profile("paper", "kor")
     profile = Profile(
         "p",
         {
@@ -80,7 +80,7 @@ def test_stepwise_needs_the_official_file(tmp_path) -> None:
 
 
 def test_smoke_profile_does_not_ask_sub_steps() -> None:
-    smoke = settings.get_profile("smoke", "kor")
+    smoke = profiles.get_profile("smoke", "kor")
     assert not smoke.get("stepwise")
     if data_dir(smoke).is_dir():
         assert not [s for s in KorFamily().generate(smoke, 1) if s.task == STEPWISE_TASK]

@@ -16,7 +16,7 @@ from relreason_dagster.llm.registry import (
     load_registry,
     require_api_key,
 )
-from relreason_dagster.settings import REPO_ROOT
+from relreason_dagster.paths import REPO_ROOT
 
 GOOD = """\
 # top comment

@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed
 from relreason_dagster.benchmarks.relational.tasks import TASKS
 from relreason_dagster.benchmarks.scoring import score_cells, set_f1, unreadable
@@ -32,7 +32,7 @@ from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
 
 # The study's numbers, the relational family's published.csv: dlm_vs_llm reads Table 1's DLM from them.
-PUBLISHED_CSV = settings.REPO_ROOT / "relreason_dagster" / "benchmarks" / "relational" / "published.csv"
+PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "relational" / "published.csv"
 N_CELLS = 9
 
 # (prompt, predicted cells or None for an unreadable answer, gold cells, hand-computed F1) on
@@ -168,7 +168,7 @@ def _write_annotations(path: Path) -> Path:
 def _dbt_build(db: Path, work: Path) -> None:
     """The whole project, as the pipeline runs it (`dbt build`: seeds, models and their tests)."""
     dbt = Path(sys.executable).parent / "dbt"
-    project = str(settings.DBT_PROJECT_DIR)
+    project = str(paths.DBT_PROJECT_DIR)
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     env = {**os.environ, "RELREASON_DUCKDB": str(db)}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from relreason_dagster import profiles, settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import family_names
 from relreason_dagster.cli import main
 from relreason_dagster.errors import ConfigError
@@ -41,11 +41,11 @@ def test_every_family_declares_smoke_and_paper_in_its_folder_within_its_schema()
 
 def test_builtin_values_are_the_studies_and_the_demo_sizes():
     """Spot checks of the sizes the README and the marts rely on (sample ids follow from these)."""
-    assert settings.get_profile("smoke", "relational").params["dlm_overrides"] == {"max_epochs": 20}
-    assert settings.get_profile("smoke", "kor").params["rules"]["cipher"] == ["23"]
-    assert settings.get_profile("paper", "flenqa").params["lengths"] == [250, 500, 1000, 2000, 3000]
-    assert settings.get_profile("paper", "selfcontra").params["detect_limit"] is None
-    assert settings.profile_families("smoke") == ["flenqa", "kor", "relational", "selfcontra"]
+    assert profiles.get_profile("smoke", "relational").params["dlm_overrides"] == {"max_epochs": 20}
+    assert profiles.get_profile("smoke", "kor").params["rules"]["cipher"] == ["23"]
+    assert profiles.get_profile("paper", "flenqa").params["lengths"] == [250, 500, 1000, 2000, 3000]
+    assert profiles.get_profile("paper", "selfcontra").params["detect_limit"] is None
+    assert profiles.profile_families("smoke") == ["flenqa", "kor", "relational", "selfcontra"]
 
 
 def test_extends_changes_just_the_overridden_knob(tmp_path, monkeypatch):
@@ -54,8 +54,8 @@ def test_extends_changes_just_the_overridden_knob(tmp_path, monkeypatch):
     mine, smoke = profiles.resolve("mine"), profiles.resolve("smoke")
     assert mine["kor"] == {**smoke["kor"], "self_correction_rounds": 2}
     assert {k: v for k, v in mine.items() if k != "kor"} == {k: v for k, v in smoke.items() if k != "kor"}
-    assert settings.get_profile("mine", "kor").get("self_correction_rounds") == 2
-    assert settings.profile_names() == ["mine", "paper", "smoke"]
+    assert profiles.get_profile("mine", "kor").get("self_correction_rounds") == 2
+    assert profiles.profile_names() == ["mine", "paper", "smoke"]
 
 
 def test_a_chain_of_user_profiles_applies_every_layer_and_replaces_values_whole(tmp_path, monkeypatch):
@@ -67,40 +67,40 @@ def test_a_chain_of_user_profiles_applies_every_layer_and_replaces_values_whole(
             "top": {"extends": "base", "kor": {"max_tokens": 64}, "flenqa": None},
         },
     )
-    kor = settings.get_profile("top", "kor").params
+    kor = profiles.get_profile("top", "kor").params
     assert (kor["questions_per_rule"], kor["max_tokens"], kor["source"]) == (3, 64, "official")
     assert kor["rules"] == {"cipher": ["1"]}  # a knob's value is replaced, not merged
-    assert settings.profile_families("top") == ["kor", "relational", "selfcontra"]  # null drops flenqa
-    assert settings.profile_families("base") == ["flenqa", "kor", "relational", "selfcontra"]
+    assert profiles.profile_families("top") == ["kor", "relational", "selfcontra"]  # null drops flenqa
+    assert profiles.profile_families("base") == ["flenqa", "kor", "relational", "selfcontra"]
 
 
 def test_a_user_profile_named_like_a_builtin_one_overrides_it_knob_by_knob(tmp_path, monkeypatch):
     use_profiles(monkeypatch, tmp_path / "my.yaml", {"smoke": {"selfcontra": {"judge": "judge"}}})
     before = profiles.builtin_profiles()["smoke"]["selfcontra"]
-    assert settings.get_profile("smoke", "selfcontra").params == {**before, "judge": "judge"}
+    assert profiles.get_profile("smoke", "selfcontra").params == {**before, "judge": "judge"}
     assert profiles.builtin_profiles()["smoke"]["selfcontra"]["judge"] == "smollm2-135m"  # not mutated
 
 
 def test_a_profile_without_extends_holds_only_its_own_families(tmp_path, monkeypatch):
     use_profiles(monkeypatch, tmp_path / "my.yaml", {"tiny": {"relational": {"n_iid": 1}}})
-    assert settings.profile_families("tiny") == ["relational"]
-    assert settings.get_profile("tiny", "relational").params == {"n_iid": 1}
-    assert settings.get_profile("tiny", "kor").params == {}
+    assert profiles.profile_families("tiny") == ["relational"]
+    assert profiles.get_profile("tiny", "relational").params == {"n_iid": 1}
+    assert profiles.get_profile("tiny", "kor").params == {}
 
 
 def test_relreason_yaml_in_the_working_directory_is_read_and_the_env_file_wins(tmp_path, monkeypatch):
     _write(tmp_path / "relreason.yaml", "local: {extends: smoke}\n")
-    assert "local" in settings.profile_names()
+    assert "local" in profiles.profile_names()
     named = _write(tmp_path / "other.yaml", "named: {extends: paper}\n")
     monkeypatch.setenv(profiles.PROFILE_FILE_ENV, str(named))
-    assert "named" in settings.profile_names() and "local" not in settings.profile_names()
+    assert "named" in profiles.profile_names() and "local" not in profiles.profile_names()
 
 
 def test_an_edited_file_is_read_again(tmp_path, monkeypatch):
     path = use_profiles(monkeypatch, tmp_path / "my.yaml", {"a": {"relational": {"n_iid": 1}}})
-    assert settings.get_profile("a", "relational").get("n_iid") == 1
+    assert profiles.get_profile("a", "relational").get("n_iid") == 1
     _write(path, "a: {relational: {n_iid: 12}}\nb: {extends: a}\n")
-    assert settings.get_profile("b", "relational").get("n_iid") == 12
+    assert profiles.get_profile("b", "relational").get("n_iid") == 12
 
 
 def test_use_profile_file_exports_an_absolute_path_for_child_processes(tmp_path, monkeypatch):
@@ -146,7 +146,7 @@ def test_a_malformed_profile_file_is_one_line_naming_file_key_and_type(tmp_path,
     path = _write(tmp_path / "my.yaml", text)
     monkeypatch.setenv(profiles.PROFILE_FILE_ENV, str(path))
     with pytest.raises(ConfigError) as info:
-        settings.get_profile("mine", "kor")
+        profiles.get_profile("mine", "kor")
     message = str(info.value)
     assert message.startswith("my.yaml: ") and expected in message, message  # relative to the cwd
     assert "\n" not in message
@@ -167,7 +167,7 @@ def test_the_cli_prints_a_bad_profile_file_as_one_line(tmp_path, monkeypatch, ca
 def test_unknown_profile_names_the_user_ones_too(tmp_path, monkeypatch):
     use_profiles(monkeypatch, tmp_path / "my.yaml", {"mine": {"extends": "smoke"}})
     with pytest.raises(ConfigError, match="unknown profile 'huge'; known profiles: mine, paper, smoke"):
-        settings.get_profile("huge", "kor")
+        profiles.get_profile("huge", "kor")
 
 
 @pytest.mark.parametrize(
@@ -209,11 +209,11 @@ def test_a_new_family_brings_its_profiles_and_schema_in_its_own_folder(tmp_path,
     from toyfamily_pkg.family import ToyFamily
 
     monkeypatch.setitem(FAMILIES, "toy", ToyFamily())
-    assert settings.get_profile("paper", "toy").params == {"size": 100}
-    assert "toy" in settings.profile_families("smoke")
+    assert profiles.get_profile("paper", "toy").params == {"size": 100}
+    assert "toy" in profiles.profile_families("smoke")
     use_profiles(monkeypatch, tmp_path / "my.yaml", {"mine": {"extends": "smoke", "toy": {"size": "big"}}})
     with pytest.raises(ConfigError, match=r"^my.yaml: mine.toy.size: expected int, got 'big'$"):
-        settings.get_profile("mine", "toy")
+        profiles.get_profile("mine", "toy")
     monkeypatch.delenv(profiles.PROFILE_FILE_ENV)
     monkeypatch.delitem(FAMILIES, "toy")
-    assert "toy" not in settings.profile_families("smoke")
+    assert "toy" not in profiles.profile_families("smoke")

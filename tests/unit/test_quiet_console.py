@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.defs.launcher import console_logs
 
 JOB = """
@@ -59,7 +59,7 @@ def _run(tmp_path: Path) -> str:
     script = tmp_path / "two_steps.py"
     script.write_text(JOB)
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(settings.REPO_ROOT), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(paths.REPO_ROOT), env.get("PYTHONPATH")) if p)
     done = subprocess.run(
         [sys.executable, str(script), str(tmp_path / "home"), json.dumps(console_logs())],
         cwd=tmp_path,
@@ -77,7 +77,7 @@ def _run(tmp_path: Path) -> str:
 def test_debug_lines_only_with_verbose(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verbose: bool
 ) -> None:
-    monkeypatch.setenv(settings.VERBOSE_ENV, "1" if verbose else "")
+    monkeypatch.setenv(paths.VERBOSE_ENV, "1" if verbose else "")
     output = _run(tmp_path)
     debug = [line for line in output.splitlines() if " - DEBUG - " in line]
     if verbose:

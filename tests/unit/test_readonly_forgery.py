@@ -20,7 +20,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.cli import main
 from relreason_dagster.results.readonly import open_results
 from relreason_dagster.storage.lake import Lake
@@ -35,7 +35,7 @@ def home(tmp_path, monkeypatch) -> Path:
     monkeypatch.delenv("RELREASON_LAKE", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
     lake = Lake.default()
-    con = duckdb.connect(str(settings.duckdb_path()))
+    con = duckdb.connect(str(paths.duckdb_path()))
     ensure_schema(con, lake)
     lake.append(
         "responses",
@@ -192,7 +192,7 @@ def test_the_reader_leaves_the_results_file_free(home):
     """While a reader's connection is open, a writer opens the file at once (no lock is held)."""
     con = open_results()
     try:
-        writer = duckdb.connect(str(settings.duckdb_path()))
+        writer = duckdb.connect(str(paths.duckdb_path()))
         writer.execute("CREATE TABLE marts.later AS SELECT 1 AS x")
         writer.close()
         # The reader keeps its copy: the table made meanwhile is not in it.

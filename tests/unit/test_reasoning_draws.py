@@ -24,7 +24,10 @@ def test_a_k1_request_hashes_exactly_as_before_draws_existed():
     """Draw 0 keeps the hash every stored answer has: a literal from the code before sample_index, so
     adding draws never invalidates a user's cache (a new key field here would change this digest)."""
     spec = ModelSpec(
-        name="m", litellm_model="openai/gpt-4o-mini", params={"temperature": 0.7}, api_base="http://127.0.0.1:9/v1"
+        name="m",
+        litellm_model="openai/gpt-4o-mini",
+        params={"temperature": 0.7},
+        api_base="http://127.0.0.1:9/v1",
     )
     before = "c74f0ec55cf9ce16d575cbbc3b2ec0e97ddf16091c5f2f6f1cc6a5f262b0433c"
     assert request_hash(spec, QUESTION, 64, {"top_p": 1.0}) == before

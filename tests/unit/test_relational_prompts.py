@@ -8,7 +8,7 @@ from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
 from relreason_dagster.benchmarks.relational.tasks import TASKS
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.settings import DEFAULT_SEED, get_profile
+from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 
 FAMILY = get_family("relational")
 FIGURE3_ROLE = (

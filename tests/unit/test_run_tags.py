@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dagster._core.workspace.load_target import WorkspaceFileTarget
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.defs.launcher import REPOSITORY_LABEL, PlannedRun, run_tags_for
 from relreason_dagster.pipeline import _run_tags
 
@@ -27,7 +27,7 @@ def test_cli_runs_carry_profile_models_benchmarks_and_the_code_locations_label()
     assert _visible(run_tags) == VISIBLE
     assert run_tags["relreason/models"] == "m1,m2" and run_tags["dagster/partition"] == "m1"
 
-    (origin,) = WorkspaceFileTarget([str(settings.REPO_ROOT / "workspace.yaml")]).create_origins()
+    (origin,) = WorkspaceFileTarget([str(paths.REPO_ROOT / "workspace.yaml")]).create_origins()
     assert REPOSITORY_LABEL == f"__repository__@{origin.location_name}"
     assert run_tags[".dagster/repository"] == REPOSITORY_LABEL
 
@@ -40,7 +40,7 @@ def test_ui_runs_carry_profile_and_benchmarks(monkeypatch):
     for name in ("prepare", "model_work", "add_model", "judge", "marts"):
         tags = dict(defs.resolve_job_def(name).tags)
         assert tags["relreason/profile"] == "smoke", name
-        assert set(tags["relreason/benchmarks"].split(",")) == set(settings.profile_families("smoke"))
+        assert set(tags["relreason/benchmarks"].split(",")) == set(profiles.profile_families("smoke"))
         partitioned = name in ("model_work", "add_model")
         assert ("relreason/models" in tags) is not partitioned  # a partition names its model itself
         assert _visible(tags) <= VISIBLE

@@ -13,7 +13,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.cli import main
 from relreason_dagster.results.readonly import open_results
@@ -34,8 +34,8 @@ def home(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, MODELS_YAML)
     family = get_family("relational")
-    profile = settings.get_profile("smoke", "relational")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    profile = profiles.get_profile("smoke", "relational")
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     built = family.build_prompts(samples, profile)
     gold_by_text = {

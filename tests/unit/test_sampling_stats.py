@@ -13,9 +13,9 @@ import duckdb
 import jinja2
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 
-MACROS = settings.DBT_PROJECT_DIR / "macros"
+MACROS = paths.DBT_PROJECT_DIR / "macros"
 
 
 def _macros(name: str) -> object:

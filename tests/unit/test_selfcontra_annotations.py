@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.annotations import (
     CATEGORIES,
     EXPORT_COLUMNS,
@@ -29,7 +29,7 @@ from relreason_dagster.benchmarks.selfcontra.annotations import (
 )
 from relreason_dagster.errors import ConfigError
 
-ANNOTATION_DIR = settings.reference_dir() / "wino" / "selfcontra_annotations"
+ANNOTATION_DIR = paths.reference_dir() / "wino" / "selfcontra_annotations"
 HEADERLESS = {
     "winobias_few_reason_claude.csv",
     "winobias_zero_answer_claude.csv",

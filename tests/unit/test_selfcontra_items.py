@@ -35,7 +35,7 @@ from relreason_dagster.benchmarks.selfcontra.prompts import (
     render,
 )
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.settings import reference_dir
+from relreason_dagster.paths import reference_dir
 
 ANSWER_FIRST_CSVS = (
     "winobias_few_answer_claude.csv",

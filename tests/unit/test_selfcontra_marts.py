@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_id, store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
 from relreason_dagster.storage.schema import ensure_schema
@@ -112,7 +112,7 @@ def _section3_rows() -> list[list[str]]:
 
 def _dbt_build(db: Path, work: Path) -> None:
     dbt = Path(sys.executable).parent / "dbt"
-    project = str(settings.DBT_PROJECT_DIR)
+    project = str(paths.DBT_PROJECT_DIR)
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     env = {**os.environ, "RELREASON_DUCKDB": str(db)}
@@ -246,7 +246,7 @@ def test_correlation_per_model_and_answer_order_with_p_value(marts) -> None:
 def test_p_value_series_matches_scipy_for_every_df(tmp_path: Path) -> None:
     """The mart's t-distribution series, run on its own for df 1..40 and several t."""
     stats = pytest.importorskip("scipy.stats")
-    sql = (settings.DBT_PROJECT_DIR / "models/marts/selfcontra/selfcontra_correlation.sql").read_text()
+    sql = (paths.DBT_PROJECT_DIR / "models/marts/selfcontra/selfcontra_correlation.sql").read_text()
     start = sql.index("angles as (")
     end = sql.index("select t.model")
     body = "with tested as (select * from cases), " + sql[start:end]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import settings
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra import prompts
@@ -25,7 +25,7 @@ from relreason_dagster.errors import ConfigError
 
 @pytest.fixture(scope="module")
 def wino() -> Path:
-    path = settings.reference_dir() / "wino"
+    path = paths.reference_dir() / "wino"
     if not (path / "self_contra_demonstrations.json").is_file():
         pytest.skip(f"reference data not found at {path} (set RELREASON_REFERENCE_DIR)")
     return path
@@ -37,7 +37,7 @@ def study_json(wino: Path) -> dict:
 
 
 def _profile(**params: object) -> Profile:
-    base = dict(settings.get_profile("paper", "selfcontra").params)
+    base = dict(profiles.get_profile("paper", "selfcontra").params)
     base.update(params)
     return Profile(name="test", params=base)
 
@@ -46,7 +46,7 @@ def _profile(**params: object) -> Profile:
 def paper_prompts(wino: Path) -> list:
     family = get_family("selfcontra")
     profile = _profile(sources={"winobias": 3, "winogender": 3, "winogrande": 3, "generated": 2})
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     by_id = {s.sample_id: s for s in samples}
     return [(item_of(by_id[p.sample_id]), p) for p in family.build_prompts(samples, profile)]
 
@@ -122,7 +122,7 @@ def test_study_winogender_zero_shot_lists_occupation_then_participant(wino: Path
 def test_relreason_prompts_stay_selectable(wino: Path) -> None:
     family = get_family("selfcontra")
     profile = _profile(sources={"winobias": 1, "winogender": 1}, prompts="relreason")
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     built = family.build_prompts(samples, profile)
     few = [p.messages[-1]["content"] for p in built if p.setting.startswith("few")]
     assert few and all(t.startswith(prompts.FEWSHOT_HEADER) for t in few)
@@ -135,7 +135,7 @@ def test_relreason_prompts_stay_selectable(wino: Path) -> None:
 def test_study_prompts_without_the_demonstrations_file_name_the_fix(wino: Path, tmp_path: Path) -> None:
     family = get_family("selfcontra")
     profile = _profile(sources={"winobias": 1}, demonstrations_file=str(tmp_path / "none.json"))
-    samples = family.generate(profile, settings.DEFAULT_SEED)
+    samples = family.generate(profile, profiles.DEFAULT_SEED)
     with pytest.raises(ConfigError, match="self_contra_demonstrations.json"):
         family.build_prompts(samples, profile)
     # Zero-shot prompts need no demonstrations.
@@ -145,14 +145,14 @@ def test_study_prompts_without_the_demonstrations_file_name_the_fix(wino: Path, 
 
 
 def test_winobias_stereotypes_and_splits_are_knobs(wino: Path) -> None:
-    both = load_items("winobias", 5, _profile(), settings.DEFAULT_SEED)
+    both = load_items("winobias", 5, _profile(), profiles.DEFAULT_SEED)
     assert Counter((i.variant["stereotype"], i.variant["source_split"]) for i in both) == {
         ("anti", "test"): 5,
         ("pro", "test"): 5,
     }
-    pro_dev = load_items("winobias", 2, _profile(stereotypes=["pro"], splits=["dev"]), settings.DEFAULT_SEED)
+    pro_dev = load_items("winobias", 2, _profile(stereotypes=["pro"], splits=["dev"]), profiles.DEFAULT_SEED)
     assert [i.item_id.split(":")[0] for i in pro_dev] == ["pro_dev", "pro_dev"]
-    default = load_items("winobias", 2, Profile(name="d", params={}), settings.DEFAULT_SEED)
+    default = load_items("winobias", 2, Profile(name="d", params={}), profiles.DEFAULT_SEED)
     assert {i.variant["stereotype"] for i in default} == {"anti"}
     with pytest.raises(ConfigError, match="stereotypes"):
-        load_items("winobias", 2, _profile(stereotypes=["neutral"]), settings.DEFAULT_SEED)
+        load_items("winobias", 2, _profile(stereotypes=["neutral"]), profiles.DEFAULT_SEED)

@@ -74,11 +74,11 @@ def test_empty_home_prints_every_section(home, capsys):
 
 
 def test_corrupt_instance_folder_leaves_the_answers_readable(home, capsys):
-    from relreason_dagster import settings
+    from relreason_dagster import paths
     from relreason_dagster.storage.duckdb_io import connect
 
     home.mkdir()
-    connect(settings.duckdb_path()).close()  # an empty results file with the raw schema
+    connect(paths.duckdb_path()).close()  # an empty results file with the raw schema
     dagster_home = home / "dagster"
     dagster_home.mkdir()
     # A dagster.yaml the user wrote (relreason leaves it alone), broken; and a database that is not one.
@@ -99,11 +99,11 @@ def test_corrupt_instance_folder_leaves_the_answers_readable(home, capsys):
 
 
 def test_duckdb_file_held_by_a_writer(home, capsys):
-    from relreason_dagster import settings
+    from relreason_dagster import paths
     from relreason_dagster.storage.duckdb_io import connect
 
     home.mkdir()
-    path = settings.duckdb_path()
+    path = paths.duckdb_path()
     connect(path).close()
     writer = subprocess.Popen(
         [

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import yaml
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 
 PLAIN_PATH = "/usr/bin:/bin"  # a login shell's PATH, without any venv
 
 
 def _code_location() -> dict[str, str]:
-    workspace = yaml.safe_load((settings.REPO_ROOT / "workspace.yaml").read_text())
+    workspace = yaml.safe_load((paths.REPO_ROOT / "workspace.yaml").read_text())
     (entry,) = workspace["load_from"]
     return entry["python_module"]
 

@@ -10,7 +10,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def rescore(args: argparse.Namespace, context: CommandContext) -> int:
 
     from relreason_dagster.benchmarks.kor.scoring import rescore_file
 
-    data = Path(args.data) if args.data else settings.reference_dir() / "korbench"
+    data = Path(args.data) if args.data else paths.reference_dir() / "korbench"
     results = []
     for name in args.files:
         path = Path(name)

@@ -27,7 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
 from relreason_dagster.benchmarks.kor import mixed, prompts
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
@@ -62,7 +62,7 @@ MAX_COUNTED_CHARS = 2_097_152
 
 def data_dir(profile: Profile) -> Path:
     raw = Path(str(profile.get("data_dir") or "korbench/data")).expanduser()
-    return raw if raw.is_absolute() else settings.reference_dir() / raw
+    return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
 def resolve_source(profile: Profile) -> str:

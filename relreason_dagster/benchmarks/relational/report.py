@@ -209,11 +209,11 @@ def _temperatures() -> dict[str, str]:
     stored responses do not record their params, so this is the registry's current value: a model
     whose entry changed since its answers were stored shows the new value.
     """
-    from relreason_dagster import settings
+    from relreason_dagster import paths
     from relreason_dagster.llm.registry import load_registry
 
     try:
-        specs = load_registry(settings.models_path())
+        specs = load_registry(paths.models_path())
     except Exception:  # a report never fails on the registry: the column then says it is unknown
         return {}
     return {

@@ -12,7 +12,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.detection import METHODS
 from relreason_dagster.errors import ConfigError
 
@@ -131,7 +131,7 @@ def import_annotations(args: argparse.Namespace, context: CommandContext) -> int
                 print(f"{Path(r.path).name}: skipped {count} row(s): {reason}")
         if not args.no_store:
             print(
-                f"stored {stored} annotated responses in raw.annotations ({settings.duckdb_path()}); "
+                f"stored {stored} annotated responses in raw.annotations ({paths.duckdb_path()}); "
                 "`relreason selfcontra detect` judges them and rebuilds the marts"
             )
     if not results:

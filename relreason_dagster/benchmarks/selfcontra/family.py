@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
 from relreason_dagster.benchmarks.selfcontra import generator, loaders, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
@@ -30,7 +30,7 @@ def order_of(setting: str) -> str:
 
 def data_dir(profile: Profile) -> Path:
     raw = Path(str(profile.get("data_dir") or "wino")).expanduser()
-    return raw if raw.is_absolute() else settings.reference_dir() / raw
+    return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
 WINOBIAS_STEREOTYPES = ("anti", "pro")
@@ -48,7 +48,7 @@ def _choice(profile: Profile, knob: str, default: tuple[str, ...], known: tuple[
 def demonstrations_file(profile: Profile) -> Path:
     """The study's demonstrations JSON (knob ``demonstrations_file``, relative to the reference folder)."""
     raw = Path(str(profile.get("demonstrations_file") or "wino/self_contra_demonstrations.json")).expanduser()
-    return raw if raw.is_absolute() else settings.reference_dir() / raw
+    return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
 def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list[WinoItem]:

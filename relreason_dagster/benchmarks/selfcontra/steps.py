@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import settings
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import (
     ANSWERS_JOIN,
     Profile,
@@ -59,18 +59,18 @@ ORDER BY a.model, a.prompt_id
 
 def annotation_paths(patterns: list[str]) -> list[Path]:
     """Files matching the profile's patterns; relative ones are under RELREASON_REFERENCE_DIR."""
-    paths: list[Path] = []
+    found: list[Path] = []
     for pattern in patterns:
         full = Path(pattern).expanduser()
         if not full.is_absolute():
-            full = settings.reference_dir() / full
+            full = paths.reference_dir() / full
         matched = sorted(Path(p) for p in glob.glob(str(full)))
         if not matched:
             raise ConfigError(
                 f"no annotation file matches {full}; set RELREASON_REFERENCE_DIR or fix 'annotation_files'"
             )
-        paths.extend(matched)
-    return paths
+        found.extend(matched)
+    return found
 
 
 class Annotations(Step):
@@ -84,9 +84,9 @@ class Annotations(Step):
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
-        paths = annotation_paths(list(profile.get("annotation_files", [])))
-        batch = read_annotation_files(paths, limit=profile.get("annotation_limit"))
-        if paths and not batch.results:
+        files = annotation_paths(list(profile.get("annotation_files", [])))
+        batch = read_annotation_files(files, limit=profile.get("annotation_limit"))
+        if files and not batch.results:
             raise ConfigError(batch.summary_line())
         rows = [row for result in batch.results for row in annotation_rows(result)]
         # Each imported file replaces its own stored rows (an emptied file leaves no stale labels).

@@ -87,9 +87,7 @@ def _official(response: str, gold: str, category: str, rule: str, idx: str, symb
     return extract(response, "clean") == gold
 
 
-def score_official(
-    response: object, item: KorItem, gold: str | None = None, symbolic: bool = False
-) -> bool:
+def score_official(response: object, item: KorItem, gold: str | None = None, symbolic: bool = False) -> bool:
     """The official ``is_correct`` of ``response`` for ``item``.  Never raises.
 
     ``gold`` overrides ``item.answer``: pass a file's recorded answer to reproduce a verdict made

@@ -1,9 +1,10 @@
-"""Where relreason keeps its files, and the size profiles of a run.
+"""Where relreason keeps its files: the home, the DuckDB file, the lake, the model registry, the
+studies' reference data.
 
-Everything a run writes lives under ``RELREASON_HOME`` (default ``.relreason``
-in the working directory): the DuckDB file, DLM checkpoints, Dagster's
-instance folder.  Profiles are user configuration: each family's ``profiles.yaml``
-plus the user's profile file, merged in ``relreason_dagster.profiles``.
+A leaf module (it imports nothing of the package but ``errors``) so that every layer, a family
+included, can ask where a file is without pulling in profiles, the registry or Dagster. Everything a
+run writes lives under ``RELREASON_HOME`` (default ``.relreason`` in the working directory): the
+DuckDB file, the lake, DLM checkpoints, Dagster's instance folder.
 """
 
 from __future__ import annotations
@@ -12,32 +13,11 @@ import os
 import tempfile
 from pathlib import Path
 
-from relreason_dagster import profiles
-from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.errors import ConfigError
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_ROOT.parent
 DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
-
-DEFAULT_PROFILE = "smoke"
-DEFAULT_SEED = 20240101
-
-
-def profile_names() -> list[str]:
-    """Built-in profiles plus the user's profile file's (``relreason_dagster.profiles``)."""
-    return profiles.profile_names()
-
-
-def get_profile(name: str, family: str) -> Profile:
-    """The profile ``name`` as seen by ``family``; an unknown profile is one line naming the known ones."""
-    return Profile(name=name, params=dict(profiles.resolve(name).get(family, {})))
-
-
-def profile_families(name: str) -> list[str]:
-    """The benchmark families profile ``name`` has settings for: a run covers exactly these."""
-    return sorted(profiles.resolve(name))
-
 
 _WRITABLE_HOMES: set[Path] = set()
 
@@ -102,9 +82,6 @@ def models_path() -> Path:
     return Path(os.environ.get("RELREASON_MODELS", REPO_ROOT / "models.yaml")).expanduser()
 
 
-def current_profile_name() -> str:
-    return os.environ.get("RELREASON_PROFILE", DEFAULT_PROFILE)
-
-
 def reference_dir() -> Path:
+    """The studies' released data (``RELREASON_REFERENCE_DIR``, default ``../shared/reference``)."""
     return Path(os.environ.get("RELREASON_REFERENCE_DIR", REPO_ROOT.parent / "shared" / "reference"))
