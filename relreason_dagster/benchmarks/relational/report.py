@@ -9,6 +9,7 @@ figures and Table 1 place it: last, in black, in the ``nl`` panel of its split.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from relreason_dagster.benchmarks import plotting
@@ -315,6 +316,35 @@ def dlm_table_html(rows: list[dict[str, Any]], temperatures: dict[str, str] | No
     )
 
 
+def _grid_html(
+    key_names: tuple[str, ...],
+    keys: list[tuple[str, ...]],
+    heads: list[str],
+    models: list[str],
+    by: dict[tuple[str, ...], dict[str, Any]],
+    cell: Callable[[dict[str, Any] | None], str],
+) -> str:
+    """A row per key (task, split, ...), a column per model, each cell drawn by ``cell`` from the row of
+    ``by[(*key, model)]`` (None where the model has none); folded under a summary beyond 12 rows.
+
+    The per-cell F1 table and the RQ difference tables share this shape; only their cells differ."""
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td class="key">{_e(v)}</td>' for v in key)
+        + "".join(cell(by.get((*key, m))) for m in models)
+        + "</tr>"
+        for key in keys
+    )
+    names = "".join(f"<th>{_e(name)}</th>" for name in key_names)
+    grid = (
+        f'<div class="scroll"><table class="headline"><thead><tr>{names}{"".join(heads)}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+    if len(keys) > 12:
+        grid = f"<details><summary>Show the table ({len(keys)} rows)</summary>{grid}</details>"
+    return grid
+
+
 def _f1_cell(r: dict[str, Any] | None) -> str:
     if r is None:
         return '<td class="na">–</td>'
@@ -350,19 +380,7 @@ def f1_table_html(rows: list[dict[str, Any]], temperatures: dict[str, str] | Non
         temperature = _e(_temperature(model, temperatures))
         return f'<th class="model">{_e(model)}<br><span class="pub">temperature {temperature}</span></th>'
 
-    body = "".join(
-        "<tr>"
-        + "".join(f'<td class="key">{_e(v)}</td>' for v in key)
-        + "".join(_f1_cell(by.get((*key, m))) for m in models)
-        + "</tr>"
-        for key in keys
-    )
-    grid = (
-        '<div class="scroll"><table class="headline"><thead><tr><th>task</th><th>split</th><th>setting</th>'
-        f"{''.join(head(m) for m in models)}</tr></thead><tbody>{body}</tbody></table></div>"
-    )
-    if len(keys) > 12:
-        grid = f"<details><summary>Show the table ({len(keys)} rows)</summary>{grid}</details>"
+    grid = _grid_html(("task", "split", "setting"), keys, [head(m) for m in models], models, by, _f1_cell)
     return (
         '<div class="table" id="table-relational_f1"><h3>Relational reasoning: mean per-sample F1</h3>'
         '<p class="note">Per task, split (IID n = 10, OOD n = 20) and setting, 95% bootstrap interval over '
@@ -396,20 +414,8 @@ def rq_diff_html(key: str, title: str, note: str, rows: list[dict[str, Any]]) ->
     models = sorted({r["model"] for r in rows})
     by = {(r["task"], r["split"], r["model"]): r for r in rows}
     keys = sorted({(r["task"], r["split"]) for r in rows}, key=lambda k: (_task_key(k[0]), k[1]))
-    body = "".join(
-        "<tr>"
-        + "".join(f'<td class="key">{_e(v)}</td>' for v in key)
-        + "".join(_diff_cell(by.get((*key, m))) for m in models)
-        + "</tr>"
-        for key in keys
-    )
-    grid = (
-        '<div class="scroll"><table class="headline"><thead><tr><th>task</th><th>split</th>'
-        f"{''.join(f'<th class=model>{_e(m)}</th>' for m in models)}</tr></thead><tbody>{body}</tbody>"
-        "</table></div>"
-    )
-    if len(keys) > 12:
-        grid = f"<details><summary>Show the table ({len(keys)} rows)</summary>{grid}</details>"
+    heads = [f'<th class="model">{_e(m)}</th>' for m in models]
+    grid = _grid_html(("task", "split"), keys, heads, models, by, _diff_cell)
     head = f'<div class="table" id="table-{key}"><h3>{_e(title)}</h3><p class="note">{_e(note)}</p>'
     return f"{head}{grid}</div>"
 
