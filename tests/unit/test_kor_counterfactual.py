@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from relreason_dagster.benchmarks.kor import counterfactual as cf
-from relreason_dagster.benchmarks.kor.generation import LEVELS
+from relreason_dagster.benchmarks.kor.generate import LEVELS
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 from relreason_dagster.errors import ConfigError
 

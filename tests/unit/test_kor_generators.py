@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from relreason_dagster.benchmarks.kor import ciphers, counterfactual, items, logic, operations, puzzles
-from relreason_dagster.benchmarks.kor.generation import LEVELS
+from relreason_dagster.benchmarks.kor.generate import LEVELS
 from relreason_dagster.errors import ConfigError
 
 MODULES: dict[str, ModuleType] = {

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from relreason_dagster.benchmarks.base import Profile, Sample
-from relreason_dagster.benchmarks.kor import extract, mathexpr, mixed
+from relreason_dagster.benchmarks.kor import mathexpr, mixed, parsing
 from relreason_dagster.benchmarks.kor.data import KorItem
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily
 from relreason_dagster.benchmarks.kor.scoring import REASON_CODES, score_official, score_robust
@@ -104,7 +104,7 @@ def _score_everything(payloads: dict[str, object]) -> dict[str, tuple[bool, str]
     family = KorFamily()
     samples = _samples()
     for name, payload in payloads.items():
-        answer = extract.extract_final(payload)
+        answer = parsing.extract_final(payload)
         if answer is not None and not isinstance(answer, str):
             problems.append(f"{name}: extract_final gave {type(answer).__name__}")
         for item in ITEMS:
@@ -119,7 +119,7 @@ def _score_everything(payloads: dict[str, object]) -> dict[str, tuple[bool, str]
             if code not in REASON_CODES or code == "error":
                 problems.append(f"{name} {item.category}/{item.rule_id}: robust reason {robust[1]!r}")
             verdicts.setdefault(name, robust)
-        text = payload if isinstance(payload, str) else extract.as_text(payload)
+        text = payload if isinstance(payload, str) else parsing.as_text(payload)
         for sample in samples:
             try:
                 parsed = family.parse(sample, "zero_shot", text)
@@ -152,7 +152,7 @@ def test_lone_surrogates() -> None:
         }
     )
     assert verdicts["pair_halves_reversed"] == (True, "exact")
-    assert extract.extract_final("[[\ud800 24]]") == "\ud800 24"
+    assert parsing.extract_final("[[\ud800 24]]") == "\ud800 24"
     _refused(lambda: mathexpr.parse_math("\ud800 24"), "unexpected character")
 
 
@@ -171,7 +171,7 @@ def test_nul_bytes() -> None:
 
 def test_one_megabyte_of_text() -> None:
     """Up to the response cap every scan is linear; past it nothing is read at all."""
-    cap = extract.MAX_RESPONSE_CHARS
+    cap = parsing.MAX_RESPONSE_CHARS
     verdicts = _score_everything(
         {
             "words_then_answer": "word " * 200_000 + "[[24]]",
@@ -193,7 +193,7 @@ def test_one_megabyte_of_text() -> None:
     assert len(at_cap) == cap and score_robust(at_cap, ITEMS[0]) == (True, "exact")
     assert verdicts["over_the_cap"] == (False, "too_long")
     assert score_official("[[24]]" + " " * cap, ITEMS[0]) is False
-    assert extract.extract_final("[[24]]" + " " * cap) is None
+    assert parsing.extract_final("[[24]]" + " " * cap) is None
     parsed = KorFamily().parse(_samples()[0], "zero_shot", "[[24]]" + " " * cap)
     assert (parsed.parse_status, parsed.parsed, parsed.correct) == ("na", None, False)
     assert parsed.detail["reason"] == "too_long"
@@ -311,7 +311,7 @@ def test_power_towers() -> None:
 def test_million_cell_matrices() -> None:
     row = "[" + ",".join(["1"] * 1000) + "]"
     matrix = "[[" + ",".join([row] * 1000) + "]]"
-    assert len(matrix) <= extract.MAX_RESPONSE_CHARS  # read, not refused by the cap
+    assert len(matrix) <= parsing.MAX_RESPONSE_CHARS  # read, not refused by the cap
     tuples = "[[(" + ",".join(["(" + ",".join(["7"] * 1000) + ")"] * 1000) + ")]]"
     verdicts = _score_everything(
         {

@@ -23,7 +23,7 @@ import sympy
 
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor import operations as ops
-from relreason_dagster.benchmarks.kor.generation import LEVELS
+from relreason_dagster.benchmarks.kor.generate import LEVELS
 from relreason_dagster.benchmarks.kor.scoring import score_official, score_robust
 
 SEEDS = (3, 11)

@@ -23,7 +23,7 @@ import pytest
 
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
-from relreason_dagster.benchmarks.kor.extract import extract
+from relreason_dagster.benchmarks.kor.parsing import extract
 from relreason_dagster.benchmarks.kor.scoring import (
     SYMBOLIC_IDX,
     latex,

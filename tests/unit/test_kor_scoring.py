@@ -29,7 +29,7 @@ import pytest
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.kor import mathexpr
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem, load_category
-from relreason_dagster.benchmarks.kor.extract import (
+from relreason_dagster.benchmarks.kor.parsing import (
     NULL,
     extract,
     extract_final,

@@ -3,9 +3,9 @@ folder imports no other family, and the generic layers (``results/``, ``storage/
 no family: they render and store whatever the registered families declare.
 
 The layers, bottom to top: ``benchmarks/`` (plain-Python families), ``llm/`` and ``storage/`` (model
-calls, the lake and DuckDB), with ``results/``, ``data_quality/``, ``profiles.py`` and
-``paths.py`` (a leaf: where files live) beside them; then ``defs/`` (the only Dagster layer) and, on top, the glue that
-loads or launches it.  Keeping Dagster out of the lower layers is what lets a researcher call a
+calls, the lake and DuckDB), with ``results/``, ``data_quality/``, ``profiles.py`` and ``paths.py``
+(a leaf: where files live) beside them; then ``defs/`` (the only Dagster layer) and, on top, the
+glue that loads or launches it.  Keeping Dagster out of the lower layers is what lets a researcher call a
 family, the gateway or the report from a notebook or a test without an orchestrator.
 
 Modules are read with ``ast``, never imported, so the check is fast, needs no network and sees

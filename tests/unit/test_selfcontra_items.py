@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster.benchmarks.selfcontra.generator import TEMPLATES, generate_items
+from relreason_dagster.benchmarks.selfcontra.generate import TEMPLATES, generate_items
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.benchmarks.selfcontra.loaders import load_winobias, load_winogender, load_winogrande
 from relreason_dagster.benchmarks.selfcontra.parsing import (

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
+from relreason_dagster.benchmarks.kor.generate import check_level, check_rule
 from relreason_dagster.errors import ConfigError
 
 UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

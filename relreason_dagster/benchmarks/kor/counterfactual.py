@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from relreason_dagster.benchmarks.kor.data import RuleItem
-from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
+from relreason_dagster.benchmarks.kor.generate import check_level, check_rule
 
 LETTERS = "ABCD"
 INSTRUCTION = (

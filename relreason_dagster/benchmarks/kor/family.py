@@ -31,7 +31,6 @@ from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
 from relreason_dagster.benchmarks.kor import mixed, prompts
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
-from relreason_dagster.benchmarks.kor.extract import extract_final
 from relreason_dagster.benchmarks.kor.formats import answer_format
 from relreason_dagster.benchmarks.kor.items import (
     PoolItem,
@@ -39,6 +38,7 @@ from relreason_dagster.benchmarks.kor.items import (
     generated_items,
     official_items,
 )
+from relreason_dagster.benchmarks.kor.parsing import extract_final
 from relreason_dagster.benchmarks.kor.scoring import (
     require_parser,
     score_official,

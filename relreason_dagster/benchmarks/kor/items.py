@@ -83,7 +83,7 @@ def official_items(
 # --------------------------------------------------------------------------- generated
 
 # Every category's module generates with one call, ``generate(rule_id, n, seed, level)``
-# (generation.py); these wrappers add what the official data supplies (rule text, title) and
+# (generate.py); these wrappers add what the official data supplies (rule text, title) and
 # give a generated cipher rule one key per rule and seed.
 Generator = Callable[[str, int, int, int, "KorRule | None"], list[KorItem]]
 

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from relreason_dagster.benchmarks.kor.data import RuleItem
-from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
+from relreason_dagster.benchmarks.kor.generate import check_level, check_rule
 
 # --------------------------------------------------------------------------- items and registry
 

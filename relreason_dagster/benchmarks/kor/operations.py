@@ -37,7 +37,7 @@ from typing import Any
 import sympy
 
 from relreason_dagster.benchmarks.kor.data import KorItem
-from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
+from relreason_dagster.benchmarks.kor.generate import check_level, check_rule
 
 X = sympy.Symbol("x")
 Y = sympy.Symbol("y")

@@ -36,7 +36,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from relreason_dagster.benchmarks.kor.generation import check_level, check_rule
+from relreason_dagster.benchmarks.kor.generate import check_level, check_rule
 
 Grid = list[list[int]]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
-from relreason_dagster.benchmarks.selfcontra import generator, loaders, parsing, prompts
+from relreason_dagster.benchmarks.selfcontra import generate, loaders, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.errors import ConfigError
 
@@ -59,7 +59,7 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
     adds the pro file's first ``n`` items beside the anti ones (§3 analysed both test files).
     """
     if dataset == "generated":
-        return generator.generate_items(int(n or 0), seed)
+        return generate.generate_items(int(n or 0), seed)
     root = data_dir(profile)
     if dataset == "winobias":
         stereotypes = _choice(profile, "stereotypes", ("anti",), WINOBIAS_STEREOTYPES)

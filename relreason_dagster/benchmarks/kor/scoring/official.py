@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from relreason_dagster.benchmarks.kor.data import KorItem
-from relreason_dagster.benchmarks.kor.extract import (
+from relreason_dagster.benchmarks.kor.parsing import (
     NULL,
     as_text,
     extract,

@@ -1,6 +1,6 @@
 """KOR-Bench's robust decision: what the model meant to answer, compared by answer format.
 
-:func:`score_robust` reads what the model meant (:func:`~.extract.extract_final`: the last
+:func:`score_robust` reads what the model meant (:func:`~..parsing.extract_final`: the last
 bracketed answer, LaTeX escapes undone) and compares by answer format: exact fractions, SymPy equivalence of
 expressions built by our own bounded parser, unordered sets, ``or``-alternatives, inequalities,
 option letters, whitespace and case.  Each verdict carries a reason code naming why it differs from a
@@ -15,7 +15,7 @@ and the inequality rules' bounds are read only from answers without letters of t
 rule whose normalisation leaves nothing of the answer or the gold does not match, and the
 letters-only puzzle rules do not read words out of an answer with digits.  The work of one
 verdict is counted (:class:`~.mathexpr.WorkBudget`), not timed, and a response longer than
-:data:`~.extract.MAX_RESPONSE_CHARS` is not read (``too_long``).
+:data:`~..parsing.MAX_RESPONSE_CHARS` is not read (``too_long``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from relreason_dagster.benchmarks.kor import mathexpr
 from relreason_dagster.benchmarks.kor.data import KorItem
-from relreason_dagster.benchmarks.kor.extract import (
+from relreason_dagster.benchmarks.kor.parsing import (
     NULL,
     as_text,
     double_span_count,
@@ -77,7 +77,7 @@ REASON_CODES: dict[str, str] = {
     "partial_word": "rejected: puzzle rule 4, only a substring of a gold word (official accepts it)",
     "mismatch": "the answer differs from the gold answer",
     "no_answer": "no final answer could be found",
-    "too_long": "the response is longer than extract.MAX_RESPONSE_CHARS and was not read",
+    "too_long": "the response is longer than parsing.MAX_RESPONSE_CHARS and was not read",
     "error": "the scorer failed on this record (reported, never raised)",
 }
 _REJECTIONS = frozenset({"unevaluated", "approximation", "partial_word"})

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from relreason_dagster.benchmarks.kor.extract import NULL, extract
+from relreason_dagster.benchmarks.kor.parsing import NULL, extract
 from relreason_dagster.benchmarks.kor.scoring.latex import parse_latex
 
 MAX_CHARS = 200
