@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from relreason_dagster.benchmarks.selfcontra.annotations import infer_column_roles, profile_column
+from relreason_dagster.benchmarks.selfcontra.annotation_columns import infer_column_roles, profile_column
 
 # Eight annotated responses: (question, response, accuracy, self-contra, type, finer-grained category).
 _LABELS = [

@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 
 from relreason_dagster import paths
+from relreason_dagster.benchmarks.selfcontra.annotation_codes import CATEGORIES, TYPES
 from relreason_dagster.benchmarks.selfcontra.annotations import (
-    CATEGORIES,
     EXPORT_COLUMNS,
     EXPORT_ID_COLUMNS,
-    TYPES,
     ImportResult,
     SkippedRow,
     export_for_annotation,
