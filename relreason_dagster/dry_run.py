@@ -61,8 +61,8 @@ def _asked(spec: ModelSpec, name: str, section: Any, rows: list[dict[str, Any]],
     rows = [r for r in rows if asks is None or asks(section, spec.kind, r["setting"])]
     if run.get("limit"):
         rows = first_samples([{**r, "benchmark": name} for r in rows], run["limit"])
-    generation = section.get("generation")
-    draws = run.get("samples") or section.get("samples") or 1
+    generation = section.get("generation") if section.declares("generation") else None
+    draws = run.get("samples") or section.get("samples")
     return [{**r, "params": dict(generation) if generation else None, "samples": draws} for r in rows]
 
 

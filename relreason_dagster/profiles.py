@@ -1,7 +1,8 @@
 """Size profiles: each family's built-in sections plus the user's profile file, merged and checked.
 
 A family declares, in its own folder, ``profiles.yaml`` (its sections of the built-in profiles,
-``{profile: {knob: value}}``) and ``profile_schema.py`` (``SCHEMA``: knob -> type hint).  A user adds
+``{profile: {knob: value}}``) and ``profile_schema.py`` (``Knobs``: a pydantic model, each knob's type
+and default; a knob a profile leaves out reads as that default through ``Profile.get``).  A user adds
 or changes profiles in one YAML file, ``{profile: {extends: other, family: {knob: value}}}``: the file
 ``RELREASON_PROFILES`` names (the CLI's ``--profile-file`` sets it, so step workers in child processes
 read the same file), else ``relreason.yaml`` in the working directory.
@@ -26,7 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster.benchmarks.base import Profile
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
+from relreason_dagster.benchmarks.base import FamilyKnobs, Profile
 from relreason_dagster.errors import ConfigError
 
 PROFILE_FILE_ENV = "RELREASON_PROFILES"
@@ -55,28 +58,19 @@ def type_name(hint: Any) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
+@functools.cache
+def _adapter(hint: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(hint, config=ConfigDict(strict=True))
+
+
 def matches(value: Any, hint: Any) -> bool:
-    """Whether a YAML value has the type ``hint`` (bool is not an int; an int is a float)."""
-    if hint is Any:
-        return True
-    if hint is type(None):
-        return value is None
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(matches(value, arg) for arg in typing.get_args(hint))
-    if origin is list:
-        (item,) = typing.get_args(hint) or (Any,)
-        return isinstance(value, list) and all(matches(v, item) for v in value)
-    if origin is dict:
-        key, val = typing.get_args(hint) or (Any, Any)
-        return isinstance(value, dict) and all(matches(k, key) and matches(v, val) for k, v in value.items())
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, hint)
+    """Whether a YAML value has the type ``hint`` as the knob models check it (strict: bool is not an
+    int, ``"3"`` is not a number; an int is a float)."""
+    try:
+        _adapter(hint).validate_python(value)
+    except ValidationError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------------ family sections
@@ -86,8 +80,8 @@ def _family_package(family: Any) -> str:
     return type(family).__module__.rpartition(".")[0]
 
 
-def family_schema(family_name: str) -> dict[str, Any] | None:
-    """The knob types the family declares in ``profile_schema.py``; None when it declares none."""
+def family_knobs(family_name: str) -> type[FamilyKnobs] | None:
+    """The family's knob model (``Knobs`` in its ``profile_schema.py``); None when it declares none."""
     from relreason_dagster.benchmarks.registry import get_family
 
     package = _family_package(get_family(family_name))
@@ -100,7 +94,18 @@ def family_schema(family_name: str) -> dict[str, Any] | None:
         if exc.name == module_name:
             return None
         raise
-    return dict(module.SCHEMA)
+    knobs = getattr(module, "Knobs", None)
+    if not (isinstance(knobs, type) and issubclass(knobs, FamilyKnobs)):
+        raise ConfigError(f"{module_name}: declare the family's knobs as `class Knobs(FamilyKnobs)`")
+    return knobs
+
+
+def family_schema(family_name: str) -> dict[str, Any] | None:
+    """Knob -> type hint of the family's own knobs (the generic ones left out); None without a model."""
+    knobs = family_knobs(family_name)
+    if knobs is None:
+        return None
+    return {name: f.annotation for name, f in knobs.model_fields.items() if name not in GENERIC_KNOBS}
 
 
 def _read_yaml(path: Path, shown: str) -> Any:
@@ -119,30 +124,47 @@ def _read_yaml(path: Path, shown: str) -> Any:
         raise ConfigError(f"{shown}: not valid YAML{line} ({problem})") from None
 
 
-# Knobs every family's section may set, whatever its own schema: ``samples``, how many times each
-# prompt is asked (repeated sampling; the CLI's ``--samples K`` wins over it).
-GENERIC_KNOBS: dict[str, Any] = {"samples": int}
+# Knobs every family's section may set, declared on FamilyKnobs (benchmarks/base.py): ``samples``, how
+# many times each prompt is asked (repeated sampling; the CLI's ``--samples K`` wins over it).
+GENERIC_KNOBS: dict[str, Any] = {name: f.annotation for name, f in FamilyKnobs.model_fields.items()}
+
+
+def _expected(knobs: type[FamilyKnobs], knob: str) -> str:
+    """What a knob takes, as the error line says it: its own words, else its type read like YAML."""
+    declared = knobs.model_fields[knob]
+    extra = declared.json_schema_extra
+    if isinstance(extra, dict) and isinstance(extra.get("expected"), str):
+        return str(extra["expected"])
+    return type_name(declared.annotation)
 
 
 def _check_section(shown: str, path: str, family: str, section: Any) -> dict[str, Any]:
-    """One family's knobs, each checked against the family's schema."""
+    """One family's knobs, checked against the family's model; the first mistake is one line naming
+    the file, the key path and what the knob takes.  The section comes back as given (no defaults
+    filled in: only set knobs feed the cache keys)."""
     if not isinstance(section, dict):
         raise ConfigError(f"{shown}: {path}: expected a mapping of knob -> value, got {section!r}")
-    for knob, hint in GENERIC_KNOBS.items():
-        if knob in section and not (matches(section[knob], hint) and section[knob] >= 1):
-            raise ConfigError(f"{shown}: {path}.{knob}: expected a positive integer, got {section[knob]!r}")
-    schema = family_schema(family)
-    if schema is None:
-        return dict(section)
-    for knob, value in section.items():
-        if knob in GENERIC_KNOBS:
-            continue
-        if knob not in schema:
+    knobs = family_knobs(family)
+    # A family without a model (an outside one with no profile_schema.py): only the generic knobs.
+    checked = section if knobs is not None else {k: v for k, v in section.items() if k in GENERIC_KNOBS}
+    knobs = knobs or FamilyKnobs
+    try:
+        knobs.model_validate(checked)
+    except ValidationError as exc:
+        order = list(section)
+        errors = [e for e in exc.errors() if e["loc"]]
+        errors.sort(key=lambda e: order.index(e["loc"][0]) if e["loc"][0] in order else len(order))
+        if not errors:
+            raise ConfigError(f"{shown}: {path}: {exc.errors()[0]['msg']}") from None
+        knob = str(errors[0]["loc"][0])
+        if errors[0]["type"] == "extra_forbidden":
+            known = sorted(k for k in knobs.model_fields if k not in GENERIC_KNOBS)
             raise ConfigError(
-                f"{shown}: {path}.{knob}: unknown {family} knob; known: {', '.join(sorted(map(str, schema)))}"
-            )
-        if not matches(value, schema[knob]):
-            raise ConfigError(f"{shown}: {path}.{knob}: expected {type_name(schema[knob])}, got {value!r}")
+                f"{shown}: {path}.{knob}: unknown {family} knob; known: {', '.join(known)}"
+            ) from None
+        raise ConfigError(
+            f"{shown}: {path}.{knob}: expected {_expected(knobs, knob)}, got {section[knob]!r}"
+        ) from None
     return dict(section)
 
 
@@ -323,7 +345,7 @@ def resolve(name: str) -> Sections:
 
 def get_profile(name: str, family: str) -> Profile:
     """The profile ``name`` as seen by ``family``; an unknown profile is one line naming the known ones."""
-    return Profile(name=name, params=dict(resolve(name).get(family, {})))
+    return Profile(name=name, params=dict(resolve(name).get(family, {})), knobs=family_knobs(family))
 
 
 def profile_families(name: str) -> list[str]:

@@ -7,11 +7,14 @@ dicts whose keys match the DuckDB tables in ``relreason_dagster.storage.schema``
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 def stable_hash(*parts: Any, length: int = 16) -> str:
@@ -177,19 +180,83 @@ class Parsed:
         }
 
 
+class FamilyKnobs(BaseModel):
+    """The knobs of one family's profile section, each declared once with its type and its default.
+
+    A family subclasses this in its ``profile_schema.py`` as ``Knobs``; ``relreason_dagster.profiles``
+    checks every section (built-in and the user's) against it, and :meth:`Profile.get` answers a knob
+    the section leaves out (or sets to null) with the default declared here, so no call site carries
+    a default of its own.  Strict: ``true`` is not an int, ``"3"`` is not a number; an unknown knob is
+    an error, not a silently ignored typo.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    # Generic, for every family: how many times each prompt is asked (repeated sampling; the CLI's
+    # ``--samples K`` wins over it).
+    samples: int = Field(1, ge=1, json_schema_extra={"expected": "a positive integer"})
+
+
+_UNSET: Any = object()
+
+
 @dataclass(frozen=True)
 class Profile:
     """A family's section of one profile (``smoke`` for the demo, ``paper`` for the studies, or a user's).
 
-    ``params`` are already merged (``extends``) and type-checked by ``relreason_dagster.profiles``; a
-    knob left out takes the family's default, so ``get`` with a default is the way to read one.
+    ``params`` are the knobs the profile sets, already merged (``extends``) and type-checked by
+    ``relreason_dagster.profiles`` (only these feed the cache keys, so a new declared default does not
+    invalidate stored rows); ``knobs`` is the family's :class:`FamilyKnobs` model, whose declared
+    defaults :meth:`get` answers for the knobs left out.  ``profiles.get_profile`` sets it; a test may
+    build ``Profile(name, params)`` without it, and then reading a knob it did not set fails loudly.
     """
 
     name: str
     params: dict[str, Any]
+    knobs: type[FamilyKnobs] | None = field(default=None, compare=False, repr=False)
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.params.get(key, default)
+    def get(self, key: str, default: Any = _UNSET) -> Any:
+        """The knob's value: as set, else (unset or null) its declared default.
+
+        ``default`` is only for a family that declares no model (an outside family still reading
+        ``get(key, default)``); with a model it is an error, since the default is declared there.
+        The generic knobs (``samples``) have their declared default in every family.
+        """
+        if key in self.params and (self.params[key] is not None or self.knobs is None):
+            return self.params[key]
+        knobs = self.knobs
+        if knobs is None:
+            if default is not _UNSET:
+                return default
+            if key not in FamilyKnobs.model_fields:
+                raise KeyError(
+                    f"knob {key!r} is not set in profile {self.name!r} and no defaults are known; "
+                    "build the Profile with knobs=<the family's profile_schema.Knobs>"
+                )
+            knobs = FamilyKnobs
+        elif default is not _UNSET:
+            raise TypeError(f"knob {key!r}: its default is declared in {knobs.__name__}, not at the call")
+        declared = knobs.model_fields.get(key)
+        if declared is None:
+            known = ", ".join(knobs.model_fields)
+            raise KeyError(f"{key!r} is not a knob of {knobs.__name__}; known: {known}")
+        return copy.deepcopy(declared.get_default(call_default_factory=True))
+
+    def declares(self, key: str) -> bool:
+        """Whether ``key`` is a knob of this family (generic code asks before reading one, e.g. the
+        ``generation`` params only some families state)."""
+        knobs = self.knobs or FamilyKnobs
+        return key in self.params or key in knobs.model_fields
+
+    def effective(self) -> dict[str, Any]:
+        """Every declared knob with the value a run uses (set or default): what a run really asks for."""
+        if self.knobs is None:
+            return dict(self.params)
+        return {key: self.get(key) for key in self.knobs.model_fields}
+
+    def with_params(self, changed: dict[str, Any]) -> Profile:
+        """This profile with some knobs set (a run's overrides), the same family model."""
+        return replace(self, params={**self.params, **changed})
 
 
 class BenchmarkFamily(Protocol):
@@ -199,7 +266,8 @@ class BenchmarkFamily(Protocol):
     Its folder also holds, found by name (``registry.family_module``):
 
     * ``profiles.yaml`` (its sections of the built-in profiles) and ``profile_schema.py``
-      (``SCHEMA``: knob -> type), so a user's profile file is checked against the knobs it reads;
+      (``Knobs``, a :class:`FamilyKnobs`: each knob's type and default), so a user's profile file is
+      checked against the knobs it reads and a knob left out reads as its declared default;
     * ``checks.py``: ``QUALITY`` (a :class:`QualityBounds` for the shared checks) and ``CHECKS``
       (:class:`FamilyCheck` s of its own);
     * ``steps.py``: ``STEPS``, its :class:`FollowUpStep` s (self-correction rounds, a judge...);

@@ -203,7 +203,8 @@ def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[s
     profile runs at temperature 0 and top-p 0, as the study did); they go on top of the model's."""
     out = {}
     for name in families:
-        stated = run_settings.profile_for(name).get("generation")
+        profile = run_settings.profile_for(name)
+        stated = profile.get("generation") if profile.declares("generation") else None
         if stated:
             out[name] = dict(stated)
     return out

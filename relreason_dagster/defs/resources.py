@@ -89,12 +89,15 @@ class RunSettings(dg.ConfigurableResource):
         """The family's section of the profile, with this run's overrides of single knobs."""
         profile = profiles.get_profile(self.profile, family)
         changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
-        return Profile(name=profile.name, params={**profile.params, **changed}) if changed else profile
+        return profile.with_params(changed) if changed else profile
 
     def model_for_step(self, family: str, step: Any) -> str:
         """The model an across-models step asks: ``step_model`` if set, else the profile knob it names."""
         knob = step.model_knob
-        name = self.step_model or (self.profile_for(family).get(knob) if knob else None)
+        name = self.step_model
+        if not name and knob:
+            profile = self.profile_for(family)
+            name = profile.get(knob) if profile.declares(knob) else None
         if not name:
             raise ConfigError(
                 f"profile {self.profile!r} names no model for {step.name}; pass --judge MODEL or set "
@@ -111,7 +114,7 @@ class RunSettings(dg.ConfigurableResource):
 
     def samples_for(self, family: str) -> int:
         """How many times each of the family's prompts is asked: ``--samples``, else its profile's knob."""
-        return int(self.samples or self.profile_for(family).get("samples") or 1)
+        return int(self.samples or self.profile_for(family).get("samples"))
 
     def models_path(self) -> str:
         return self.models_file or str(paths.models_path())

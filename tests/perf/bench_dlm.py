@@ -24,7 +24,6 @@ SEED = 0
 
 def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
     from relreason_dagster import profiles
-    from relreason_dagster.benchmarks.base import Profile
     from relreason_dagster.benchmarks.relational.dlm.checkpoint import load_checkpoint
     from relreason_dagster.benchmarks.relational.dlm.config import default_recipe
     from relreason_dagster.benchmarks.relational.dlm.jobs import default_workers, train_runs
@@ -35,7 +34,7 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
     from relreason_dagster.benchmarks.scoring import set_f1
 
     paper = profiles.get_profile("paper", "relational")
-    profile = Profile("paper", {**paper.params, "dlm_seeds": [SEED]})
+    profile = paper.with_params({"dlm_seeds": [SEED]})
     runs, tests = [], {}
     for task in tasks or list(TASKS):
         samples = generate_samples(profile, profiles.DEFAULT_SEED, tasks=(task,))

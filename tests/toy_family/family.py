@@ -27,7 +27,7 @@ class ToyFamily:
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         rng = random.Random(seed)
-        n = int(profile.get("n", 8))
+        n = int(profile.get("n"))
         numbers = [2 * rng.randrange(500) + (i % 2) for i in range(n)]
         return [
             Sample(
@@ -55,7 +55,7 @@ class ToyFamily:
                 SETTING,
                 [{"role": "user", "content": f"Is {s.input['number']} an even number? Answer yes or no."}],
                 TEMPLATE_VERSION,
-                int(profile.get("max_tokens", 8)),
+                int(profile.get("max_tokens")),
             )
             for s in samples
         ]

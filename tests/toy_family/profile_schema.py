@@ -1,3 +1,8 @@
-"""The toy family's profile knobs and their types."""
+"""The toy family's profile knobs: each one's type and default."""
 
-SCHEMA = {"n": int, "max_tokens": int}
+from relreason_dagster.benchmarks.base import FamilyKnobs
+
+
+class Knobs(FamilyKnobs):
+    n: int = 8
+    max_tokens: int = 8

@@ -16,6 +16,7 @@ from relreason_dagster.benchmarks.relational.dlm.model import DLM, Noise
 from relreason_dagster.benchmarks.relational.dlm.program import extract_program, program_cells, render
 from relreason_dagster.benchmarks.relational.dlm.train import predict, train
 from relreason_dagster.benchmarks.relational.generate import decode_gold, make_sample, sample_predicates
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
 
@@ -238,15 +239,15 @@ def test_plan_reads_the_profile_and_names_bad_settings():
     from relreason_dagster.errors import ConfigError
 
     fewshot = _samples("HasFather", "fewshot", 2, 10)
-    profile = Profile("t", {"dlm_seeds": [0, 1], "dlm_overrides": {"max_epochs": 5}})
+    profile = Profile("t", {"dlm_seeds": [0, 1], "dlm_overrides": {"max_epochs": 5}}, knobs=Knobs)
     runs = plan_runs("HasFather", fewshot, profile, SEED, train_size=4)
     assert [r.seed for r in runs] == [0, 1] and runs[0].run_id != runs[1].run_id
     assert [s.sample_id for s in runs[0].train[:2]] == [s.sample_id for s in fewshot]
     assert len(runs[0].train) == 4 and runs[0].config.max_epochs == 5
     assert plan_runs("HasFather", fewshot, profile, SEED, train_size=4)[0].run_id == runs[0].run_id
     with pytest.raises(ConfigError, match="unknown DLM setting.*max_epoch"):
-        dlm_settings(Profile("t", {"dlm_overrides": {"max_epoch": 5}}))
+        dlm_settings(Profile("t", {"dlm_overrides": {"max_epoch": 5}}, knobs=Knobs))
     with pytest.raises(ConfigError, match="unknown relational task"):
-        dlm_settings(Profile("t", {"dlm_tasks": ["HasBrother"]}))
+        dlm_settings(Profile("t", {"dlm_tasks": ["HasBrother"]}, knobs=Knobs))
     with pytest.raises(ConfigError, match="no relational few-shot samples"):
         plan_runs("HasFather", [], profile, SEED)

@@ -13,6 +13,7 @@ from relreason_dagster.benchmarks.relational.dlm.model import DLM
 from relreason_dagster.benchmarks.relational.dlm.plan import dlm_settings, plan_runs
 from relreason_dagster.benchmarks.relational.dlm.train import _epoch_batches, train
 from relreason_dagster.benchmarks.relational.generate import make_sample
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.errors import ConfigError
 
 
@@ -73,12 +74,12 @@ def test_an_authors_run_counts_epochs_and_updates():
 
 def test_profile_chooses_the_recipe():
     fewshot = [make_sample("HasFather", "fewshot", i, 10, 20240101) for i in range(2)]
-    runs = plan_runs("HasFather", fewshot, Profile("t", {"dlm_recipe": "relreason-1"}), 20240101)
-    default = plan_runs("HasFather", fewshot, Profile("t", {}), 20240101)
+    runs = plan_runs("HasFather", fewshot, Profile("t", {"dlm_recipe": "relreason-1"}, knobs=Knobs), 20240101)
+    default = plan_runs("HasFather", fewshot, Profile("t", {}, knobs=Knobs), 20240101)
     assert runs[0].config.updates_per_epoch == 0 and default[0].config.updates_per_epoch == 250
     assert default[0].config.layout == "authors" and runs[0].run_id != default[0].run_id
     with pytest.raises(ConfigError, match="unknown dlm_recipe"):
-        dlm_settings(Profile("t", {"dlm_recipe": "nope"}))
+        dlm_settings(Profile("t", {"dlm_recipe": "nope"}, knobs=Knobs))
     assert set(RECIPES) >= {"relreason-1", "authors"}
 
 
@@ -126,6 +127,6 @@ def test_the_paper_profile_trains_both_recipes_each_named():
     assert runs[0].config == config_for("2-Outdegree")  # the default's runs keep their config and ids
     assert len({r.run_id for r in runs}) == 6
     with pytest.raises(ConfigError, match="unknown recipe 'nope' in dlm_recipes"):
-        dlm_settings(Profile("t", {"dlm_recipes": ["default", "nope"]}))
+        dlm_settings(Profile("t", {"dlm_recipes": ["default", "nope"]}, knobs=Knobs))
     with pytest.raises(ConfigError, match="unknown DLM setting"):
-        dlm_settings(Profile("t", {"dlm_recipe_overrides": {"study-protocol": {"epochs": 3}}}))
+        dlm_settings(Profile("t", {"dlm_recipe_overrides": {"study-protocol": {"epochs": 3}}}, knobs=Knobs))

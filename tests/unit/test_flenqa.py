@@ -30,6 +30,7 @@ from relreason_dagster.benchmarks.flenqa.generate import (
     select_balanced,
 )
 from relreason_dagster.benchmarks.flenqa.instances import MONOREL, PIR, RULETAKER, TASKS, base_instances
+from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
 from relreason_dagster.benchmarks.flenqa.prose import load_prose
 from relreason_dagster.benchmarks.flenqa.solver import solve
 from relreason_dagster.benchmarks.registry import get_family
@@ -41,9 +42,9 @@ from tests.profile_files import use_profiles
 FAMILY = FlenqaFamily()
 PAPER = get_profile("paper", "flenqa")
 SMOKE = get_profile("smoke", "flenqa")
-REDUCED = Profile("reduced", {**PAPER.params, "n_base": 10})
+REDUCED = Profile("reduced", {**PAPER.params, "n_base": 10}, knobs=Knobs)
 # A tiny grid for determinism and error checks (all paddings/positions, two lengths).
-TINY = Profile("tiny", {**PAPER.params, "n_base": 2, "lengths": [250, 1000]})
+TINY = Profile("tiny", {**PAPER.params, "n_base": 2, "lengths": [250, 1000]}, knobs=Knobs)
 STEP = "Let’s work this out in a step by step way to be sure we have the right answer."
 TRUE_FALSE = re.compile(r"\b(true|false)\b", re.IGNORECASE)
 
@@ -706,12 +707,14 @@ def test_split_last_word():
 )
 def test_bad_profile_is_a_config_error(override):
     with pytest.raises(ConfigError):
-        FAMILY.generate(Profile("bad", {**TINY.params, "lengths": [250], **override}), DEFAULT_SEED)
+        FAMILY.generate(
+            Profile("bad", {**TINY.params, "lengths": [250], **override}, knobs=Knobs), DEFAULT_SEED
+        )
 
 
 def test_other_config_errors(smoke):
     with pytest.raises(ConfigError):
-        FAMILY.build_prompts(smoke, Profile("bad", {"settings": ["direct", "few_shot"]}))
+        FAMILY.build_prompts(smoke, Profile("bad", {"settings": ["direct", "few_shot"]}, knobs=Knobs))
     with pytest.raises(ConfigError):
         select_balanced(base_instances(PIR, 10, DEFAULT_SEED), 3)
     with pytest.raises(ConfigError):

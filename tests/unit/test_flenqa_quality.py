@@ -20,6 +20,7 @@ from relreason_dagster import profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.flenqa.checks import padding_entities
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
+from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 
 
@@ -35,6 +36,7 @@ def data():
             "paddings": ["similar", "different"],
             "positions": ["random"],
         },
+        knobs=Knobs,
     )
     samples = family.generate(profile, profiles.DEFAULT_SEED)
     prompts = family.build_prompts(samples, profile)

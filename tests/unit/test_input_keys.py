@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.storage import answered, built_from, fingerprints
 from relreason_dagster.storage.lake import Lake
@@ -29,7 +30,7 @@ def reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return ref
 
 
-PROFILE = Profile(name="smoke", params={"n_iid": 4, "settings": ["nl", "tv"]})
+PROFILE = Profile(name="smoke", params={"n_iid": 4, "settings": ["nl", "tv"]}, knobs=Knobs)
 
 
 @pytest.mark.parametrize("change", ["profile knob", "seed", "code", "reference data", "named data folder"])
@@ -37,7 +38,7 @@ def test_every_input_of_a_family_build_changes_its_key(change, reference, tmp_pa
     data = tmp_path / "mydata"
     data.mkdir()
     (data / "items.json").write_text("[1]")
-    profile = Profile(name="smoke", params={**PROFILE.params, "data_dir": str(data)})
+    profile = Profile(name="smoke", params={**PROFILE.params, "data_dir": str(data)}, knobs=Knobs)
     code = tmp_path / "code"
     code.mkdir()
     (code / "family.py").write_text("X = 1\n")
@@ -52,7 +53,7 @@ def test_every_input_of_a_family_build_changes_its_key(change, reference, tmp_pa
     first = keys()
     assert keys() == first
     if change == "profile knob":
-        profile = Profile(name="smoke", params={**profile.params, "n_iid": 5})
+        profile = Profile(name="smoke", params={**profile.params, "n_iid": 5}, knobs=Knobs)
     elif change == "seed":
         seed = 1
     elif change == "code":

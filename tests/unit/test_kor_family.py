@@ -13,6 +13,7 @@ from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.kor import mixed, prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily, item_of
 from relreason_dagster.benchmarks.kor.formats import answer_format
+from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.errors import ConfigError
 
 REFERENCE = Path(os.environ.get("RELREASON_REFERENCE_DIR", paths.reference_dir())) / "korbench"
@@ -21,7 +22,7 @@ SMOKE = profiles.get_profile("smoke", "kor").params
 
 
 def _profile(**overrides) -> Profile:
-    return Profile("test", {**SMOKE, **overrides})
+    return Profile("test", {**SMOKE, **overrides}, knobs=Knobs)
 
 
 @needs_reference

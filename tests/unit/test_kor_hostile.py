@@ -29,6 +29,7 @@ from relreason_dagster.benchmarks.base import Profile, Sample
 from relreason_dagster.benchmarks.kor import mathexpr, mixed, parsing
 from relreason_dagster.benchmarks.kor.data import KorItem
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily
+from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.benchmarks.kor.scoring import REASON_CODES, score_official, score_robust
 from relreason_dagster.profiles import get_profile
 
@@ -88,6 +89,7 @@ def _samples() -> list[Sample]:
             "questions_per_rule": 1,
             "mixed": {"Multi-Q": 1, "Multi-RQ": 1},
         },
+        knobs=Knobs,
     )
     samples = KorFamily().generate(profile, 11)
     singles = [s for s in samples if s.task != MIXED_TASK]

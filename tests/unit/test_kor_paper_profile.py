@@ -13,6 +13,7 @@ from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.kor import mixed
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import KorFamily, data_dir
+from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import parse_registry
 
@@ -48,7 +49,7 @@ def test_paper_profile_asks_chat_zero_shot_and_base_three_shot() -> None:
     for kind in ("chat", "base"):  # the complex-task settings are not restricted by kind
         assert all(family.asks(paper, kind, s) for s in mixed.SHAPES)
     # Both settings stay selectable: a profile without settings_by_kind asks every kind everything.
-    both = Profile("mine", {**paper.params, "settings_by_kind": {}})
+    both = Profile("mine", {**paper.params, "settings_by_kind": {}}, knobs=Knobs)
     assert all(family.asks(both, k, s) for k in ("chat", "base") for s in (zero, three))
     smoke = profiles.get_profile("smoke", "kor")
     assert family.asks(smoke, "base", zero)
@@ -60,7 +61,7 @@ def test_settings_by_kind_errors_are_one_line() -> None:
         ({"instruct": ["zero_shot"]}, "kind 'instruct' unknown"),
         ({"base": ["three_shot"]}, r"settings_by_kind\.base: \['three_shot'\] not in the profile's settings"),
     ):
-        profile = Profile("p", {"settings": ["zero_shot"], "settings_by_kind": by_kind})
+        profile = Profile("p", {"settings": ["zero_shot"], "settings_by_kind": by_kind}, knobs=Knobs)
         with pytest.raises(ConfigError, match=message):
             family.build_prompts([], profile)
 

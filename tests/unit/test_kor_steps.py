@@ -10,6 +10,7 @@ from relreason_dagster import profiles
 from relreason_dagster.benchmarks.base import Profile, Reply
 from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, KorFamily
+from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.benchmarks.kor.steps import SelfCorrection
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.ask import run_step
@@ -37,7 +38,7 @@ def _stored(n: int = 2, correct: bool = False) -> dict[str, list[dict]]:
 
 
 def _profile(rounds: int, context_tokens: int = 4096) -> Profile:
-    return Profile("t", {"self_correction_rounds": rounds, "context_tokens": context_tokens})
+    return Profile("t", {"self_correction_rounds": rounds, "context_tokens": context_tokens}, knobs=Knobs)
 
 
 def _gold_reply(stored, prompt) -> Reply:

@@ -14,6 +14,7 @@ import pytest
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.kor.family import KorFamily, data_dir
+from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK, load_subquestions, step_items
 from relreason_dagster.errors import ConfigError
 
@@ -54,6 +55,7 @@ def test_sub_steps_are_asked_zero_shot_with_the_official_template_and_judged() -
             "questions_per_rule": 1,
             "mixed": {},
         },
+        knobs=Knobs,
     )
     samples = [s for s in family.generate(profile, 1) if s.task == STEPWISE_TASK]
     assert samples and all(s.split == "official" for s in samples)

@@ -195,7 +195,8 @@ def test_type_names_read_like_yaml():
 
 
 def test_a_new_family_brings_its_profiles_and_schema_in_its_own_folder(tmp_path, monkeypatch):
-    """A toy family registered at run time: its folder's profiles.yaml and profile_schema.py are used,
+    """A toy family registered at run time: its folder's profiles.yaml and profile_schema.py (its Knobs
+    model) are used,
     with no edit anywhere else (the registry entry is the only other line)."""
     from relreason_dagster.benchmarks.registry import FAMILIES
 
@@ -204,7 +205,11 @@ def test_a_new_family_brings_its_profiles_and_schema_in_its_own_folder(tmp_path,
     _write(folder / "__init__.py", "")
     _write(folder / "family.py", "class ToyFamily:\n    name = 'toy'\n    tasks = ('count',)\n")
     _write(folder / "profiles.yaml", "smoke: {size: 2}\npaper: {size: 100}\n")
-    _write(folder / "profile_schema.py", "SCHEMA = {'size': int}\n")
+    _write(
+        folder / "profile_schema.py",
+        "from relreason_dagster.benchmarks.base import FamilyKnobs\n\n"
+        "class Knobs(FamilyKnobs):\n    size: int = 2\n",
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     from toyfamily_pkg.family import ToyFamily
 

@@ -6,6 +6,7 @@ import pytest
 
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.benchmarks.relational.tasks import TASKS
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
@@ -124,7 +125,7 @@ def test_cot_and_tv_prompts(smoke):
 
 def test_paper_fewshot_counts():
     paper = get_profile("paper", "relational")
-    profile = Profile(name="t", params={**paper.params, "n_iid": 1, "n_ood": 0})
+    profile = Profile(name="t", params={**paper.params, "n_iid": 1, "n_ood": 0}, knobs=Knobs)
     samples = FAMILY.generate(profile, 3)
     prompts = FAMILY.build_prompts(samples, profile)
     for p in prompts:
@@ -140,8 +141,10 @@ def test_smoke_prompts_stay_modest(smoke):
 
 def test_unknown_setting_is_config_error(smoke):
     profile, samples, _ = smoke
-    bad = Profile(name="bad", params={**profile.params, "settings": ["nl", "latex"]})
+    bad = Profile(name="bad", params={**profile.params, "settings": ["nl", "latex"]}, knobs=Knobs)
     with pytest.raises(ConfigError, match="latex"):
         FAMILY.build_prompts(samples, bad)
     with pytest.raises(ConfigError, match="family_tree_variant"):
-        FAMILY.generate(Profile(name="bad", params={**profile.params, "family_tree_variant": "x"}), 1)
+        FAMILY.generate(
+            Profile(name="bad", params={**profile.params, "family_tree_variant": "x"}, knobs=Knobs), 1
+        )

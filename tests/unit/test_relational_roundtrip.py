@@ -8,6 +8,7 @@ from relreason_dagster.benchmarks.base import Profile, Sample
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.relational.generate import decode_gold
 from relreason_dagster.benchmarks.relational.parsing import parse_nl, parse_tv
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.benchmarks.relational.prompts import nl_answer, tv_target
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.benchmarks.scoring import set_f1
@@ -30,6 +31,7 @@ def _profile(variant: str) -> Profile:
             "max_tokens": 256,
             "family_tree_variant": variant,
         },
+        knobs=Knobs,
     )
 
 

@@ -6,13 +6,14 @@ import pytest
 
 from relreason_dagster.benchmarks.base import Profile, Reply
 from relreason_dagster.benchmarks.selfcontra.family import SelfContraFamily
+from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.benchmarks.selfcontra.steps import JUDGE_KIND, Detection, detection_plan
 from relreason_dagster.errors import ConfigError
 
 
 def _stored(n: int = 3) -> dict[str, list[dict]]:
     family = SelfContraFamily()
-    profile = Profile("t", {"sources": {"generated": n}, "settings": ["zero_answer"]})
+    profile = Profile("t", {"sources": {"generated": n}, "settings": ["zero_answer"]}, knobs=Knobs)
     samples = family.generate(profile, 7)
     rows = []
     for sample, prompt in zip(samples, family.build_prompts(samples, profile), strict=True):
@@ -32,7 +33,7 @@ def _stored(n: int = 3) -> dict[str, list[dict]]:
 
 def test_binary_judge_asks_one_prompt_per_response_and_reads_its_flag():
     step, stored = Detection(), _stored()
-    profile = Profile("t", {"detect_methods": ["binary"], "detect_limit": 0})
+    profile = Profile("t", {"detect_methods": ["binary"], "detect_limit": 0}, knobs=Knobs)
     assert "annotations" not in step.reads("judge", profile)  # limit 0: no annotated rows judged
     asked = step.prompts(stored, profile, "judge", {})
     assert len(asked) == 3 and {p.task for p in asked} == {"binary"}
@@ -50,4 +51,4 @@ def test_binary_judge_asks_one_prompt_per_response_and_reads_its_flag():
 
 def test_unknown_method_is_one_line():
     with pytest.raises(ConfigError, match="vibes"):
-        detection_plan(Profile("t", {"detect_methods": ["vibes"]}))
+        detection_plan(Profile("t", {"detect_methods": ["vibes"]}, knobs=Knobs))

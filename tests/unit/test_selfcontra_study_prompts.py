@@ -20,6 +20,7 @@ from relreason_dagster.benchmarks.selfcontra import prompts
 from relreason_dagster.benchmarks.selfcontra.family import item_of, load_items
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.benchmarks.selfcontra.loaders import load_winogender
+from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.errors import ConfigError
 
 
@@ -39,7 +40,7 @@ def study_json(wino: Path) -> dict:
 def _profile(**params: object) -> Profile:
     base = dict(profiles.get_profile("paper", "selfcontra").params)
     base.update(params)
-    return Profile(name="test", params=base)
+    return Profile(name="test", params=base, knobs=Knobs)
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +153,7 @@ def test_winobias_stereotypes_and_splits_are_knobs(wino: Path) -> None:
     }
     pro_dev = load_items("winobias", 2, _profile(stereotypes=["pro"], splits=["dev"]), profiles.DEFAULT_SEED)
     assert [i.item_id.split(":")[0] for i in pro_dev] == ["pro_dev", "pro_dev"]
-    default = load_items("winobias", 2, Profile(name="d", params={}), profiles.DEFAULT_SEED)
+    default = load_items("winobias", 2, Profile(name="d", params={}, knobs=Knobs), profiles.DEFAULT_SEED)
     assert {i.variant["stereotype"] for i in default} == {"anti"}
     with pytest.raises(ConfigError, match="stereotypes"):
         load_items("winobias", 2, _profile(stereotypes=["neutral"]), profiles.DEFAULT_SEED)

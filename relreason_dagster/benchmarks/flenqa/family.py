@@ -13,10 +13,9 @@ from relreason_dagster.benchmarks.flenqa.generate import (
 )
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
+from relreason_dagster.benchmarks.flenqa.profile_schema import DEFAULT_MAX_TOKENS
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.tokenizer import count_tokens
-
-DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 8}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -45,11 +44,11 @@ class FlenqaFamily:
 
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Every setting of the profile for every sample; next-word prompts only for padded texts."""
-        settings = list(profile.get("settings", prompts.SETTINGS))
+        settings = list(profile.get("settings"))
         unknown = [s for s in settings if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
-        max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.get("max_tokens", {}))}
+        max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.get("max_tokens"))}
         out: list[Prompt] = []
         for sample in samples:
             text = sample_text(sample)

@@ -25,7 +25,7 @@ from relreason_dagster.benchmarks.flenqa.paragraphs import expand
 from relreason_dagster.benchmarks.flenqa.prompts import split_last_word
 from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, vocab_model
+from relreason_dagster.llm.tokenizer import vocab_model
 
 BENCHMARK = "flenqa"
 GENERATOR_VERSION = "flenqa-gen-1"
@@ -45,7 +45,7 @@ def token_counter(tokenizer: str) -> Callable[[str], int]:
 
 
 def _profile_list(profile: Profile, key: str, known: tuple[Any, ...]) -> list[Any]:
-    values = list(profile.get(key, known))
+    values = list(profile.get(key))
     unknown = [v for v in values if v not in known]
     if unknown:
         raise ConfigError(f"flenqa profile {key}: unknown {unknown}; known: {', '.join(map(str, known))}")
@@ -63,12 +63,12 @@ def select_balanced(instances: list[BaseInstance], n: int) -> list[BaseInstance]
 
 def generate_samples(profile: Profile, seed: int) -> list[Sample]:
     tasks = _profile_list(profile, "tasks", TASKS)
-    lengths = [int(x) for x in profile.get("lengths", LENGTHS)]
+    lengths = [int(x) for x in profile.get("lengths")]
     if any(x < 100 for x in lengths):
         raise ConfigError(f"flenqa lengths must be at least 100 tokens, got {lengths}")
     paddings = _profile_list(profile, "paddings", pad_mod.PADDINGS)
     positions = _profile_list(profile, "positions", pad_mod.POSITIONS)
-    tokenizer = str(profile.get("tokenizer", DEFAULT_TOKENIZER))
+    tokenizer = str(profile.get("tokenizer"))
     source = prose_source(profile.get("prose_dir"))
     documents = load_prose(source) if "different" in paddings else ()
     tokens = pad_mod.TokenCounter(token_counter(tokenizer))
@@ -88,12 +88,12 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
             for inst in pool
         }
         all_paragraphs = [p for inst in pool for p in keys[inst.base_id]]
-        for inst in select_balanced(pool, int(profile.get("n_base", POOL_SIZE))):
+        for inst in select_balanced(pool, int(profile.get("n_base"))):
             own = keys[inst.base_id]
             others = [
                 p for p in all_paragraphs if p not in own
             ]  # similar padding's pool (entities filtered later)
-            if profile.get("minimal", True):
+            if profile.get("minimal"):
                 samples.append(_sample(inst, own, seed, None, MINIMAL, MINIMAL, tokens, common))
             for length in lengths:
                 for kind in paddings:

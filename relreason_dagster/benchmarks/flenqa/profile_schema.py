@@ -1,24 +1,37 @@
-"""The knobs a FLenQA profile may set, and their types (checked when a profile file is read).
+"""The knobs a FLenQA profile may set: each one's type and default, declared once.
 
-A knob left out takes the family's default (the study's grid); ``max_tokens`` is per setting.
-``generation`` is the study's protocol: generation params sent on top of the model's own (the paper
-profile: temperature 0 and top-p 0, Appendix E); they are part of every request's cache key.
+``relreason_dagster.profiles`` checks every flenqa section (built-in ``profiles.yaml`` and the user's
+file) against :class:`Knobs`; a knob a section leaves out (or sets to null) reads as the default here:
+the study's grid.  ``max_tokens`` is per setting, on top of ``DEFAULT_MAX_TOKENS`` (a setting it leaves
+out keeps its default cap).  ``generation`` is the study's protocol: generation params sent on top of
+the model's own (the paper profile: temperature 0 and top-p 0, Appendix E); they are part of every
+request's cache key.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
-SCHEMA: dict[str, Any] = {
-    "n_base": int,
-    "tasks": list[str],
-    "lengths": list[int],
-    "paddings": list[str],
-    "positions": list[str],
-    "minimal": bool,
-    "settings": list[str],
-    "max_tokens": dict[str, int],
-    "tokenizer": str,
-    "prose_dir": str | None,
-    "generation": dict[str, float],
-}
+from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.flenqa import padding, prompts
+from relreason_dagster.benchmarks.flenqa.generate import LENGTHS, POOL_SIZE
+from relreason_dagster.benchmarks.flenqa.instances import TASKS
+from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER
+
+DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 8}
+
+
+class Knobs(FamilyKnobs):
+    """A flenqa section: the grid (tasks x base instances x lengths x paddings x positions), the settings."""
+
+    n_base: int = POOL_SIZE
+    tasks: list[str] = Field(default_factory=lambda: list(TASKS))
+    lengths: list[int] = Field(default_factory=lambda: list(LENGTHS))
+    paddings: list[str] = Field(default_factory=lambda: list(padding.PADDINGS))
+    positions: list[str] = Field(default_factory=lambda: list(padding.POSITIONS))
+    minimal: bool = True  # also the key paragraphs alone (the unpadded baseline)
+    settings: list[str] = Field(default_factory=lambda: list(prompts.SETTINGS))
+    max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    tokenizer: str = DEFAULT_TOKENIZER
+    prose_dir: str | None = None  # null: the bundled Python docs as unrelated prose
+    generation: dict[str, float] | None = None

@@ -49,7 +49,6 @@ SELF_CORRECTION_KIND = "self_correction"
 # Hashed into every round's prompt id (the benchmark name these prompts had before the kind column),
 # so the ids, and with them the stored answers, stay what they were.
 ROUND_ID_TAG = "kor_selfcorrect"
-DEFAULT_CONTEXT_TOKENS = 4096
 
 # The zero-shot single questions of one model (not mixed records, not §6.1's cipher sub-steps), with its
 # answer and verdict (round 0 of every chain).
@@ -65,7 +64,7 @@ ORDER BY a.prompt_id
 
 def rounds_of(profile: Profile) -> int:
     """The profile's ``self_correction_rounds`` (0..5); anything else is one ConfigError line."""
-    rounds = int(profile.get("self_correction_rounds", 0))
+    rounds = int(profile.get("self_correction_rounds"))
     if not 0 <= rounds <= MAX_SELF_CORRECTION_ROUNDS:
         raise ConfigError(f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds}")
     return rounds
@@ -174,7 +173,7 @@ class SelfCorrection(Step):
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> Iterator[tuple[dict[str, Any], list[_Round]]]:
         rounds = rounds_of(profile)
-        limit = int(profile.get("context_tokens", DEFAULT_CONTEXT_TOKENS))
+        limit = int(profile.get("context_tokens"))
         for base in stored["base"]:
             sample = Sample.from_row(base)
             wrong = base["parse_status"] != "error" and not base["correct"] and base["content"] is not None

@@ -129,12 +129,12 @@ def make_sample(
 
 def split_sizes(profile: Profile) -> list[tuple[str, int, int]]:
     """``(split, count, n)`` per split; few-shot covers both the nl/tv and the CoT exemplars."""
-    n_train = int(profile.get("n_train_nodes", 10))
-    n_fewshot = max(int(profile.get("n_fewshot", 10)), int(profile.get("n_fewshot_cot", 1)))
+    n_train = int(profile.get("n_train_nodes"))
+    n_fewshot = max(int(profile.get("n_fewshot")), int(profile.get("n_fewshot_cot")))
     return [
         ("fewshot", n_fewshot, n_train),
-        ("iid", int(profile.get("n_iid", 10)), n_train),
-        ("ood", int(profile.get("n_ood", 10)), int(profile.get("n_ood_nodes", 20))),
+        ("iid", int(profile.get("n_iid")), n_train),
+        ("ood", int(profile.get("n_ood")), int(profile.get("n_ood_nodes"))),
     ]
 
 
@@ -146,7 +146,7 @@ def generate_samples(
     graph_params: GraphParams | None = None,
 ) -> list[Sample]:
     """All samples of the profile for ``tasks``, in task, split, index order."""
-    variant = str(profile.get("family_tree_variant", DEFAULT_VARIANT))
+    variant = str(profile.get("family_tree_variant"))
     if variant not in VARIANTS:
         raise ConfigError(f"unknown family_tree_variant {variant!r}; known: {', '.join(VARIANTS)}")
     samples: list[Sample] = []

@@ -1,28 +1,40 @@
-"""The knobs a relational profile may set, and their types (checked when a profile file is read).
+"""The knobs a relational profile may set: each one's type and default, declared once.
 
-A knob left out takes the family's default; ``dlm_*`` knobs size the DLM baseline (``dlm/plan.py``).
+``relreason_dagster.profiles`` checks every relational section (built-in ``profiles.yaml`` and the
+user's file) against :class:`Knobs`; a knob a section leaves out (or sets to null) reads as the default
+here.  ``dlm_*`` knobs size the DLM baseline (``dlm/plan.py``): ``dlm_tasks`` null is every task,
+``dlm_train_size`` null the stored few-shot samples, ``dlm_recipe`` null each task's default recipe.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA: dict[str, Any] = {
-    "n_fewshot": int,
-    "n_fewshot_cot": int,
-    "n_iid": int,
-    "n_ood": int,
-    "n_train_nodes": int,
-    "n_ood_nodes": int,
-    "settings": list[str],
-    "split_settings": dict[str, list[str]],
-    "max_tokens": int,
-    "family_tree_variant": str,
-    "dlm_tasks": list[str] | None,
-    "dlm_seeds": list[int],
-    "dlm_train_size": int | None,
-    "dlm_overrides": dict[str, Any],
-    "dlm_recipe": str | None,
-    "dlm_recipes": list[str] | None,
-    "dlm_recipe_overrides": dict[str, Any] | None,
-}
+from pydantic import Field
+
+from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
+from relreason_dagster.benchmarks.relational.prompts import SETTINGS
+
+
+class Knobs(FamilyKnobs):
+    """A relational section: sample counts per split, graph sizes, prompt settings, the DLM's plan."""
+
+    n_fewshot: int = 10
+    n_fewshot_cot: int = 1
+    n_iid: int = 10
+    n_ood: int = 10
+    n_train_nodes: int = 10
+    n_ood_nodes: int = 20
+    settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
+    # Per-split restriction of ``settings`` (the smoke profile skips the longest OOD prompts).
+    split_settings: dict[str, list[str]] = Field(default_factory=dict)
+    max_tokens: int = 512
+    family_tree_variant: str = DEFAULT_VARIANT
+    dlm_tasks: list[str] | None = None
+    dlm_seeds: list[int] = Field(default_factory=lambda: [0])
+    dlm_train_size: int | None = None
+    dlm_overrides: dict[str, Any] = Field(default_factory=dict)
+    dlm_recipe: str | None = None
+    dlm_recipes: list[str] | None = None
+    dlm_recipe_overrides: dict[str, Any] | None = None

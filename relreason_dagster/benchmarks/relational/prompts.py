@@ -231,15 +231,15 @@ def build_prompt(sample: Sample, setting: str, fewshot: list[Sample], max_tokens
 
 def build_prompts(samples: list[Sample], profile: Profile) -> list[Prompt]:
     """Prompts for every iid/ood sample and setting; few-shot examples are the same task's first ones."""
-    settings = list(profile.get("settings", list(SETTINGS)))
+    settings = list(profile.get("settings"))
     # Optional per-split restriction (the smoke profile skips the longest OOD prompts).
-    split_settings: dict[str, list[str]] = dict(profile.get("split_settings", {}))
+    split_settings: dict[str, list[str]] = dict(profile.get("split_settings"))
     for setting in settings + [x for v in split_settings.values() for x in v]:
         if setting not in SETTINGS:
             raise ConfigError(f"unknown relational setting {setting!r}; known: {', '.join(SETTINGS)}")
-    n_fewshot = int(profile.get("n_fewshot", 10))
-    n_fewshot_cot = int(profile.get("n_fewshot_cot", 1))
-    max_tokens = int(profile.get("max_tokens", 512))
+    n_fewshot = int(profile.get("n_fewshot"))
+    n_fewshot_cot = int(profile.get("n_fewshot_cot"))
+    max_tokens = int(profile.get("max_tokens"))
     fewshot_by_task: dict[str, list[Sample]] = defaultdict(list)
     for s in samples:
         if s.split == "fewshot":

@@ -20,7 +20,6 @@ from relreason_dagster.errors import ConfigError
 BENCHMARK = "selfcontra"
 GENERATOR_VERSION = "selfcontra-items-v1"
 DATASETS = ("generated", "winobias", "winogender", "winogrande")
-DEFAULT_SETTINGS = prompts.SETTINGS
 
 
 def order_of(setting: str) -> str:
@@ -29,7 +28,7 @@ def order_of(setting: str) -> str:
 
 
 def data_dir(profile: Profile) -> Path:
-    raw = Path(str(profile.get("data_dir") or "wino")).expanduser()
+    raw = Path(str(profile.get("data_dir"))).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
@@ -37,8 +36,8 @@ WINOBIAS_STEREOTYPES = ("anti", "pro")
 WINOBIAS_SPLITS = ("test", "dev")
 
 
-def _choice(profile: Profile, knob: str, default: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
-    chosen = tuple(profile.get(knob) or default)
+def _choice(profile: Profile, knob: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    chosen = tuple(profile.get(knob))
     unknown = [value for value in chosen if value not in known]
     if unknown or not chosen:
         raise ConfigError(f"selfcontra {knob} {list(chosen)} invalid; choose from {', '.join(known)}")
@@ -47,7 +46,7 @@ def _choice(profile: Profile, knob: str, default: tuple[str, ...], known: tuple[
 
 def demonstrations_file(profile: Profile) -> Path:
     """The study's demonstrations JSON (knob ``demonstrations_file``, relative to the reference folder)."""
-    raw = Path(str(profile.get("demonstrations_file") or "wino/self_contra_demonstrations.json")).expanduser()
+    raw = Path(str(profile.get("demonstrations_file"))).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
@@ -62,8 +61,8 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
         return generate.generate_items(int(n or 0), seed)
     root = data_dir(profile)
     if dataset == "winobias":
-        stereotypes = _choice(profile, "stereotypes", ("anti",), WINOBIAS_STEREOTYPES)
-        splits = _choice(profile, "splits", ("test",), WINOBIAS_SPLITS)
+        stereotypes = _choice(profile, "stereotypes", WINOBIAS_STEREOTYPES)
+        splits = _choice(profile, "splits", WINOBIAS_SPLITS)
         items = loaders.load_winobias(root / "winobias", stereotypes=stereotypes, splits=splits)
         taken: dict[tuple[str, str], int] = {}
         out: list[WinoItem] = []
@@ -98,7 +97,7 @@ class SelfContraFamily:
     parse_statuses: tuple[str, ...] = ("ok", "na")
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
-        sources = dict(profile.get("sources", {"generated": 50}))
+        sources = dict(profile.get("sources"))
         out: list[Sample] = []
         for dataset, n in sources.items():
             for index, item in enumerate(load_items(dataset, n, profile, seed)):
@@ -122,12 +121,12 @@ class SelfContraFamily:
         return out
 
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
-        chosen = list(profile.get("settings", DEFAULT_SETTINGS))
+        chosen = list(profile.get("settings"))
         unknown = [s for s in chosen if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"selfcontra settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
-        max_tokens = int(profile.get("max_tokens", 512))
-        wording = str(profile.get("prompts") or "relreason")
+        max_tokens = int(profile.get("max_tokens"))
+        wording = str(profile.get("prompts"))
         if wording not in prompts.WORDINGS:
             known = ", ".join(prompts.WORDINGS)
             raise ConfigError(f"selfcontra prompts {wording!r} unknown; choose from {known}")

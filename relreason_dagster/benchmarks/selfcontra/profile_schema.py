@@ -1,31 +1,38 @@
-"""The knobs a Self-Contra profile may set, and their types (checked when a profile file is read).
+"""The knobs a Self-Contra profile may set: each one's type and default, declared once.
 
-``sources`` maps a dataset to its item count; ``detect_limit``/``annotation_limit`` null mean no limit.
-``stereotypes`` (anti, pro) and ``splits`` (test, dev) pick the WinoBias files (default anti test);
-``prompts`` is ``relreason`` (our wording and demonstrations) or ``study`` (the study's wording and its
-six demonstrations from ``demonstrations_file``, default ``wino/self_contra_demonstrations.json`` under
-the reference folder).  ``generation`` is the study's decoding, sent on top of each model's own params
-(the paper profile: temperature 0, as §2 states for all models).
+``relreason_dagster.profiles`` checks every selfcontra section (built-in ``profiles.yaml`` and the
+user's file) against :class:`Knobs`; a knob a section leaves out (or sets to null) reads as the default
+here.  ``sources`` maps a dataset to its item count; ``detect_limit``/``annotation_limit`` null mean no
+limit.  ``stereotypes`` (anti, pro) and ``splits`` (test, dev) pick the WinoBias files (default anti
+test); ``prompts`` is ``relreason`` (our wording and demonstrations) or ``study`` (the study's wording
+and its six demonstrations from ``demonstrations_file``, relative to the reference folder).
+``generation`` is the study's decoding, sent on top of each model's own params (the paper profile:
+temperature 0, as §2 states for all models).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
-SCHEMA: dict[str, Any] = {
-    "sources": dict[str, int],
-    "data_dir": str | None,
-    "stereotypes": list[str],
-    "splits": list[str],
-    "prompts": str,
-    "demonstrations_file": str | None,
-    "settings": list[str],
-    "max_tokens": int,
-    "generation": dict[str, float],
-    "judge": str | None,
-    "detect_methods": list[str],
-    "judge_max_tokens": int,
-    "annotation_files": list[str],
-    "annotation_limit": int | None,
-    "detect_limit": int | None,
-}
+from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
+
+
+class Knobs(FamilyKnobs):
+    """A selfcontra section: the items, the prompt settings and wording, the judge and its detection."""
+
+    sources: dict[str, int] = Field(default_factory=lambda: {"generated": 50})
+    data_dir: str | None = "wino"  # relative to the reference folder
+    stereotypes: list[str] = Field(default_factory=lambda: ["anti"])
+    splits: list[str] = Field(default_factory=lambda: ["test"])
+    prompts: str = "relreason"
+    demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
+    settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
+    max_tokens: int = 512
+    generation: dict[str, float] | None = None
+    judge: str | None = None  # a model of models.yaml (or --judge)
+    detect_methods: list[str] = Field(default_factory=lambda: ["iro", "binary", "fge"])
+    judge_max_tokens: int = 8
+    annotation_files: list[str] = Field(default_factory=list)
+    annotation_limit: int | None = None
+    detect_limit: int | None = None

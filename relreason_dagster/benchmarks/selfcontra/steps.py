@@ -39,7 +39,6 @@ JUDGE_KIND = "judge"
 # Hashed into every judge prompt's id (the benchmark name these prompts had before the kind column),
 # so the ids, and with them the stored verdicts, stay what they were.
 JUDGE_ID_TAG = "selfcontra_judge"
-DEFAULT_METHODS = ["iro", "binary", "fge"]
 
 ANNOTATIONS_SQL = """
 SELECT annotation_id, source, dataset, model, setting, question, response, correct
@@ -84,7 +83,7 @@ class Annotations(Step):
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
-        files = annotation_paths(list(profile.get("annotation_files", [])))
+        files = annotation_paths(list(profile.get("annotation_files")))
         batch = read_annotation_files(files, limit=profile.get("annotation_limit"))
         if files and not batch.results:
             raise ConfigError(batch.summary_line())
@@ -116,10 +115,11 @@ class Annotations(Step):
 
 def detection_plan(profile: Profile) -> tuple[list[str], int | None]:
     """``(methods, limit)``: the detection methods and annotated rows per file the profile asks for."""
-    methods = list(profile.get("detect_methods") or DEFAULT_METHODS)
+    methods = list(profile.get("detect_methods"))
     unknown = [m for m in methods if m not in detection.METHODS]
-    if unknown:
-        raise ConfigError(f"detect_methods {unknown} unknown; known: {', '.join(detection.METHODS)}")
+    if unknown or not methods:
+        what = f"{unknown} unknown" if unknown else "is empty"
+        raise ConfigError(f"detect_methods {what}; known: {', '.join(detection.METHODS)}")
     limit = profile.get("detect_limit")
     return methods, None if limit is None else int(limit)
 
@@ -196,7 +196,7 @@ class Detection(Step):
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
         methods, _ = detection_plan(profile)
-        max_tokens = int(profile.get("judge_max_tokens", 8))
+        max_tokens = int(profile.get("judge_max_tokens"))
         targets = annotation_targets(stored.get("annotations", [])) + response_targets(stored["responses"])
         plan = []
         for meta, target in targets:

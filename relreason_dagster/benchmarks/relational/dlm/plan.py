@@ -19,7 +19,6 @@ import torch
 
 from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
 from relreason_dagster.benchmarks.relational.dlm.config import RECIPES, DLMConfig, config_for, default_recipe
-from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
 from relreason_dagster.benchmarks.relational.generate import make_sample
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.errors import ConfigError
@@ -69,13 +68,13 @@ def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings
     tasks = tuple(profile.get("dlm_tasks") or TASKS)
     for task in tasks:
         task_spec(task)
-    seeds = tuple(int(s) for s in profile.get("dlm_seeds", [0]))
+    seeds = tuple(int(s) for s in profile.get("dlm_seeds"))
     if not seeds:
         raise ConfigError("dlm_seeds is empty; give at least one seed")
     size = train_size if train_size else profile.get("dlm_train_size")
     if size is not None and int(size) < 1:
         raise ConfigError(f"DLM train size must be ≥ 1, got {size}")
-    overrides = dict(profile.get("dlm_overrides") or {})
+    overrides = dict(profile.get("dlm_overrides"))
     DLMConfig.from_dict(overrides)  # unknown keys fail here, with the known ones named
     recipe = str(profile.get("dlm_recipe") or "") or None
     if recipe is not None and recipe not in RECIPES:
@@ -113,7 +112,7 @@ def training_samples(
         )
     size = size or len(ordered)
     n = int(ordered[0].input["n"])
-    variant = str(profile.get("family_tree_variant", DEFAULT_VARIANT))
+    variant = str(profile.get("family_tree_variant"))
     extra = [make_sample(task, "fewshot", i, n, run_seed, variant) for i in range(len(ordered), size)]
     return tuple((ordered + extra)[:size])
 

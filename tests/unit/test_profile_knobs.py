@@ -1,0 +1,318 @@
+"""Every knob reads the same after its default moved from the call sites into the family's model.
+
+``BEFORE`` is data, not a second copy of the defaults: the value each knob had for every built-in
+profile and family, and for an ``empty`` section (a profile setting none of the family's knobs, so every
+knob at its call-site default), produced by running the old call sites (``profile.get(knob, default)``
+with their ``or`` / merge semantics) on the commit before the move (2305b70).  The test reads each knob
+the way the family reads it now (``profile.get(knob)``, no default at the call), so a declared default
+that differs from the old call site's fails here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from relreason_dagster import profiles
+from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.benchmarks.flenqa.profile_schema import DEFAULT_MAX_TOKENS as FLENQA_MAX_TOKENS
+from relreason_dagster.benchmarks.kor import prompts as kor_prompts
+from relreason_dagster.benchmarks.kor.family import _max_tokens as kor_max_tokens
+
+BEFORE: dict[str, dict[str, Any]] = {
+    "empty/flenqa": {
+        "generation": None,
+        "lengths": [250, 500, 1000, 2000, 3000],
+        "max_tokens": {"cot": 1024, "direct": 64, "next_word": 8},
+        "minimal": True,
+        "n_base": 100,
+        "paddings": ["duplicate", "similar", "different"],
+        "positions": ["first", "middle", "last", "random"],
+        "prose_dir": None,
+        "samples": 1,
+        "settings": ["direct", "cot", "next_word"],
+        "tasks": ["MonoRel", "PIR", "Ruletaker"],
+        "tokenizer": "smollm2-135m",
+    },
+    "empty/kor": {
+        "categories": ["operation", "logic", "cipher", "puzzle", "counterfactual"],
+        "context_tokens": 4096,
+        "data_dir": "korbench/data",
+        "generated_rules": {},
+        "level": 1,
+        "max_tokens": {
+            "three_shot": 1024,
+            "three_shot_only_questions": 1024,
+            "trick": 1024,
+            "zero_shot": 1024,
+            "zero_shot_only_questions": 1024,
+        },
+        "mixed": {},
+        "questions_per_rule": 10,
+        "rules": {},
+        "samples": 1,
+        "self_correction_rounds": 0,
+        "settings": ["zero_shot"],
+        "settings_by_kind": {},
+        "source": "auto",
+        "stepwise": False,
+    },
+    "empty/relational": {
+        "dlm_overrides": {},
+        "dlm_recipe": None,
+        "dlm_recipe_overrides": None,
+        "dlm_recipes": None,
+        "dlm_seeds": [0],
+        "dlm_tasks": None,
+        "dlm_train_size": None,
+        "family_tree_variant": "study",
+        "max_tokens": 512,
+        "n_fewshot": 10,
+        "n_fewshot_cot": 1,
+        "n_iid": 10,
+        "n_ood": 10,
+        "n_ood_nodes": 20,
+        "n_train_nodes": 10,
+        "samples": 1,
+        "settings": ["nl", "nl_cot", "tv"],
+        "split_settings": {},
+    },
+    "empty/selfcontra": {
+        "annotation_files": [],
+        "annotation_limit": None,
+        "data_dir": "wino",
+        "demonstrations_file": "wino/self_contra_demonstrations.json",
+        "detect_limit": None,
+        "detect_methods": ["iro", "binary", "fge"],
+        "generation": None,
+        "judge": None,
+        "judge_max_tokens": 8,
+        "max_tokens": 512,
+        "prompts": "relreason",
+        "samples": 1,
+        "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
+        "sources": {"generated": 50},
+        "splits": ["test"],
+        "stereotypes": ["anti"],
+    },
+    "paper/flenqa": {
+        "generation": {"temperature": 0, "top_p": 0},
+        "lengths": [250, 500, 1000, 2000, 3000],
+        "max_tokens": {"cot": 1024, "direct": 64, "next_word": 8},
+        "minimal": True,
+        "n_base": 100,
+        "paddings": ["duplicate", "similar", "different"],
+        "positions": ["first", "middle", "last", "random"],
+        "prose_dir": None,
+        "samples": 1,
+        "settings": ["direct", "cot", "next_word"],
+        "tasks": ["MonoRel", "PIR", "Ruletaker"],
+        "tokenizer": "smollm2-135m",
+    },
+    "paper/kor": {
+        "categories": ["operation", "logic", "cipher", "puzzle", "counterfactual"],
+        "context_tokens": 32768,
+        "data_dir": "korbench/data",
+        "generated_rules": {},
+        "level": 1,
+        "max_tokens": {
+            "three_shot": 2048,
+            "three_shot_only_questions": 2048,
+            "trick": 2048,
+            "zero_shot": 2048,
+            "zero_shot_only_questions": 2048,
+        },
+        "mixed": {"Multi-Q": 1000, "Multi-R": 1000, "Multi-RQ": 1000},
+        "questions_per_rule": 10,
+        "rules": {},
+        "samples": 1,
+        "self_correction_rounds": 5,
+        "settings": [
+            "zero_shot",
+            "three_shot",
+            "trick",
+            "zero_shot_only_questions",
+            "three_shot_only_questions",
+        ],
+        "settings_by_kind": {
+            "base": ["three_shot", "three_shot_only_questions"],
+            "chat": ["zero_shot", "trick", "zero_shot_only_questions"],
+        },
+        "source": "official",
+        "stepwise": True,
+    },
+    "paper/relational": {
+        "dlm_overrides": {},
+        "dlm_recipe": None,
+        "dlm_recipe_overrides": {"study-protocol": {"max_epochs": 10}},
+        "dlm_recipes": ["default", "study-protocol"],
+        "dlm_seeds": [0, 1, 2],
+        "dlm_tasks": None,
+        "dlm_train_size": None,
+        "family_tree_variant": "study",
+        "max_tokens": 2048,
+        "n_fewshot": 10,
+        "n_fewshot_cot": 1,
+        "n_iid": 10,
+        "n_ood": 10,
+        "n_ood_nodes": 20,
+        "n_train_nodes": 10,
+        "samples": 1,
+        "settings": ["nl", "nl_cot", "tv"],
+        "split_settings": {},
+    },
+    "paper/selfcontra": {
+        "annotation_files": ["wino/selfcontra_annotations/*.csv"],
+        "annotation_limit": None,
+        "data_dir": "wino",
+        "demonstrations_file": "wino/self_contra_demonstrations.json",
+        "detect_limit": None,
+        "detect_methods": ["iro", "binary", "fge"],
+        "generation": {"temperature": 0},
+        "judge": "smollm2-135m",
+        "judge_max_tokens": 8,
+        "max_tokens": 512,
+        "prompts": "study",
+        "samples": 1,
+        "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
+        "sources": {"winobias": 50, "winogender": 50, "winogrande": 50},
+        "splits": ["test"],
+        "stereotypes": ["anti", "pro"],
+    },
+    "smoke/flenqa": {
+        "generation": None,
+        "lengths": [250, 1000],
+        "max_tokens": {"cot": 128, "direct": 16, "next_word": 4},
+        "minimal": True,
+        "n_base": 2,
+        "paddings": ["different"],
+        "positions": ["random"],
+        "prose_dir": None,
+        "samples": 1,
+        "settings": ["direct", "cot", "next_word"],
+        "tasks": ["MonoRel", "PIR", "Ruletaker"],
+        "tokenizer": "smollm2-135m",
+    },
+    "smoke/kor": {
+        "categories": ["operation", "logic", "cipher", "puzzle", "counterfactual"],
+        "context_tokens": 4096,
+        "data_dir": "korbench/data",
+        "generated_rules": {
+            "cipher": ["4"],
+            "counterfactual": ["1"],
+            "logic": ["1"],
+            "operation": ["1"],
+            "puzzle": ["10"],
+        },
+        "level": 1,
+        "max_tokens": {
+            "three_shot": 96,
+            "three_shot_only_questions": 96,
+            "trick": 96,
+            "zero_shot": 96,
+            "zero_shot_only_questions": 96,
+        },
+        "mixed": {"Multi-Q": 1},
+        "questions_per_rule": 1,
+        "rules": {
+            "cipher": ["23"],
+            "counterfactual": ["13"],
+            "logic": ["5"],
+            "operation": ["17"],
+            "puzzle": ["2"],
+        },
+        "samples": 1,
+        "self_correction_rounds": 1,
+        "settings": ["zero_shot"],
+        "settings_by_kind": {},
+        "source": "auto",
+        "stepwise": False,
+    },
+    "smoke/relational": {
+        "dlm_overrides": {"max_epochs": 20},
+        "dlm_recipe": None,
+        "dlm_recipe_overrides": None,
+        "dlm_recipes": None,
+        "dlm_seeds": [0],
+        "dlm_tasks": ["HasFather", "1-Outdegree"],
+        "dlm_train_size": 10,
+        "family_tree_variant": "study",
+        "max_tokens": 64,
+        "n_fewshot": 1,
+        "n_fewshot_cot": 1,
+        "n_iid": 1,
+        "n_ood": 1,
+        "n_ood_nodes": 20,
+        "n_train_nodes": 10,
+        "samples": 1,
+        "settings": ["nl", "nl_cot", "tv"],
+        "split_settings": {"iid": ["nl", "nl_cot", "tv"], "ood": ["nl"]},
+    },
+    "smoke/selfcontra": {
+        "annotation_files": [],
+        "annotation_limit": None,
+        "data_dir": "wino",
+        "demonstrations_file": "wino/self_contra_demonstrations.json",
+        "detect_limit": 0,
+        "detect_methods": ["fge"],
+        "generation": None,
+        "judge": "smollm2-135m",
+        "judge_max_tokens": 4,
+        "max_tokens": 96,
+        "prompts": "relreason",
+        "samples": 1,
+        "settings": ["zero_answer", "few_answer"],
+        "sources": {"generated": 4},
+        "splits": ["test"],
+        "stereotypes": ["anti"],
+    },
+}
+
+
+def _now(family: str, knob: str, profile: Profile) -> Any:
+    """The knob as the family's code uses it today."""
+    if (family, knob) == ("kor", "max_tokens"):  # one cap or one per setting: the cap each setting gets
+        return {setting: kor_max_tokens(profile, setting) for setting in kor_prompts.SETTINGS}
+    if (family, knob) == ("flenqa", "max_tokens"):  # per setting, on top of the default caps
+        return {**FLENQA_MAX_TOKENS, **profile.get("max_tokens")}
+    return profile.get(knob)
+
+
+@pytest.mark.parametrize("section", sorted(BEFORE))
+def test_every_knob_of_every_builtin_profile_reads_as_before(section):
+    name, family = section.split("/")
+    if name == "empty":
+        profile = Profile(name, {}, knobs=profiles.family_knobs(family))
+    else:
+        profile = profiles.get_profile(name, family)
+    now = {knob: _now(family, knob, profile) for knob in BEFORE[section]}
+    assert json.loads(json.dumps(now)) == BEFORE[section]
+
+
+def test_the_snapshot_covers_every_declared_knob():
+    """A knob added to a model without a line here would escape the comparison above."""
+    for section, knobs in BEFORE.items():
+        family = section.split("/")[1]
+        assert set(profiles.family_knobs(family).model_fields) == set(knobs), section
+
+
+def test_a_knob_left_out_reads_as_its_declared_default_and_a_typo_fails_loudly():
+    profile = profiles.get_profile("smoke", "kor")
+    assert "level" not in profile.params and profile.get("level") == 1
+    with pytest.raises(KeyError, match="'levle' is not a knob of Knobs"):
+        profile.get("levle")
+    with pytest.raises(TypeError, match="declared in Knobs"):
+        profile.get("level", 1)
+    bare = Profile("t", {"level": 2})  # no model: only what is set (and the generic knobs)
+    assert (bare.get("level"), bare.get("samples")) == (2, 1)
+    with pytest.raises(KeyError, match="no defaults are known"):
+        bare.get("questions_per_rule")
+
+
+def test_null_reads_as_the_declared_default_and_only_set_knobs_are_params():
+    kor = profiles.get_profile("smoke", "kor").with_params({"data_dir": None})
+    assert kor.get("data_dir") == "korbench/data"
+    assert "context_tokens" in profiles.get_profile("smoke", "kor").params
+    assert "level" not in profiles.get_profile("smoke", "kor").params  # defaults stay out of cache keys
