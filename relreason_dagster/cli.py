@@ -73,7 +73,7 @@ def say(line: str) -> None:
 
 
 def _print_report(report: Any, seconds: float) -> None:
-    from data_quality.suites import check_state
+    from data_quality.validation import check_state
     from relreason_dagster.pipeline import no_space
 
     lake_counted = set(getattr(report, "lake_counted", []))
@@ -782,6 +782,16 @@ class CommandContext:
     def print_report(report: Any, seconds: float) -> None:
         """What a pipeline launch did: model calls, checks, dbt tests, failures."""
         _print_report(report, seconds)
+
+    @staticmethod
+    def run_steps(family: str, **kwargs: Any) -> Any:
+        """``pipeline.run_steps``: launch a family's steps (and the marts) without the benchmark models.
+
+        Lent rather than imported so a family's folder stays below the pipeline and the CLI (the
+        pipeline, and Dagster with it, load only when a command launches)."""
+        from relreason_dagster.pipeline import run_steps
+
+        return run_steps(family, **kwargs)
 
 
 def family_command_modules() -> list[ModuleType]:

@@ -355,7 +355,7 @@ def _launch(
         run = f" (run {outcome.run_id[:8]})" if outcome.run_id else ""
         say(f"relreason: {label} {state} in {seconds:.0f} s{run}")
 
-    from relreason_dagster.definitions import ALL_ASSET_CHECKS
+    from relreason_dagster.defs.catalog import ALL_ASSET_CHECKS
 
     report.gx_checks = sorted({spec.name for c in ALL_ASSET_CHECKS for spec in c.check_specs})
     launch(

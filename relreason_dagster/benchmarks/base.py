@@ -481,7 +481,7 @@ class FamilyCheck:
     """A data-quality check of the family's own (beside the shared ones every family gets).
 
     ``sql`` reads the frame to check, with one ``?`` for the family's name; ``run`` validates it
-    (a ``data_quality.suites.SuiteResult``), given the family's profile section (None when the run
+    (a ``data_quality.validation.SuiteResult``), given the family's profile section (None when the run
     does not cover the family) and the run's seed.  ``warn``: a failure is a warning, not an error.
     """
 
@@ -606,9 +606,10 @@ class Comparison:
 @dataclass(frozen=True)
 class ReportSection:
     """One section of ``report.html``: its figures, then ``html`` (a block the family draws itself from
-    the rows of ``html_marts``, each read whole, an absent one as no rows), its tables and its
-    comparisons with the study.  ``order`` places it among the registered families' sections (lower
-    first); ``key`` is its anchor (``#key``)."""
+    the rows of ``html_marts``, each read whole, an absent one as no rows, and each registered model's
+    ``params`` as ``models.yaml`` sets them, handed in by ``results/`` so a family never reads the model
+    registry), its tables and its comparisons with the study.  ``order`` places it among the
+    registered families' sections (lower first); ``key`` is its anchor (``#key``)."""
 
     key: str
     title: str
@@ -617,7 +618,7 @@ class ReportSection:
     figures: tuple[FigureSpec, ...] = ()
     tables: tuple[ReportTable, ...] = ()
     comparisons: tuple[Comparison, ...] = ()
-    html: Callable[[dict[str, Rows]], str] | None = None
+    html: Callable[[dict[str, Rows], dict[str, dict[str, Any]]], str] | None = None
     html_marts: tuple[str, ...] = ()
     fold_over: int = 12  # a table of more rows starts folded
 

@@ -24,7 +24,6 @@ from relreason_dagster.llm.gateway import ProgressPrinter, RunStats, run_model
 from relreason_dagster.llm.registry import require_api_key
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage import answered, built_from
-from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows
 from relreason_dagster.storage.fingerprints import code_digest
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.parsed_answers import refresh_parsed_answers
@@ -36,6 +35,7 @@ from relreason_dagster.storage.prompt_snapshots import (
     write_snapshot,
 )
 from relreason_dagster.storage.responses import ResponseStore
+from relreason_dagster.storage.rows import fetch_dicts, markdown_table, replace_rows
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
 
 

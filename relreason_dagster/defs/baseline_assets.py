@@ -20,8 +20,8 @@ from relreason_dagster.benchmarks.registry import baseline_family, baseline_name
 from relreason_dagster.defs.assets import samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
-from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.parsed_answers import answer_row
+from relreason_dagster.storage.rows import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.schema import ensure_schema
 
 

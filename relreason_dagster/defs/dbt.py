@@ -40,7 +40,7 @@ from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
 from relreason_dagster.results.numbers import round_sig
-from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
+from relreason_dagster.storage.rows import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
 # Build folders (dbt's target and log of one `dbt build`) kept under $RELREASON_HOME/dbt.

@@ -2,7 +2,8 @@
 
 A job is an asset selection with one partitioning.  Which job runs after which
 is not written down anywhere: :func:`job_order` reads it off the asset
-dependencies, so adding an asset to a job is all it takes to place it.
+dependencies (``defs/catalog.py``), so adding an asset to a job is all it takes to place it.
+The Definitions that hold the jobs are built above this module, in ``defs/build.py``.
 
 * ``prepare``: samples, prompts (and the checks on them), the families' input steps, the studies'
   published numbers;
@@ -33,6 +34,7 @@ import dagster as dg
 
 from relreason_dagster.defs.assets import model_responses, parsed_answers, prompts, samples
 from relreason_dagster.defs.baseline_assets import BASELINE_ASSETS, baseline_job
+from relreason_dagster.defs.catalog import ALL_ASSETS
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
 from relreason_dagster.defs.steps import steps_in
@@ -166,36 +168,12 @@ def build_jobs(executor: str | None = None) -> list[dg.UnresolvedAssetJobDefinit
     return jobs
 
 
-def job_for(name: str, executor: str) -> dg.JobDefinition:
-    """The resolved job ``name`` with ``executor``: what each step's process rebuilds (reconstructable).
-
-    Resources read the environment (RELREASON_HOME), which a test or a long-lived
-    process may change between runs, so the cache is keyed by it too.
-    """
-    from relreason_dagster import paths
-
-    return _job_for(name, executor, str(paths.duckdb_path()), str(paths.models_path()))
-
-
-@functools.cache
-def _job_for(name: str, executor: str, duckdb_path: str, models_path: str) -> dg.JobDefinition:
-    from relreason_dagster.definitions import build_definitions
-
-    return build_definitions(executor).resolve_job_def(name)
-
-
-def reconstructable_job(name: str, executor: str) -> dg.ReconstructableJob:
-    return dg.build_reconstructable_job(__name__, "job_for", reconstructable_args=(name, executor))
-
-
 def job_order(deps: Mapping[str, set[str]] | None = None) -> dict[str, set[str]]:
     """For each job, the jobs it must wait for: those holding an asset upstream of one of its own.
 
     Upstream is transitive over the whole asset graph, so a job waits for another
     even through assets outside both (none today, but nothing breaks if one appears).
     """
-    from relreason_dagster.definitions import ALL_ASSETS
-
     owner: dict[dg.AssetKey, str] = {}
     for job, (_, assets) in JOB_SELECTIONS.items():
         for asset in assets:

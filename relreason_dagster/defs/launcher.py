@@ -31,7 +31,8 @@ import dagster as dg
 from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 
 from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
-from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order, reconstructable_job
+from relreason_dagster.defs.build import reconstructable_job
+from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order
 from relreason_dagster.defs.partitions import FAMILY_TAG
 
 # The launcher's own bookkeeping, under Dagster's hidden prefix: the UI shows a run's profile, models

@@ -8,9 +8,10 @@ loads the tokenizer, before the first fork.
 
 from __future__ import annotations
 
-import relreason_dagster.definitions  # noqa: F401  (assets, checks, jobs, dbt manifest)
-from data_quality import suites
+from data_quality import validation
+from relreason_dagster.defs.build import default_definitions
 from relreason_dagster.llm.tokenizer import count_tokens
 
-suites._context()  # noqa: SLF001 - the cached ephemeral context every check reuses
+default_definitions()  # assets, checks, jobs, dbt manifest: what `definitions.defs` is
+validation._context()  # noqa: SLF001 - the cached ephemeral context every check reuses
 count_tokens([{"role": "user", "content": "warm"}])

@@ -95,9 +95,9 @@ class StatusReport:
 
     @staticmethod
     def _defs() -> Any:
-        from relreason_dagster.definitions import defs
+        from relreason_dagster.defs.build import default_definitions
 
-        return defs
+        return default_definitions()
 
     def _connect(self) -> Any:
         from relreason_dagster.errors import ConfigError
@@ -257,7 +257,7 @@ class StatusReport:
         """(asset, check, state) of every check the definitions declare, from its latest execution."""
         from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
-        from data_quality.suites import check_state
+        from data_quality.validation import check_state
 
         instance = self.instance.get()
         keys = sorted(self.defs.get().resolve_asset_graph().asset_check_keys, key=str)

@@ -15,7 +15,7 @@ from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.storage import built_from
 from relreason_dagster.storage import study_reference as reference
-from relreason_dagster.storage.duckdb_io import fetch_dicts, markdown_table
+from relreason_dagster.storage.rows import fetch_dicts, markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
 ASSET = "published_numbers"

@@ -20,8 +20,8 @@ from relreason_dagster.benchmarks.base import FollowUpStep, Profile, Reply, Step
 from relreason_dagster.llm.gateway import ProgressFn, RunStats, run_model
 from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
-from relreason_dagster.storage.duckdb_io import upsert_rows
 from relreason_dagster.storage.responses import ResponseStore
+from relreason_dagster.storage.rows import upsert_rows
 
 # Opens a short DuckDB connection (``DuckDBFile.get_connection`` or ``duckdb_io.duckdb_session``).
 Connect = Callable[[], contextlib.AbstractContextManager[Any]]

@@ -69,6 +69,7 @@ import litellm
 # LiteLLM's offline environment defaults before the import above.
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import rejected_params
+from relreason_dagster.llm import workers as worker_processes
 from relreason_dagster.llm.rate_limits import CHARS_PER_TOKEN, RateLimiter, share
 from relreason_dagster.llm.reasoning import split_reasoning
 from relreason_dagster.llm.redaction import Redactor, redactor_for
@@ -942,8 +943,6 @@ class _Runner:
         ``spec.concurrency``; the workers' counts add up into this run's stats
         (and its progress lines), and their files join this run's for compaction.
         """
-        from relreason_dagster.llm import workers as worker_processes
-
         total = self.spec.concurrency
         payloads = []
         for k in range(n):
@@ -983,7 +982,7 @@ class _Runner:
             self._add_counters(snapshots)
             self._report()
 
-        started = worker_processes.start(payloads)
+        started = worker_processes.start(payloads, run_slice)
         try:
             results = await asyncio.gather(
                 *(

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.model_kinds import MODEL_KINDS
 from relreason_dagster.llm.reasoning import REASONING_MODES
 from relreason_dagster.llm.workers import MAX_WORKERS
 
@@ -45,9 +46,6 @@ _OPTIONAL_FIELDS = (
     "tpm",
 )
 _ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
-
-# What a model entry's ``kind`` may say: an instruction-tuned chat model or a pretrained base model.
-MODEL_KINDS = ("chat", "base")
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
 

@@ -23,6 +23,10 @@ mocked LiteLLM call (``llm/worker_warmup.py``), so a worker starts in
 milliseconds rather than re-importing LiteLLM; it takes the
 parent's current environment (API keys included) with its task, since the
 forkserver's own environment is that of its start.
+
+This module only runs processes: what a worker does is the function the gateway hands :func:`start`
+(``gateway.run_slice``), so the gateway imports this module and this module imports no gateway (and
+the model registry can read :data:`MAX_WORKERS` without loading LiteLLM).
 """
 
 from __future__ import annotations
@@ -57,8 +61,16 @@ class Worker:
     conn: Connection
 
 
-def start(payloads: list[dict[str, Any]]) -> list[Worker]:
-    """Start one worker per payload (see ``gateway.run_slice`` for the payload's keys)."""
+# What a worker runs: its payload and a function sending progress snapshots in, its result out.
+SliceFn = Callable[[dict[str, Any], Callable[[dict[str, Any]], None]], dict[str, Any]]
+
+
+def start(payloads: list[dict[str, Any]], run: SliceFn) -> list[Worker]:
+    """Start one worker per payload, each running ``run(payload, send)``.
+
+    ``run`` must be a module-level function (it reaches the worker by name, like its payload by
+    pickle): ``gateway.run_slice``, whose docstring lists the payload's keys.
+    """
     ctx = _context()
     started: list[Worker] = []
     try:
@@ -66,7 +78,7 @@ def start(payloads: list[dict[str, Any]]) -> list[Worker]:
             parent_end, child_end = ctx.Pipe()
             process = ctx.Process(
                 target=_child_main,
-                args=(child_end, {**payload, "env": dict(os.environ)}),
+                args=(child_end, {**payload, "env": dict(os.environ)}, run),
                 name=f"relreason-gateway-worker-{index}",
                 daemon=True,
             )
@@ -121,14 +133,12 @@ def stop(workers: list[Worker]) -> None:
         worker.conn.close()
 
 
-def _child_main(conn: Connection, payload: dict[str, Any]) -> None:
+def _child_main(conn: Connection, payload: dict[str, Any], run: SliceFn) -> None:
     threading.Thread(target=_exit_with_parent, args=(conn,), daemon=True).start()
     os.environ.clear()
     os.environ.update(payload.pop("env"))
-    from relreason_dagster.llm.gateway import run_slice
-
     try:
-        result = run_slice(payload, lambda snapshot: conn.send(("progress", snapshot)))
+        result = run(payload, lambda snapshot: conn.send(("progress", snapshot)))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it there
         conn.send(("failed", {"files": [], "failure": f"{type(exc).__name__}: {exc}"}))
     else:

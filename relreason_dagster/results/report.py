@@ -400,12 +400,28 @@ def _models(con: Any) -> list[str]:
     ]
 
 
+def model_params() -> dict[str, dict[str, Any]]:
+    """Each registered model's ``params`` as ``models.yaml`` sets them now, for a section's ``html``.
+
+    Read when the report is drawn: the stored responses do not record their params.  A report never
+    fails on the registry: an unreadable one gives no models (a section then says they are unknown).
+    """
+    from relreason_dagster import paths
+    from relreason_dagster.llm.registry import load_registry
+
+    try:
+        specs = load_registry(paths.models_path())
+    except Exception:  # noqa: BLE001 - see the docstring
+        return {}
+    return {name: dict(spec.params) for name, spec in specs.items()}
+
+
 def _section_html(
     section: ReportSection, con: Any, figures: list[str], tables: dict[str, PivotedTable]
 ) -> str:
     parts = [f'<section id="{_e(section.key)}"><h2>{_e(section.title)}</h2>', *figures]
     if section.html is not None:
-        parts.append(section.html(read_marts(con, section.html_marts)))
+        parts.append(section.html(read_marts(con, section.html_marts), model_params()))
     parts += [
         table_html(tables[t.key], fold_over=section.fold_over) for t in section.tables if t.key in tables
     ]

@@ -24,15 +24,17 @@ import hashlib
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.fs as pafs
 
-from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.storage.fingerprints import code_digest
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import newest_snapshot
 from relreason_dagster.storage.responses import TABLE as RESPONSES
+
+if TYPE_CHECKING:  # the llm layer sits above storage/: a spec is only read here, never built
+    from relreason_dagster.llm.registry import ModelSpec
 
 STATE_DIR = "_state/answered"
 

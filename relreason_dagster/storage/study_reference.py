@@ -20,7 +20,7 @@ from typing import Any
 
 from relreason_dagster.benchmarks.base import PUBLISHED_COLUMNS
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.storage.duckdb_io import replace_rows
+from relreason_dagster.storage.rows import replace_rows
 
 TABLE = "study_reference"
 INTEGER_COLUMNS = ("n", "length")

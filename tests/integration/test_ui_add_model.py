@@ -37,7 +37,8 @@ def _models_in(mart: str) -> set[str]:
 def test_add_model_job_for_one_partition_completes_every_mart(tmp_path, monkeypatch):
     import dagster as dg
 
-    from relreason_dagster.defs.jobs import executor_name, reconstructable_job
+    from relreason_dagster.defs.build import reconstructable_job
+    from relreason_dagster.defs.jobs import executor_name
     from relreason_dagster.defs.sensors import register_model_partitions
     from relreason_dagster.pipeline import prepare_environment, run_pipeline
 

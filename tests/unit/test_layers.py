@@ -1,15 +1,14 @@
-"""The layer rules, checked on the source: nothing below ``defs/`` imports Dagster, a family's
-folder imports no other family, and the generic layers (``results/``, ``storage/``) import and name
-no family: they render and store whatever the registered families declare.
-
-The layers, bottom to top: ``benchmarks/`` (plain-Python families), ``llm/`` and ``storage/`` (model
-calls, the lake and DuckDB), with ``results/``, ``data_quality/``, ``profiles.py`` and ``paths.py``
-(a leaf: where files live) beside them; then ``defs/`` (the only Dagster layer) and, on top, the
-glue that loads or launches it.  Keeping Dagster out of the lower layers is what lets a researcher call a
-family, the gateway or the report from a notebook or a test without an orchestrator.
+"""The layer rules, checked on the source: the modules form a ranked stack (:data:`LAYERS`) in which
+nothing imports a module of a higher layer and no two modules import each other, even through others;
+nothing below ``defs/`` imports Dagster; a family's folder imports no other family; and the generic
+layers (``results/``, ``storage/``) import and name no family: they render and store whatever the
+registered families declare.  Keeping Dagster out of the lower layers is what lets a researcher call
+a family, the gateway or the report from a notebook or a test without an orchestrator; keeping the
+stack acyclic is what lets each layer be imported, read and tested without the ones above it.
 
 Modules are read with ``ast``, never imported, so the check is fast, needs no network and sees
-imports inside functions (``pipeline.py`` imports Dagster lazily) as well as at the top.
+imports inside functions (``pipeline.py`` imports Dagster lazily) as well as at the top.  Imports under
+``if TYPE_CHECKING:`` load nothing at run time and are left out.
 """
 
 from __future__ import annotations
@@ -34,14 +33,73 @@ TOP_LAYERS: dict[str, str] = {
 # Only registry.py names the families; it may import every family folder (a family may not import it).
 REGISTRY = f"{BENCHMARKS}.registry"
 
-# A family's own CLI subcommands (`relreason kor rescore`, `relreason selfcontra detect`, ...) live in
-# its folder as ``benchmarks/<family>/commands.py`` and are registered by cli.py: they are the CLI
-# layer's slice of the family, so they may reach cli/pipeline when a command runs (``detect`` launches
-# the judge through pipeline).  They still never import Dagster themselves.
-FAMILY_COMMANDS = "commands"
-
 # The layers that must work for any registered family: they reach families only through the registry.
 GENERIC_LAYERS = ("relreason_dagster.results", "relreason_dagster.storage")
+
+# The stack, bottom to top: a module may import its own layer and the layers below, never one above.
+# An entry names a module and, when it is a package, everything in it that no longer entry claims;
+# ``<pkg>.__init__`` names a package's own ``__init__.py`` alone.  FAMILIES stands for every family
+# folder ``benchmarks/<family>/``.  Each layer says in one line why it sits where it does.
+FAMILIES = "benchmarks/<family>/"
+LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
+    (
+        "leaves",
+        "plain helpers with no project knowledge: errors, environment defaults, where files live, the "
+        "family contract, and the few utilities families share (tokens, GX validation, row writes)",
+        (
+            "relreason_dagster.__init__",
+            "relreason_dagster.errors",
+            "relreason_dagster.env",
+            "relreason_dagster.paths",
+            "relreason_dagster.benchmarks.__init__",
+            "relreason_dagster.benchmarks.base",
+            "relreason_dagster.benchmarks.scoring",
+            "relreason_dagster.benchmarks.plotting",
+            "relreason_dagster.llm.__init__",
+            "relreason_dagster.llm.tokenizer",
+            "relreason_dagster.llm.model_kinds",
+            "relreason_dagster.storage.__init__",
+            "relreason_dagster.storage.rows",
+            "data_quality.__init__",
+            "data_quality.validation",
+        ),
+    ),
+    ("families", "a study's plain-Python knowledge: it sees only the leaves and its own folder", (FAMILIES,)),
+    (
+        "registry",
+        "names every family: the one module that imports them all",
+        ("relreason_dagster.benchmarks",),
+    ),
+    (
+        "profiles",
+        "profiles.yaml, validated against the registered families' sections",
+        ("relreason_dagster.profiles",),
+    ),
+    (
+        "storage",
+        "the lake and the DuckDB tables: stores what the registered families declare",
+        ("relreason_dagster.storage",),
+    ),
+    (
+        "llm",
+        "model calls: the registry of models, the gateway and its workers, storing answers",
+        ("relreason_dagster.llm",),
+    ),
+    (
+        "checks and results",
+        "the data-quality suites, the report and the dry run: readers of stored rows and model specs",
+        ("relreason_dagster.results", "data_quality", "relreason_dagster.dry_run"),
+    ),
+    ("defs", "the Dagster layer: assets, checks, jobs, the launcher, status", ("relreason_dagster.defs",)),
+    (
+        "definitions",
+        "the Definitions object `dagster dev` loads, built by defs/",
+        ("relreason_dagster.definitions",),
+    ),
+    ("pipeline", "what one `relreason run` launches, through defs/", ("relreason_dagster.pipeline",)),
+    ("cli", "the command line: the top, it may reach everything", ("relreason_dagster.cli",)),
+]
+
 
 # Known crossings between family folders, each with why it is still there: (module, other family).
 # Empty since the relational CoT checker moved from selfcontra/ to relational/ (issue 18 item 4).
@@ -133,10 +191,6 @@ def family_of(module: str) -> str | None:
     return None
 
 
-def is_family_commands(module: str) -> bool:
-    return family_of(module) is not None and module.split(".")[3:] == [FAMILY_COMMANDS]
-
-
 def test_the_scan_sees_imports_inside_functions_and_relative_ones() -> None:
     """The detector itself: a lazy import, a ``from`` import and a relative import are all seen."""
     source = (
@@ -164,15 +218,10 @@ def test_nothing_below_defs_imports_dagster() -> None:
 def test_nothing_below_defs_imports_the_dagster_layer() -> None:
     """Importing defs/, definitions, pipeline or cli would bring Dagster in through the back door.
 
-    The one allowance is a family's ``commands.py`` (see FAMILY_COMMANDS), the CLI's slice of the family.
+    A family's ``commands.py`` (its CLI subcommands) is no exception: what it needs from the CLI and the
+    pipeline it gets from the ``CommandContext`` the CLI hands it.
     """
-    bad = [
-        str(i)
-        for i in all_imports()
-        if in_any(i.target, TOP_LAYERS)
-        and not in_any(i.module, TOP_LAYERS)
-        and not is_family_commands(i.module)
-    ]
+    bad = [str(i) for i in all_imports() if in_any(i.target, TOP_LAYERS) and not in_any(i.module, TOP_LAYERS)]
     assert not bad, "a lower layer imports a top-layer module:\n" + "\n".join(bad)
 
 
@@ -258,3 +307,164 @@ def test_generic_layers_name_no_family() -> None:
                 if text in families or text.startswith(tuple(f"benchmarks.{f}" for f in families)):
                     bad.append(f"{path.relative_to(REPO)}:{line} names {text!r}")
     assert not bad, "a generic layer names a family:\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------ the stack of layers
+
+
+def layer_of(module: str) -> int | None:
+    """The rank of ``module`` in :data:`LAYERS` (0 = bottom): its longest matching entry; None: unplaced."""
+    if family_of(module) is not None:
+        return next(rank for rank, (_, _, entries) in enumerate(LAYERS) if FAMILIES in entries)
+    best: tuple[int, int] | None = None  # (length of the entry, rank)
+    for rank, (_, _, entries) in enumerate(LAYERS):
+        for entry in entries:
+            if entry.endswith(".__init__"):
+                matches = module == entry.removesuffix(".__init__")
+            else:
+                matches = module == entry or module.startswith(entry + ".")
+            if matches and (best is None or len(entry) > best[0]):
+                best = (len(entry), rank)
+    return None if best is None else best[1]
+
+
+@functools.cache
+def project_modules() -> frozenset[str]:
+    return frozenset(
+        module_name(path, REPO) for package in PACKAGES for path in (REPO / package).rglob("*.py")
+    )
+
+
+def project_edges(imports: tuple[Import, ...] | list[Import]) -> dict[str, dict[str, Import]]:
+    """module -> {imported project module -> its first import}: the graph the two rules below read.
+
+    ``from a import b`` counts ``a`` (running its ``__init__``) and, when ``b`` is a module, ``a.b``.
+    """
+    modules = project_modules() | {i.module for i in imports}
+    edges: dict[str, dict[str, Import]] = {}
+    for i in imports:
+        if i.target in modules and i.target != i.module:
+            edges.setdefault(i.module, {}).setdefault(i.target, i)
+    return edges
+
+
+def circles(edges: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, {}))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, {})))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def circle_lines(edges: dict[str, dict[str, Import]]) -> list[str]:
+    """Each circle as the imports that close it: module, line and target of every edge inside it."""
+    lines = []
+    for component in circles(edges):
+        members = set(component)
+        lines.append(f"circle of {len(component)} modules:")
+        lines += [f"  {i}" for m in component for t, i in sorted(edges.get(m, {}).items()) if t in members]
+    return lines
+
+
+def upward_imports(imports: tuple[Import, ...] | list[Import]) -> list[str]:
+    """Every import of a module in a higher layer than the importer's, naming both layers."""
+    bad = []
+    for module, targets in sorted(project_edges(imports).items()):
+        own = layer_of(module)
+        for target, imp in sorted(targets.items()):
+            up = layer_of(target)
+            if own is not None and up is not None and up > own:
+                bad.append(f"{imp} (layer {LAYERS[own][0]!r} below {LAYERS[up][0]!r})")
+    return bad
+
+
+def test_the_circle_and_upward_detectors_see_what_they_should() -> None:
+    """The detectors themselves, on a made-up graph: a three-module circle through a lazy import and
+    a leaf importing the CLI are both reported with module, line and target."""
+    source = {
+        "relreason_dagster.storage.lake": "from relreason_dagster.llm import gateway\n",
+        "relreason_dagster.llm.gateway": "def f():\n    import relreason_dagster.defs.jobs\n",
+        "relreason_dagster.defs.jobs": "from relreason_dagster.storage.lake import Lake\n",
+        "relreason_dagster.paths": "import os\n\n\nimport relreason_dagster.cli\n",
+    }
+    imports = [i for module, text in source.items() for i in imports_of(text, module)]
+    lines = circle_lines(project_edges(imports))
+    assert lines[0] == "circle of 3 modules:"
+    assert "  relreason_dagster.llm.gateway (line 2) imports relreason_dagster.defs.jobs" in lines
+    assert len(lines) == 4
+    up = upward_imports(imports)
+    assert "relreason_dagster.paths (line 4) imports relreason_dagster.cli (layer 'leaves' below 'cli')" in up
+    assert any(line.startswith("relreason_dagster.storage.lake (line 1)") for line in up)
+    # A package's own __init__ and a family folder are placed by their own entries.
+    assert LAYERS[layer_of("relreason_dagster")][0] == "leaves"
+    assert LAYERS[layer_of("relreason_dagster.llm")][0] == "leaves"  # its __init__ sets env defaults only
+    assert LAYERS[layer_of("relreason_dagster.llm.gateway")][0] == "llm"
+    assert LAYERS[layer_of("relreason_dagster.benchmarks.kor.family")][0] == "families"
+    assert LAYERS[layer_of("relreason_dagster.benchmarks.registry")][0] == "registry"
+
+
+def test_every_module_has_a_layer() -> None:
+    """A new module is placed on purpose (by its package's entry or one of its own), never by accident."""
+    unplaced = sorted(m for m in project_modules() if layer_of(m) is None)
+    assert not unplaced, f"add to LAYERS: {unplaced}"
+
+
+def test_every_layer_entry_names_a_module() -> None:
+    """An entry for a module that no longer exists would silently widen the table: delete it."""
+    modules = project_modules()
+    stale = [
+        entry
+        for _, _, entries in LAYERS
+        for entry in entries
+        if entry != FAMILIES and entry.removesuffix(".__init__") not in modules
+    ]
+    assert not stale, f"remove from LAYERS: {stale}"
+
+
+def test_no_import_circles() -> None:
+    """No module imports itself through others (imports inside functions count: they run)."""
+    edges = project_edges(all_imports())
+    assert len(edges) > 100  # the scan reaches the whole package
+    lines = circle_lines(edges)
+    assert not lines, "import circles (break each by moving what both sides need into a lower module):\n" + (
+        "\n".join(lines)
+    )
+
+
+def test_nothing_imports_a_higher_layer() -> None:
+    bad = upward_imports(all_imports())
+    assert not bad, "imports from a lower layer to a higher one (see LAYERS):\n" + "\n".join(bad)

@@ -34,7 +34,7 @@ def test_cli_runs_carry_profile_models_benchmarks_and_the_code_locations_label()
 
 def test_ui_runs_carry_profile_and_benchmarks(monkeypatch):
     monkeypatch.setenv("RELREASON_PROFILE", "smoke")
-    from relreason_dagster.definitions import build_definitions
+    from relreason_dagster.defs.build import build_definitions
 
     defs = build_definitions("in_process")
     for name in ("prepare", "model_work", "add_model", "judge", "marts"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from data_quality.suites import SuiteResult, validate
+from data_quality.validation import SuiteResult, validate
 from relreason_dagster.benchmarks.base import FamilyCheck, Profile, QualityBounds
 from relreason_dagster.benchmarks.flenqa.padding import mentions
 

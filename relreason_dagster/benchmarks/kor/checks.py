@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from data_quality.suites import SuiteResult, validate
+from data_quality.validation import SuiteResult, validate
 from relreason_dagster.benchmarks.base import FamilyCheck, Profile, QualityBounds, Sample
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of, pool
 from relreason_dagster.benchmarks.kor.formats import FORMATS

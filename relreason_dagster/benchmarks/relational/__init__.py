@@ -1,6 +1,5 @@
-"""Relational reasoning (family trees, general graphs) as in Li et al., "LLMs for Relational Reasoning"."""
+"""Relational reasoning (family trees, general graphs) as in Li et al., "LLMs for Relational Reasoning".
 
-from relreason_dagster.benchmarks.relational.family import RelationalFamily
-from relreason_dagster.benchmarks.relational.tasks import TASKS
-
-__all__ = ["TASKS", "RelationalFamily"]
+Empty on purpose, like the other family folders: the registry imports ``family.RelationalFamily``, and a
+module of this folder importing a sibling (``from ...relational import prompts``) runs no other code.
+"""

@@ -202,24 +202,18 @@ def _pct(value: float | None) -> str:
 NOT_SET = "not set (provider default)"
 
 
-def _temperatures() -> dict[str, str]:
-    """Each registered model's temperature as ``models.yaml`` sets it, read when the report is drawn.
+def model_temperatures(model_params: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each registered model's temperature as ``models.yaml`` sets it (``model_params``: the report's
+    ``params`` of every registered model, read when the report is drawn).
 
     The study states no decoding parameters (README); relreason sends a model's ``params`` as they are
     in the registry, and a model without ``temperature`` there runs at its provider's default.  The
     stored responses do not record their params, so this is the registry's current value: a model
     whose entry changed since its answers were stored shows the new value.
     """
-    from relreason_dagster import paths
-    from relreason_dagster.llm.registry import load_registry
-
-    try:
-        specs = load_registry(paths.models_path())
-    except Exception:  # a report never fails on the registry: the column then says it is unknown
-        return {}
     return {
-        name: str(spec.params["temperature"]) if "temperature" in spec.params else NOT_SET
-        for name, spec in specs.items()
+        name: str(params["temperature"]) if "temperature" in params else NOT_SET
+        for name, params in model_params.items()
     }
 
 
@@ -247,7 +241,7 @@ def dlm_table_html(rows: list[dict[str, Any]], temperatures: dict[str, str] | No
             '<p class="empty">No DLM vs LLM rows yet: run '
             f"<code>relreason run --model {DLM} --model M --benchmark {BENCHMARK}</code>.</p>"
         )
-    temperatures = _temperatures() if temperatures is None else temperatures
+    temperatures = temperatures or {}
     tasks = sorted({r["task"] for r in rows}, key=_task_key)
     columns = sorted(
         {(r["model"], r.get("setting") or "", _is_published(r)) for r in rows},
@@ -367,7 +361,7 @@ def f1_table_html(rows: list[dict[str, Any]], temperatures: dict[str, str] | Non
     with the 95% interval, the share of incomplete answers beside it, or N/A (the study's rule)."""
     if not rows:
         return ""
-    temperatures = _temperatures() if temperatures is None else temperatures
+    temperatures = temperatures or {}
     models = sorted({r["model"] for r in rows}, key=lambda m: (m == DLM, m))
     by = {(r["task"], r["split"], r["setting"], r["model"]): r for r in rows}
     keys = sorted(
@@ -449,12 +443,12 @@ def rq1_html(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def dlm_section_html(rows_by_mart: dict[str, Rows]) -> str:
-    temperatures = _temperatures()
+def dlm_section_html(rows_by_mart: dict[str, Rows], model_params: dict[str, dict[str, Any]]) -> str:
+    by_model = model_temperatures(model_params)
     return "".join(
         (
-            dlm_table_html(rows_by_mart["marts.dlm_vs_llm"], temperatures),
-            f1_table_html(rows_by_mart.get("marts.relational_f1", []), temperatures),
+            dlm_table_html(rows_by_mart["marts.dlm_vs_llm"], by_model),
+            f1_table_html(rows_by_mart.get("marts.relational_f1", []), by_model),
             rq1_html(rows_by_mart.get("marts.relational_rq1", [])),
             rq_diff_html(
                 "relational_rq2",

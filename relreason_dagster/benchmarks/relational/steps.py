@@ -4,8 +4,9 @@
 its sample's knowledge base (``cot_verdict.check_reasoning``; no judge model, no labels), one
 ``raw.symbolic_checks`` row per response.  A plain function of stored rows: the generic Dagster layer
 runs it, tests call it.  Checking is the costly part of a cached re-run, so a stored row is kept
-while its ``parse_key`` (response, parsed answer, sample and the parsing code, as for
-``raw.parsed_answers``) is unchanged.
+while its ``parse_key`` (response, parsed answer, sample and the parsing code) is unchanged.  The
+parsing code enters through the parsed answer's own ``parse_key`` (``storage/parsed_answers.py``
+hashes every registered family's folder into it), so this folder needs no import of storage/.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from typing import Any
 from relreason_dagster.benchmarks.base import Profile, Reply, Sample, Step, StepRows
 from relreason_dagster.benchmarks.relational.cot_verdict import check_reasoning
 from relreason_dagster.benchmarks.relational.generate import BENCHMARK
-from relreason_dagster.storage.parsed_answers import parser_fingerprint
 
 COT_SETTING = "nl_cot"
 
 RESPONSES_SQL = """
 SELECT a.prompt_id, a.setting, a.parse_status, a.correct, r.content,
-       md5(json_array(?, r.content, a.parse_status, a.correct, s)::VARCHAR) AS parse_key,
+       CASE WHEN a.parse_key IS NOT NULL
+            THEN md5(json_array(a.parse_key, r.content, a.parse_status, a.correct, s)::VARCHAR)
+       END AS parse_key,
        s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
        s.seed, s.generator_version
 FROM raw.parsed_answers a
@@ -48,7 +50,7 @@ class SymbolicChecks(Step):
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {
-            "responses": (RESPONSES_SQL, [parser_fingerprint(), model, BENCHMARK, COT_SETTING]),
+            "responses": (RESPONSES_SQL, [model, BENCHMARK, COT_SETTING]),
             "checked": (CHECKED_SQL, [model]),
         }
 

@@ -2,7 +2,8 @@
 
 `relreason selfcontra import-annotations|export-annotations|detect` move human labels in and out and
 run the judge alone; `relreason run --judge M` picks the model that labels a run's responses.
-Importing this module imports no Dagster: ``detect`` reaches the pipeline only when it runs.
+Importing this module imports no Dagster: ``detect`` launches through the pipeline only when it runs,
+by ``CommandContext.run_steps``, which the CLI lends (a family's folder imports neither cli nor pipeline).
 """
 
 from __future__ import annotations
@@ -177,8 +178,6 @@ def detect(args: argparse.Namespace, context: CommandContext) -> int:
     """Only the judge (no benchmark model is called), then the marts; prints detection F1 per method."""
     import time
 
-    from relreason_dagster.pipeline import run_steps
-
     # The options override single knobs of the profile's selfcontra section, for this run only.
     overrides: dict[str, Any] = {}
     if args.limit is not None:
@@ -186,7 +185,7 @@ def detect(args: argparse.Namespace, context: CommandContext) -> int:
     if args.method:
         overrides["detect_methods"] = list(args.method)
     start = time.perf_counter()
-    report = run_steps("selfcontra", profile=args.profile, step_model=args.judge, overrides=overrides)
+    report = context.run_steps("selfcontra", profile=args.profile, step_model=args.judge, overrides=overrides)
     context.print_report(report, time.perf_counter() - start)
     cols, rows = context.query(
         "SELECT method, judge, dataset, model, n, n_unparsed, precision, recall, f1 "
