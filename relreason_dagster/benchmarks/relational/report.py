@@ -233,8 +233,9 @@ def dlm_table_html(rows: list[dict[str, Any]], temperatures: dict[str, str] | No
 
     As in the study, the best LLM of a column pair is marked (red) and the best of all systems boxed;
     the study's own LLMs (rows marked ``published``) are columns of their own, marked as published.
-    The DLM has a column per recipe (its header names it), an LLM's header its temperature, and an LLM
-    cell whose every answer was incomplete reads N/A, as in the study.
+    The DLM has a column per recipe (its header names it), an LLM's header its temperature (from
+    ``temperatures``, :func:`model_temperatures`; a model not in it reads unknown), and an LLM cell
+    whose every answer was incomplete reads N/A, as in the study.
     """
     if not rows:
         return (
