@@ -18,7 +18,8 @@ from typing import Any
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
-from relreason_dagster.llm.gateway import _plan, call_cost
+from relreason_dagster.llm.draw_plan import plan_requests
+from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.registry import ModelSpec, resolve_model
 from relreason_dagster.llm.tokenizer import chat_prompt_tokens_many
 from relreason_dagster.storage.lake import Lake
@@ -99,7 +100,7 @@ def estimate(
             for family, (section, rows) in families.items()
             for row in _asked(spec, family, section, rows, samples=samples, limit=limit)
         ]
-        works = _plan(spec, prompts)
+        works = plan_requests(spec, prompts)
         stored_ok = store.stored_ok(spec.name) if store else set()
         cached = store.successes(list(works)) if store else {}
         to_call = [

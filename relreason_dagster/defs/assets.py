@@ -20,8 +20,9 @@ from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
-from relreason_dagster.llm.gateway import ProgressPrinter, RunStats, run_model
+from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.registry import require_api_key
+from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage import answered, built_from
 from relreason_dagster.storage.fingerprints import code_digest

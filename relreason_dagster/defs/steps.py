@@ -23,8 +23,8 @@ from relreason_dagster.defs.assets import parsed_answers
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.llm.ask import ask_model, run_step
-from relreason_dagster.llm.gateway import ProgressPrinter
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
+from relreason_dagster.llm.run_stats import ProgressPrinter
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.rows import fetch_dicts, replace_rows
 from relreason_dagster.storage.schema import ensure_schema

@@ -35,7 +35,8 @@ _NOTICE = "waiting for it to finish"
 
 _RUN_SCRIPT = """
 import sys
-from relreason_dagster.llm.gateway import ProgressPrinter, run_model
+from relreason_dagster.llm.gateway import run_model
+from relreason_dagster.llm.run_stats import ProgressPrinter
 from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore

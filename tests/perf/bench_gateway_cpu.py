@@ -13,7 +13,7 @@ Variants:
 * ``untuned``: the kwargs the gateway sent before (model unknown to LiteLLM's
   cost map, success logging on).
 * ``zero_price``: the model registered at zero price (:func:`price_unknown_model_at_zero`).
-* ``quiet``: success logging skipped (:func:`gateway._quiet_kwargs`).
+* ``quiet``: success logging skipped (:func:`litellm_overhead.quiet_kwargs`).
 * ``tuned``: both, i.e. what the gateway sends now.
 * ``hosted_vllm`` and ``aiohttp_openai``: the same tuned call through the two lighter
   LiteLLM providers for OpenAI-compatible servers (issue 19 asked which the installed
@@ -103,12 +103,12 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
     """
     import os
 
-    from relreason_dagster.llm import gateway
+    from relreason_dagster.llm import gateway, litellm_overhead
     from relreason_dagster.llm.registry import ModelSpec
     from tests.perf._common import fresh_duckdb, isolated_env
 
     os.environ.setdefault("RELREASON_BENCH_KEY", "sk-bench")
-    hooks = (gateway._quiet_kwargs, gateway.price_unknown_model_at_zero)
+    hooks = (litellm_overhead.quiet_kwargs, litellm_overhead.price_unknown_model_at_zero)
     off = (lambda: {}, lambda model: False)
     cpu: dict[str, list[float]] = {"untuned": [], "tuned": []}
     rng = random.Random(1)
@@ -118,7 +118,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
                 order = list(cpu)
                 rng.shuffle(order)
                 for name in order:
-                    gateway._quiet_kwargs, gateway.price_unknown_model_at_zero = (
+                    litellm_overhead.quiet_kwargs, litellm_overhead.price_unknown_model_at_zero = (
                         hooks if name == "tuned" else off
                     )
                     spec = ModelSpec(
@@ -150,7 +150,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
                     if r:
                         cpu[name].append(1000 * spent / prompts)
         finally:
-            gateway._quiet_kwargs, gateway.price_unknown_model_at_zero = hooks
+            litellm_overhead.quiet_kwargs, litellm_overhead.price_unknown_model_at_zero = hooks
     med = {name: statistics.median(v) for name, v in cpu.items()}
     return {
         "prompts_per_round": prompts,
@@ -163,16 +163,16 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
 
 def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
     """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls."""
-    from relreason_dagster.llm import gateway
+    from relreason_dagster.llm import litellm_overhead
 
     quiet = {"fallbacks": []}
-    if gateway._quiet_kwargs() != quiet:
+    if litellm_overhead.quiet_kwargs() != quiet:
         raise RuntimeError("a LiteLLM success callback is registered: the quiet variant would not be quiet")
     # Distinct model names so that pricing one at zero leaves the other unknown to LiteLLM.
     untuned_model, tuned_model = "openai/bench-unpriced", "openai/bench-zero-priced"
     vllm_model, aiohttp_model = "hosted_vllm/bench-zero-priced", "aiohttp_openai/bench-zero-priced"
     for model in (tuned_model, vllm_model, aiohttp_model):
-        gateway.price_unknown_model_at_zero(model)
+        litellm_overhead.price_unknown_model_at_zero(model)
     proc = subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(REPO_ROOT)],
         stdin=subprocess.PIPE,

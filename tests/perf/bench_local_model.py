@@ -130,9 +130,10 @@ def _pipeline(spec: Any, path: Any, tag: str) -> tuple[float, int, list[str], in
 def bench_local_model(rounds: int = ROUNDS) -> dict[str, Any]:
     """Responses/s and tokens/s of both paths over ``rounds`` alternating rounds."""
     from relreason_dagster import paths
-    from relreason_dagster.llm.gateway import effective_params, run_model
+    from relreason_dagster.llm.gateway import run_model
     from relreason_dagster.llm.local_provider import get_llama, register_local_provider, warm_up
     from relreason_dagster.llm.registry import get_model
+    from relreason_dagster.llm.request_key import effective_params
 
     spec = get_model(paths.REPO_ROOT / "models.yaml", MODEL)
     params = effective_params(spec, MAX_TOKENS)

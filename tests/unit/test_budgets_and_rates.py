@@ -12,7 +12,8 @@ import pytest
 
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import rate_limits
-from relreason_dagster.llm.gateway import call_cost, run_model
+from relreason_dagster.llm.gateway import run_model
+from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.storage.responses import ResponseStore

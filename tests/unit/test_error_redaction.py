@@ -10,7 +10,8 @@ from __future__ import annotations
 import litellm
 import pytest
 
-from relreason_dagster.llm.gateway import _error_text, run_model
+from relreason_dagster.llm.gateway import run_model
+from relreason_dagster.llm.provider_errors import error_text
 from relreason_dagster.llm.redaction import MIN_SECRET_CHARS, Redactor, redactor_for, secrets_of
 from relreason_dagster.llm.registry import ModelSpec
 from tests.fakes.openai_server import FakeOpenAIServer, prompt_key
@@ -64,7 +65,7 @@ def test_a_key_inside_a_longer_key_does_not_leave_a_tail():
 def test_the_error_text_is_redacted_before_it_is_shortened():
     """A key near the 500-character cut must not survive as a prefix of itself."""
     redactor = Redactor(((KEY, "RELREASON_TEST_ECHO_KEY"),))
-    error = _error_text("authentication", Exception("x" * 480 + KEY + " tail"), redactor)
+    error = error_text("authentication", Exception("x" * 480 + KEY + " tail"), redactor)
     assert error.endswith("[redacted RELREAS...")  # the label may be cut; the key is gone
     assert not any(KEY[i : i + 8] in error for i in range(len(KEY) - 7)), error
 

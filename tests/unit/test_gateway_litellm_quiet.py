@@ -15,24 +15,24 @@ import litellm
 import pytest
 from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 
-from relreason_dagster.llm import gateway
+from relreason_dagster.llm import litellm_overhead
 
 
 def test_unknown_model_is_priced_at_zero_once():
     model = "openai/relreason-test-unpriced-model"
     with pytest.raises(Exception):  # noqa: B017 - LiteLLM's "not mapped" error has no public class
         litellm.get_model_info(model=model)
-    assert gateway.price_unknown_model_at_zero(model) is True
+    assert litellm_overhead.price_unknown_model_at_zero(model) is True
     info = litellm.get_model_info(model=model)
     assert info["input_cost_per_token"] == 0.0 and info["output_cost_per_token"] == 0.0
-    assert gateway.price_unknown_model_at_zero(model) is False  # once per process
+    assert litellm_overhead.price_unknown_model_at_zero(model) is False  # once per process
 
 
 def test_known_model_keeps_its_price():
     model = "gpt-4o-mini"
     before = litellm.get_model_info(model=model)["input_cost_per_token"]
     assert before > 0
-    assert gateway.price_unknown_model_at_zero(model) is False
+    assert litellm_overhead.price_unknown_model_at_zero(model) is False
     assert litellm.get_model_info(model=model)["input_cost_per_token"] == before
 
 
@@ -40,9 +40,9 @@ def test_quiet_kwargs_only_without_success_callbacks(monkeypatch):
     monkeypatch.setattr(litellm, "callbacks", [])
     monkeypatch.setattr(litellm, "success_callback", [])
     monkeypatch.setattr(litellm, "_async_success_callback", [])
-    assert gateway._quiet_kwargs() == {"fallbacks": []}
+    assert litellm_overhead.quiet_kwargs() == {"fallbacks": []}
     monkeypatch.setattr(litellm, "success_callback", ["langfuse"])
-    assert gateway._quiet_kwargs() == {}
+    assert litellm_overhead.quiet_kwargs() == {}
 
 
 def _success_logs_enqueued(monkeypatch, **extra: Any) -> tuple[str, int]:
@@ -73,5 +73,5 @@ def _success_logs_enqueued(monkeypatch, **extra: Any) -> tuple[str, int]:
 def test_empty_fallbacks_skip_success_logging_and_nothing_else(monkeypatch):
     content, logged = _success_logs_enqueued(monkeypatch)
     assert (content, logged) == ("hello", 1)  # the control: LiteLLM logs a plain call
-    content, logged = _success_logs_enqueued(monkeypatch, **gateway._quiet_kwargs())
+    content, logged = _success_logs_enqueued(monkeypatch, **litellm_overhead.quiet_kwargs())
     assert (content, logged) == ("hello", 0)

@@ -7,8 +7,10 @@ import json
 import litellm
 import pytest
 
-from relreason_dagster.llm.gateway import ProgressPrinter, RunStats, effective_params, request_hash, run_model
+from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.request_key import effective_params, request_hash
+from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
 from tests.fakes.scripted_provider import (
     call_count,
     register_scripted_provider,

@@ -11,9 +11,12 @@ import json
 
 import pytest
 
-from relreason_dagster.llm.gateway import _Runner, call_cost, request_hash, run_model
+from relreason_dagster.llm.gateway import run_model
+from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.reasoning import split_reasoning
 from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.replies import read_reply
+from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer, default_answer
 
@@ -149,7 +152,7 @@ def test_a_reply_with_reasoning_content_keeps_its_answer_clean():
         ],
         usage=Obj(prompt_tokens=10, completion_tokens=30, completion_tokens_details=Obj(reasoning_tokens=25)),
     )
-    outcome = _Runner._success(reply, 0.1, 1, ModelSpec(name="x", litellm_model="openai/gpt-4o-mini"))
+    outcome = read_reply(reply, 0.1, 1, ModelSpec(name="x", litellm_model="openai/gpt-4o-mini"))
     assert outcome.content == "True"
     assert outcome.reasoning == "from the field\n\nalso inline"
     assert outcome.reasoning_tokens == 25

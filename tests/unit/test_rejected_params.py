@@ -6,7 +6,7 @@ import litellm
 import pytest
 
 from relreason_dagster.llm import rejected_params
-from relreason_dagster.llm.gateway import classify_error
+from relreason_dagster.llm.provider_errors import classify_error
 
 
 @pytest.mark.parametrize(

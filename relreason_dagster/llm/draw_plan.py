@@ -1,0 +1,82 @@
+"""The requests a run makes: prompts grouped by cache key, one request per draw of ``samples: K``.
+
+Why a module of its own: the plan decides how many calls a run pays for (identical prompts share one
+request, draws never do), and the dry run's estimate uses the same plan as the real run, without the
+machinery that makes the calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from relreason_dagster.llm.rate_limits import CHARS_PER_TOKEN
+from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.request_key import canonical_messages, effective_params, hash_payload
+
+
+@dataclass
+class Work:
+    """One distinct request; several prompt ids may share it (identical messages)."""
+
+    request_hash: str
+    messages: list
+    params: dict[str, Any]
+    prompt_ids: list[str]
+    # Which draw of its prompts this request is (``--samples K``): 0 .. K-1.
+    sample_index: int = 0
+
+
+def sort_key(messages: list) -> str:
+    """Sort by content so prompts with a shared prefix (few-shot blocks) are adjacent."""
+    return "\x00".join(
+        f"{m.get('role', '')}\x01{m.get('content', '')}" for m in messages if isinstance(m, dict)
+    )
+
+
+def work_size(work: Work) -> int:
+    return 1 + sum(len(str(m.get("content", ""))) for m in work.messages if isinstance(m, dict))
+
+
+def work_tokens(work: Work) -> int:
+    """What a request may count against a tokens-per-minute limit: its prompt (chars / 4) and max_tokens."""
+    return work_size(work) // CHARS_PER_TOKEN + int(work.params.get("max_tokens") or 0)
+
+
+def samples_of(prompt: Mapping[str, Any]) -> int:
+    """How many draws a prompt asks for (``samples``, default 1)."""
+    value = prompt.get("samples") or 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"samples must be a positive integer, got {value!r}")
+    return value
+
+
+def plan_requests(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, Work]:
+    """Group prompts by request hash (one call serves identical requests).
+
+    A prompt with ``samples: K`` is K requests, one per draw, each with its own hash: draws are never
+    merged, so K draws at temperature > 0 are K answers, not one cached K times.
+    """
+    works: dict[str, Work] = {}
+    seen_ids: dict[tuple[str, int], str] = {}
+    for prompt in prompts:
+        prompt_id = str(prompt["prompt_id"])
+        messages = canonical_messages(prompt["messages"])
+        params = effective_params(spec, prompt.get("max_tokens"), prompt.get("params"))
+        for k in range(samples_of(prompt)):
+            h = hash_payload(spec.litellm_model, params, spec.api_base, messages, k)
+            previous = seen_ids.get((prompt_id, k))
+            if previous is not None:  # the same prompt id twice: the last one wins
+                if previous == h:
+                    continue
+                works[previous].prompt_ids.remove(prompt_id)
+                if not works[previous].prompt_ids:
+                    del works[previous]
+            seen_ids[(prompt_id, k)] = h
+            work = works.get(h)
+            if work is None:
+                works[h] = Work(h, messages, params, [prompt_id], k)
+            else:
+                work.prompt_ids.append(prompt_id)
+    return works

@@ -1,0 +1,100 @@
+"""LiteLLM's per-call work that relreason does not use, switched off; and the price of a call.
+
+Why a module of its own: the two switches rest on behaviours of the installed LiteLLM (a registered
+price short-cuts its cost lookup; a call with ``fallbacks`` set schedules no success-logging task),
+which ``tests/unit/test_gateway_litellm_quiet.py`` checks; the price lookup shares the first switch's
+record of which models LiteLLM cannot price, so a stand-in zero is never reported as a price.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import litellm
+
+_zero_price_lock = threading.Lock()
+_zero_priced: set[str] = set()
+# Models LiteLLM's cost map does not know (their zero price above is ours, not a price).
+_unpriced: set[str] = set()
+
+
+def price_known(litellm_model: str) -> bool:
+    """Whether LiteLLM's offline cost map has a price for this model (not our stand-in zero)."""
+    price_unknown_model_at_zero(litellm_model)
+    return litellm_model not in _unpriced
+
+
+def call_cost(litellm_model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
+    """What one call cost in USD by LiteLLM's cost map; None when the price or the counts are unknown.
+
+    Never a made-up zero: a self-hosted or local model has no price, and its cost is null, not 0.
+    """
+    if prompt_tokens is None or completion_tokens is None or not price_known(litellm_model):
+        return None
+    try:
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=litellm_model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # noqa: BLE001 - a price LiteLLM cannot compute is an unknown price
+        return None
+    return float(prompt_cost) + float(completion_cost)
+
+
+def price_unknown_model_at_zero(litellm_model: str) -> bool:
+    """Register a zero price for a model LiteLLM cannot price; True if this call registered it.
+
+    Why: LiteLLM prices every response, and relreason never reads the price (it
+    stores token counts).  For a model missing from LiteLLM's cost map (a local
+    GGUF, a self-hosted vLLM, the fake test server) each call tried to
+    generalise the name to a known model, failed, and recorded the failure:
+    the largest single part of LiteLLM's per-call CPU.  Registered at zero, the
+    lookup is one dict hit.  A model LiteLLM knows keeps its real price, so
+    LiteLLM's own spend tracking (and any callback a user adds) stays right.
+    Checked once per model per process; the check itself costs one failed lookup.
+    """
+    with _zero_price_lock:
+        if litellm_model in _zero_priced:
+            return False
+        _zero_priced.add(litellm_model)
+        try:
+            litellm.get_model_info(model=litellm_model)
+            return False
+        except Exception:  # noqa: BLE001 - LiteLLM raises a bare Exception subclass for "not mapped"
+            pass
+        _unpriced.add(litellm_model)
+        provider = litellm_model.split("/", 1)[0] if "/" in litellm_model else "openai"
+        litellm.register_model(
+            {
+                litellm_model: {
+                    "input_cost_per_token": 0.0,
+                    "output_cost_per_token": 0.0,
+                    "litellm_provider": provider,
+                    "mode": "chat",
+                }
+            },
+            add_to_provider_model_sets=False,  # a price, not a new name for provider resolution
+        )
+        return True
+
+
+def _success_callbacks_registered() -> bool:
+    """Whether anyone asked LiteLLM to report successful calls (relreason itself never does)."""
+    return bool(litellm.callbacks or litellm.success_callback or litellm._async_success_callback)
+
+
+def quiet_kwargs() -> dict[str, Any]:
+    """Per-call kwargs that switch off LiteLLM's success logging when nobody listens to it.
+
+    Why: after every answer LiteLLM schedules a task that builds its standard
+    logging payload (prices the response again, copies the messages) for the
+    success callbacks, even when there are none: about a tenth of its per-call
+    CPU.  LiteLLM skips that task for a call made with ``fallbacks`` set (so the
+    parent of a fallback chain is not logged twice); an empty list changes
+    nothing else (``[] or litellm.model_fallbacks`` is the same no-fallback
+    route, and ``fallbacks`` is a LiteLLM param, never sent to the provider).
+    With a success callback registered (a user's Langfuse, say) nothing is
+    switched off.  ``tests/unit/test_gateway_litellm_quiet.py`` checks the
+    installed LiteLLM still behaves so.
+    """
+    return {} if _success_callbacks_registered() else {"fallbacks": []}
