@@ -4,7 +4,8 @@ This module drives a run (:func:`run_model`, and :func:`run_slice` in a worker p
 uses lives beside it: the cache key (``request_key.py``), the requests a run makes
 (``draw_plan.py``), provider errors and backoff (``provider_errors.py``), reading a reply
 (``replies.py``), group commit (``lake_writer.py``), the counters and progress lines
-(``run_stats.py``) and LiteLLM's switched-off per-call work and prices (``litellm_overhead.py``).
+(``run_stats.py``), a run's shares for its worker processes (``worker_shares.py``) and LiteLLM's
+switched-off per-call work and prices (``litellm_overhead.py``).
 
 Design choices, and why:
 
@@ -56,7 +57,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
-import dataclasses
 import random
 import sys
 import time
@@ -83,11 +83,12 @@ from relreason_dagster.llm.provider_errors import (
     error_text,
     retry_after_seconds,
 )
-from relreason_dagster.llm.rate_limits import RateLimiter, share
+from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
 from relreason_dagster.llm.replies import Outcome, read_reply
-from relreason_dagster.llm.run_stats import ProgressFn, RunStats, counters
+from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
+from relreason_dagster.llm.worker_shares import slice_payloads
 from relreason_dagster.storage.claims import model_claim
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -367,43 +368,28 @@ class _Runner:
         ``spec.concurrency``; the workers' counts add up into this run's stats
         (and its progress lines), and their files join this run's for compaction.
         """
-        total = self.spec.concurrency
-        payloads = []
-        for k in range(n):
-            works = to_call[k::n]
-            payloads.append(
-                {
-                    "lake_url": self.store.lake.url,
-                    "spec": dataclasses.replace(
-                        self.spec,
-                        concurrency=total // n + (1 if k < total % n else 0),
-                        workers=1,
-                        rpm=share(self.spec.rpm, n, k),
-                        tpm=share(self.spec.tpm, n, k),
-                        # Each process gets an equal share of what is left of the budget.
-                        max_cost=None
-                        if self.spec.max_cost is None
-                        else max(self.spec.max_cost - self.spent, 0.0) / n,
-                    ),
-                    "works": works,
-                    "benchmarks": {
-                        pid: self.benchmarks.get(pid, _UNKNOWN_BENCHMARK)
-                        for work in works
-                        for pid in work.prompt_ids
-                    },
-                    "extra_kwargs": self.extra_kwargs,
-                    "backoff_s": (self.backoff_base_s, self.backoff_cap_s),
-                    "seed": self.rng.randrange(2**32),
-                    "flush_interval_s": self.writer.interval_s,
-                }
-            )
+        payloads = slice_payloads(
+            to_call,
+            n,
+            spec=self.spec,
+            spent=self.spent,
+            common={
+                "lake_url": self.store.lake.url,
+                "extra_kwargs": self.extra_kwargs,
+                "backoff_s": (self.backoff_base_s, self.backoff_cap_s),
+                "flush_interval_s": self.writer.interval_s,
+            },
+            benchmarks=self.benchmarks,
+            unknown_benchmark=_UNKNOWN_BENCHMARK,
+            rng=self.rng,
+        )
         loop = asyncio.get_running_loop()
         self.stats.workers = n
         snapshots: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def progress(k: int, snapshot: dict[str, Any]) -> None:
             snapshots[k] = snapshot
-            self._add_counters(snapshots)
+            add_counters(self.stats, snapshots)
             self._report()
 
         started = worker_processes.start(payloads, run_slice)
@@ -424,7 +410,7 @@ class _Runner:
         for k, result in enumerate(results):
             snapshots[k] = result
             self.writer.files.extend(result.get("files", []))
-        self._add_counters(snapshots)
+        add_counters(self.stats, snapshots)
         self._report()
         failures = [
             f"worker {k}: {self.redact(r['failure'])}" for k, r in enumerate(results) if r.get("failure")
@@ -434,20 +420,6 @@ class _Runner:
                 f"{self.spec.name}: {len(failures)} of {n} gateway workers failed ({'; '.join(failures)}); "
                 "the answers they stored are kept, and running again asks only the rest"
             )
-
-    def _add_counters(self, snapshots: list[dict[str, Any]]) -> None:
-        """This run's call counters as the sum of its workers' latest snapshots."""
-        self.stats.called = sum(s.get("called", 0) for s in snapshots)
-        self.stats.shared = sum(s.get("shared", 0) for s in snapshots)
-        self.stats.errors = sum(s.get("errors", 0) for s in snapshots)
-        self.stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
-        self.stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
-        self.stats.budget_stopped = sum(s.get("budget_stopped", 0) for s in snapshots)
-        kinds: dict[str, int] = {}
-        for s in snapshots:
-            for kind, count in s.get("error_kinds", {}).items():
-                kinds[kind] = kinds.get(kind, 0) + count
-        self.stats.error_kinds = kinds
 
     def _finish(self, work: Work, outcome: Outcome) -> None:
         self._store(work, outcome)
@@ -577,7 +549,7 @@ def run_model(
 def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """A gateway worker's share of a run (``llm/workers.py``): send its requests, store the outcomes.
 
-    ``payload`` comes from ``_Runner._drive_in_workers``; ``send`` gets the
+    ``payload`` comes from ``worker_shares.slice_payloads``; ``send`` gets the
     worker's counters after every finished request.  Returns the counters, the
     files written and ``failure`` (one line, or None): a failed store ends the
     slice, and what was written before it is still reported, so nothing is lost.

@@ -142,3 +142,18 @@ def counters(stats: RunStats) -> dict[str, Any]:
         "budget_stopped": stats.budget_stopped,
         "error_kinds": dict(stats.error_kinds),
     }
+
+
+def add_counters(stats: RunStats, snapshots: list[dict[str, Any]]) -> None:
+    """A run's call counters as the sum of its workers' latest :func:`counters` snapshots."""
+    stats.called = sum(s.get("called", 0) for s in snapshots)
+    stats.shared = sum(s.get("shared", 0) for s in snapshots)
+    stats.errors = sum(s.get("errors", 0) for s in snapshots)
+    stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
+    stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
+    stats.budget_stopped = sum(s.get("budget_stopped", 0) for s in snapshots)
+    kinds: dict[str, int] = {}
+    for s in snapshots:
+        for kind, count in s.get("error_kinds", {}).items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    stats.error_kinds = kinds
