@@ -641,7 +641,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
         raise ConfigError("relreason worker needs Celery: pip install -e '.[distributed]'")
     queues = [MODEL_QUEUE] if args.models_only else [MODEL_QUEUE, DUCKDB_QUEUE]
     os.environ["RELREASON_CELERY_BROKER"] = broker
-    backend = os.environ.get("RELREASON_CELERY_BACKEND") or broker
     # dagster-celery reads worker settings from a module named dagster_celery_config on the path.  A busy
     # worker must not reserve a second step (it would wait behind the first while another worker idles).
     conf_dir = paths.relreason_home() / "celery"  # dagster-celery imports it from PYTHONPATH
@@ -656,8 +655,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         "dagster_celery.app",
         "-b",
         broker,
-        "--result-backend",
-        backend,
+        "--result-backend",  # the broker holds the results too (defs/jobs.py)
+        broker,
         "worker",
         "-Q",
         ",".join(queues),

@@ -110,8 +110,8 @@ def executor_def(name: str) -> dg.ExecutorDefinition:
             raise ConfigError(
                 "RELREASON_EXECUTOR=celery needs RELREASON_CELERY_BROKER, e.g. redis://127.0.0.1:6379/0"
             )
-        backend = os.environ.get("RELREASON_CELERY_BACKEND") or broker
-        return celery_executor.configured({"broker": broker, "backend": backend})
+        # Results go back through the broker itself: one URL for the workers and the launch to share.
+        return celery_executor.configured({"broker": broker, "backend": broker})
     raise ConfigError(f"unknown executor {name!r}; use one of {', '.join(EXECUTORS)}")
 
 

@@ -39,21 +39,16 @@ DEFAULT_N_CTX = 8192
 MAX_THREADS = 8  # beyond ~8 threads a 135M model gains nothing and starves other work
 
 _load_lock = threading.Lock()
-_models: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+_models: dict[tuple[Any, ...], tuple[Any, threading.Lock]] = {}
 _handler: LocalLLM | None = None
 
 
 def default_threads() -> int:
-    """Threads for llama.cpp: the CPUs this process may use, capped (``RELREASON_LLAMA_THREADS`` overrides).
+    """Threads for llama.cpp: the CPUs this process may use, capped (an entry's ``n_threads`` param
+    overrides it in models.yaml).
 
     llama-cpp-python's own default is half the cores, i.e. 1 on a 2-core box.
     """
-    env = os.environ.get("RELREASON_LLAMA_THREADS")
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise ConfigError(f"RELREASON_LLAMA_THREADS={env!r}: expected a positive integer") from None
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -70,7 +65,7 @@ def _cpu_advertises_amx() -> bool:
         return False
 
 
-def extra_buffer_types_enabled() -> bool:
+def extra_buffer_types_enabled(setting: bool | None = None) -> bool:
     """Whether llama.cpp may use its extra CPU buffer types (weight repacking, Intel AMX kernels).
 
     Why not always: on a CPU that advertises AMX (Sapphire Rapids and newer), llama.cpp
@@ -82,11 +77,10 @@ def extra_buffer_types_enabled() -> bool:
     local call killed the process.  Without the extra buffer types the weights stay in
     llama.cpp's plain CPU buffers and every kernel is an ordinary AVX one (this Q4_1
     model has no repacked layout, so nothing else changes for it).
-    ``RELREASON_LLAMA_EXTRA_BUFTS=1`` (or ``0``) overrides the guess.
+    An entry's ``extra_buffers: true`` (or ``false``) param in models.yaml overrides the guess.
     """
-    env = os.environ.get("RELREASON_LLAMA_EXTRA_BUFTS")
-    if env is not None:
-        return env.strip() not in ("0", "", "false", "no")
+    if setting is not None:
+        return bool(setting)
     return not _cpu_advertises_amx()
 
 
@@ -125,28 +119,40 @@ def default_n_ctx(name: str) -> int:
     return min(trained, DEFAULT_N_CTX) if trained else DEFAULT_N_CTX
 
 
-def get_llama(name: str, n_ctx: int | None = None) -> tuple[Any, threading.Lock, int]:
-    """The loaded ``Llama`` for ``name`` and ``n_ctx``, its lock, and the n_ctx used."""
+# Params of a local/ entry that choose how llama.cpp loads the model (not sent as generation params):
+# ``n_threads`` (default :func:`default_threads`), ``flash_attn`` (default true) and ``extra_buffers``
+# (default: off on a CPU with AMX, see :func:`extra_buffer_types_enabled`).
+LOAD_PARAMS = ("n_threads", "flash_attn", "extra_buffers")
+
+
+def get_llama(
+    name: str,
+    n_ctx: int | None = None,
+    *,
+    n_threads: int | None = None,
+    flash_attn: bool = True,
+    extra_buffers: bool | None = None,
+) -> tuple[Any, threading.Lock, int]:
+    """The loaded ``Llama`` for ``name`` and ``n_ctx`` (and load settings), its lock, and the n_ctx used."""
     path = str(resolve_gguf(name))
     n_ctx = int(n_ctx) if n_ctx else default_n_ctx(name)
-    key = (path, n_ctx)
+    threads = int(n_threads) if n_threads else default_threads()
+    key = (path, n_ctx, threads, bool(flash_attn), extra_buffers)
     with _load_lock:
         entry = _models.get(key)
         if entry is None:
             Llama = import_llama_cpp().Llama  # noqa: N806 - the class, under its own name
 
             # Flash attention: ~25% faster prompt processing on 3k-token prompts here (measured on 2
-            # cores); still deterministic at temperature 0 with a seed. RELREASON_LLAMA_FLASH_ATTN=0 disables.
-            flash = os.environ.get("RELREASON_LLAMA_FLASH_ATTN", "1") != "0"
+            # cores); still deterministic at temperature 0 with a seed. ``flash_attn: false`` disables.
             guard = (
                 contextlib.nullcontext()
-                if extra_buffer_types_enabled()
+                if extra_buffer_types_enabled(extra_buffers)
                 else _model_params_without_extra_buffers()
             )
             with guard:
-                llm = Llama(
-                    model_path=path, n_ctx=n_ctx, n_threads=default_threads(), flash_attn=flash, verbose=False
-                )
+                flash = bool(flash_attn)
+                llm = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, flash_attn=flash, verbose=False)
             entry = (llm, threading.Lock())
             _models[key] = entry
     return entry[0], entry[1], n_ctx
@@ -156,8 +162,9 @@ def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[
     name = _model_name(model)
     params = dict(optional_params or {})
     n_ctx = params.pop("n_ctx", None)
+    load = {key: params.pop(key) for key in LOAD_PARAMS if params.get(key) is not None}
     try:
-        llm, lock, n_ctx = get_llama(name, n_ctx)
+        llm, lock, n_ctx = get_llama(name, n_ctx, **load)
     except ConfigError as exc:
         raise litellm.NotFoundError(message=str(exc), model=model, llm_provider=PROVIDER) from None
     kwargs: dict[str, Any] = {

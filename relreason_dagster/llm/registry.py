@@ -64,7 +64,9 @@ _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # long as they are plain JSON values (they are part of the cache key).
 _NUMBER_PARAMS = {"temperature", "top_p", "frequency_penalty", "presence_penalty"}
 _INT_PARAMS = {"seed", "top_k"}
-_POSITIVE_INT_PARAMS = {"max_tokens", "n_ctx"}
+_POSITIVE_INT_PARAMS = {"max_tokens", "n_ctx", "n_threads"}
+# How a local/ model is loaded (llm/local_provider.py): flash attention, llama.cpp's extra buffer types.
+_BOOL_PARAMS = {"flash_attn", "extra_buffers"}
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,8 @@ def _check_params(where: str, prefix: str, params: Any) -> dict[str, Any]:
             raise ConfigError(f"{where}: {at}: expected an integer, got {_got(value)}")
         if key in _NUMBER_PARAMS and not (is_int or isinstance(value, float)):
             raise ConfigError(f"{where}: {at}: expected a number, got {_got(value)}")
+        if key in _BOOL_PARAMS and not isinstance(value, bool):
+            raise ConfigError(f"{where}: {at}: expected true or false, got {_got(value)}")
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError):

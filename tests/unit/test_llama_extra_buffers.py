@@ -12,20 +12,35 @@ from relreason_dagster.llm import local_provider
 
 
 def test_amx_cpus_load_without_extra_buffer_types(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("RELREASON_LLAMA_EXTRA_BUFTS", raising=False)
     monkeypatch.setattr(local_provider, "_cpu_advertises_amx", lambda: True)
     assert local_provider.extra_buffer_types_enabled() is False
     monkeypatch.setattr(local_provider, "_cpu_advertises_amx", lambda: False)
     assert local_provider.extra_buffer_types_enabled() is True
 
 
-@pytest.mark.parametrize(("value", "expected"), [("1", True), ("0", False), ("false", False), ("yes", True)])
-def test_the_environment_overrides_the_guess(
-    monkeypatch: pytest.MonkeyPatch, value: str, expected: bool
+@pytest.mark.parametrize("expected", [True, False])
+def test_the_entrys_extra_buffers_param_overrides_the_guess(
+    monkeypatch: pytest.MonkeyPatch, expected: bool
 ) -> None:
     monkeypatch.setattr(local_provider, "_cpu_advertises_amx", lambda: not expected)
-    monkeypatch.setenv("RELREASON_LLAMA_EXTRA_BUFTS", value)
-    assert local_provider.extra_buffer_types_enabled() is expected
+    assert local_provider.extra_buffer_types_enabled(expected) is expected
+
+
+def test_the_load_params_are_checked_in_models_yaml(tmp_path) -> None:
+    from relreason_dagster.errors import ConfigError
+    from relreason_dagster.llm.registry import load_registry
+
+    path = tmp_path / "models.yaml"
+    path.write_text(
+        "models:\n  - name: m\n    litellm_model: local/smollm2-135m\n"
+        "    params: {n_threads: 2, flash_attn: false, extra_buffers: true}\n"
+    )
+    assert load_registry(path)["m"].params == {"n_threads": 2, "flash_attn": False, "extra_buffers": True}
+    path.write_text(
+        "models:\n  - name: m\n    litellm_model: local/smollm2-135m\n    params: {flash_attn: 0}\n"
+    )
+    with pytest.raises(ConfigError, match=r"params\.flash_attn: expected true or false"):
+        load_registry(path)
 
 
 def test_the_load_guard_turns_extra_buffers_off_and_restores_the_defaults() -> None:

@@ -5,8 +5,7 @@ default source is the prose of the Python reference documentation that ships
 inside CPython itself (``pydoc_data.topics``, ~25k tokens after filtering):
 paragraphs are cohesive and have nothing to do with people, rooms or
 comparisons.  A folder of ``.txt`` files (for example a local copy of
-BookCorpus) replaces it: set ``RELREASON_FLENQA_PROSE_DIR`` or the profile's
-``prose_dir``; paragraphs are separated by blank lines.
+BookCorpus) replaces it: set the flenqa section's ``prose_dir`` in your profile file; paragraphs are separated by blank lines.
 
 Filtering keeps only prose paragraphs: not indented (code, grammar), at least
 200 characters, ending with a full stop, without code markers or sentences over
@@ -18,13 +17,12 @@ and which would make the padding comment on the answer.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from pathlib import Path
 
 from relreason_dagster.errors import ConfigError
 
-PROSE_ENV = "RELREASON_FLENQA_PROSE_DIR"
+PROSE_KNOB = "prose_dir"  # the flenqa profile knob naming a folder of .txt files
 BUILTIN = "python-docs"
 
 _CODE = re.compile(r'>>>|::=|\*\*\*|""|[{}\[\]=]|\btrue\b|\bfalse\b', re.IGNORECASE)
@@ -64,7 +62,7 @@ def load_prose(source: str = BUILTIN) -> tuple[tuple[tuple[str, ...], ...], ...]
             from pydoc_data.topics import topics
         except ImportError:
             raise ConfigError(
-                f"this Python has no pydoc_data; set {PROSE_ENV} to a folder of .txt files for FLenQA padding"
+                f"this Python has no pydoc_data; set the flenqa profile's {PROSE_KNOB} to a folder of .txt files"
             ) from None
         texts = [topics[k] for k in sorted(topics)]
     else:
@@ -72,7 +70,7 @@ def load_prose(source: str = BUILTIN) -> tuple[tuple[tuple[str, ...], ...], ...]
         files = sorted(folder.rglob("*.txt")) if folder.is_dir() else []
         if not files:
             raise ConfigError(
-                f"FLenQA prose folder {folder} has no .txt files; set {PROSE_ENV} to one that has"
+                f"FLenQA prose folder {folder} has no .txt files; set the flenqa profile's {PROSE_KNOB} to one that has"
             )
         texts = [f.read_text(encoding="utf-8", errors="replace") for f in files]
     documents = [tuple(tuple(p) for p in _clean_paragraphs(t)) for t in texts]
@@ -83,5 +81,5 @@ def load_prose(source: str = BUILTIN) -> tuple[tuple[tuple[str, ...], ...], ...]
 
 
 def prose_source(profile_value: str | None = None) -> str:
-    """The configured source: the environment, then the profile, then the built-in docs."""
-    return os.environ.get(PROSE_ENV) or profile_value or BUILTIN
+    """The configured source: the profile's ``prose_dir``, else the built-in docs."""
+    return profile_value or BUILTIN

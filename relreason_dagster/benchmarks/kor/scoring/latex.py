@@ -13,7 +13,7 @@ That this gives identical results was measured, not assumed: every string step 6
 reference files (response and gold sides of the 45 symbolic Operation items of every model) was
 parsed by SymPy's own ``parse_latex`` on a 4.11.1 runtime and by :func:`parse_latex` on 4.13.2, and
 the two agree on every ``srepr`` and every error class (``tests/unit/test_kor_paper_scoring.py``,
-``test_identical_to_antlr_411`` when ``RELREASON_ANTLR411_DIR`` points at a 4.11 runtime).
+``test_identical_to_antlr_411``, given a folder holding a 4.11 runtime: see that test).
 
 :func:`require_parser` is the loud part: ``paper`` scoring calls it first, and a parser that cannot
 parse a known expression is a one-line :class:`~relreason_dagster.errors.ConfigError` naming the fix,
