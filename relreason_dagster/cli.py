@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from relreason_dagster import paths, profiles
+from relreason_dagster import env, paths, profiles
 from relreason_dagster.errors import ConfigError
 
 _STARTED = time.perf_counter()  # the time split `relreason run` prints counts startup from here
@@ -52,15 +52,15 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_widt
     return "\n".join(out)
 
 
-def _query(sql: str) -> tuple[list[str], list[tuple]]:
-    return _query_params(sql, [])
+def _query(sql: str, wait_s: float | None = None) -> tuple[list[str], list[tuple]]:
+    return _query_params(sql, [], wait_s)
 
 
-def _query_params(sql: str, params: list[Any]) -> tuple[list[str], list[tuple]]:
+def _query_params(sql: str, params: list[Any], wait_s: float | None = None) -> tuple[list[str], list[tuple]]:
     """``sql`` on the results file opened read-only and locked (see ``results/readonly.py``)."""
     from relreason_dagster.results.readonly import open_results, run_query
 
-    con = open_results()
+    con = open_results(wait_s=wait_s)
     try:
         return run_query(con, sql, params)
     finally:
@@ -226,6 +226,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
             samples=getattr(args, "samples", None),
             model_options=model_options or None,
             limit=getattr(args, "limit", None),
+            launch=launch_options(args),
             **family_options,
         )
     except Exception as exc:
@@ -430,7 +431,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     """`relreason sql`: a table (``--max-width 0``: whole cells), or every value as JSON or CSV."""
     import json
 
-    cols, rows = _query(args.query)
+    cols, rows = _query(args.query, args.lock_wait)
     if args.json:
         records = [{c: _json_value(v) for c, v in zip(cols, row, strict=True)} for row in rows]
         print(json.dumps(records, indent=2, ensure_ascii=False, default=str))
@@ -826,6 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="start every run even when nothing changed since the last successful one",
         )
+        add_launch_options(launcher)
     run.add_argument(
         "--model",
         required=True,
@@ -901,6 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument(
         "--max-width", type=int, default=60, help="cut table cells at N characters; 0: never (default 60)"
     )
+    add_lock_wait_option(sql)
     sql_format = sql.add_mutually_exclusive_group()
     sql_format.add_argument("--json", action="store_true", help="print the rows as a JSON list, uncut")
     sql_format.add_argument("--csv", action="store_true", help="print the rows as CSV, uncut")
@@ -953,13 +956,72 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {value!r}")
+    return number
+
+
+def add_lock_wait_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--lock-wait",
+        type=_positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait while another process holds the DuckDB file (default 900)",
+    )
+
+
+def add_launch_options(p: argparse.ArgumentParser) -> None:
+    """How a launch runs (not what it computes: none of these changes a result or the launch record)."""
+    p.add_argument(
+        "--max-runs",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="model and DLM task runs kept going at once, each in a process of its own (default 4)",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="steps of one run at once under the multiprocess executor (default 4)",
+    )
+    p.add_argument(
+        "--dlm-workers",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="DLM trainings at once on this machine, however many runs start them (default: the CPU count)",
+    )
+    add_lock_wait_option(p)
+
+
+def launch_options(args: argparse.Namespace) -> Any:
+    """The parsed launch options as the pipeline takes them."""
+    from relreason_dagster.pipeline import LaunchOptions
+
+    return LaunchOptions(
+        max_runs=getattr(args, "max_runs", None),
+        max_steps=getattr(args, "max_steps", None),
+        dlm_workers=getattr(args, "dlm_workers", None),
+        lock_wait_s=getattr(args, "lock_wait", None),
+        verbose=env.verbose(),
+    )
+
+
 _VERBOSE_HELP = "also print Dagster's and LiteLLM's lines below WARNING (a run's DEBUG engine events)"
 
 
 def use_verbose(verbose: bool) -> None:
     """``-v``: runs started from here log Dagster's DEBUG lines and LiteLLM's INFO to the terminal."""
+    env.set_verbose(verbose)
     if verbose:
-        os.environ[paths.VERBOSE_ENV] = "1"
         os.environ["LITELLM_LOG"] = "INFO"  # read when LiteLLM is first imported (llm/__init__.py)
 
 

@@ -43,6 +43,20 @@ concurrency:
 """
 
 
+# `relreason -v` in this process: runs it launches log Dagster's DEBUG lines.  Not an environment
+# variable: the launcher puts the level into each run's config, which reaches every step by value.
+_verbose = False
+
+
+def set_verbose(flag: bool) -> None:
+    global _verbose
+    _verbose = bool(flag)
+
+
+def verbose() -> bool:
+    return _verbose
+
+
 def apply_offline_env() -> None:
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)

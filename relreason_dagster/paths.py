@@ -22,10 +22,6 @@ DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
 _WRITABLE_HOMES: set[Path] = set()
 
 
-# Set by `relreason -v`: runs log Dagster's DEBUG lines to the terminal (defs/launcher.py).
-VERBOSE_ENV = "RELREASON_VERBOSE"
-
-
 def relreason_home_path() -> Path:
     """Where ``RELREASON_HOME`` is, without creating it (``relreason status`` only looks)."""
     return Path(os.environ.get("RELREASON_HOME", ".relreason")).expanduser().resolve()
@@ -61,20 +57,6 @@ def lake_url() -> str:
     """Where model output is written as Parquet: ``RELREASON_LAKE`` (a path or a URL that every
     worker can reach, e.g. ``s3://bucket/relreason``), default ``$RELREASON_HOME/lake``."""
     return os.environ.get("RELREASON_LAKE") or str(relreason_home() / "lake")
-
-
-def max_concurrent_runs() -> int:
-    """How many model or DLM task runs `relreason run` keeps going at once (RELREASON_MAX_RUNS)."""
-    raw = os.environ.get("RELREASON_MAX_RUNS", "4")
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError(
-            f"RELREASON_MAX_RUNS={raw!r}: expected a positive integer, e.g. RELREASON_MAX_RUNS=4"
-        )
-    return value
 
 
 def models_path() -> Path:

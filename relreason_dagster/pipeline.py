@@ -23,12 +23,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster import paths, profiles
+from relreason_dagster import env, paths, profiles
 from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import get_model, require_api_key, resolve_model
-from relreason_dagster.paths import max_concurrent_runs
 from relreason_dagster.storage import launch_record
+
+DEFAULT_MAX_RUNS = 4  # model or DLM task runs kept going at once, each in a process of its own
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """How a launch runs, not what it computes: none of these is part of the launch record's key.
+
+    The CLI's ``--max-runs``, ``--max-steps``, ``--dlm-workers`` and ``--lock-wait`` and ``-v``; they
+    reach the runs' processes in the run config (defs/launcher.py), never through the environment.
+    """
+
+    max_runs: int | None = None  # runs at once (default DEFAULT_MAX_RUNS; 1 with the in-process executor)
+    max_steps: int | None = None  # steps of one run at once, multiprocess executor (default 4)
+    dlm_workers: int | None = None  # DLM trainings at once on this machine (default: the CPU count)
+    lock_wait_s: float | None = None  # the DuckDB resource's wait for another process's lock
+    verbose: bool = field(default_factory=env.verbose)  # Dagster's DEBUG lines on the console
 
 
 @dataclass
@@ -312,6 +328,7 @@ def _launch(
     skip_unfed: bool = True,
     log: Any = None,
     instance: Any = None,
+    options: LaunchOptions | None = None,
 ) -> PipelineReport:
     """Plan and launch the runs; the report collects calls, checks, failures and run windows."""
     import dagster as dg
@@ -319,6 +336,7 @@ def _launch(
     from relreason_dagster.defs.jobs import executor_name
     from relreason_dagster.defs.launcher import launch, plan_runs, release_dead_runs
 
+    options = options or LaunchOptions()
     executor = executor_name()
     instance = instance or dg.DagsterInstance.get()
     release_dead_runs(instance)
@@ -364,7 +382,10 @@ def _launch(
         executor=executor,
         run_settings=run_settings.model_dump() if hasattr(run_settings, "model_dump") else dict(run_settings),
         tags=tags,
-        max_runs=max_concurrent_runs(),
+        max_runs=options.max_runs or DEFAULT_MAX_RUNS,
+        max_steps=options.max_steps,
+        lock_wait_s=options.lock_wait_s,
+        verbose=options.verbose,
         on_start=on_start,
         on_done=on_done,
         say=say,
@@ -414,6 +435,7 @@ def run_pipeline(
     samples: int | None = None,
     model_options: dict[str, Any] | None = None,
     limit: int | None = None,
+    launch: LaunchOptions | None = None,
 ) -> PipelineReport:
     """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
     the marts.
@@ -421,7 +443,8 @@ def run_pipeline(
     ``samples`` (``--samples K``) asks every prompt K times, each draw a row of its own (None: the
     profile's ``samples`` knob, else once).  ``model_options`` (``-M KEY=VALUE``) are laid over every
     LLM's entry; a model name with a ``/`` and no entry is an ad-hoc LiteLLM model string.  ``limit``
-    (``--limit N``) asks only the first N samples of each task.
+    (``--limit N``) asks only the first N samples of each task.  ``launch`` says how the runs go
+    (runs and steps at once, DLM trainings at once, lock wait, console level), never what they compute.
 
     A baseline's model name (``dlm``, which the relational family declares) trains (or reuses) it for
     the tasks the profile names and scores it on its family's test samples instead of calling an LLM;
@@ -502,6 +525,7 @@ def run_pipeline(
         samples=samples or 0,
         model_options=json.dumps(model_options, sort_keys=True) if model_options else "",
         limit=limit or 0,
+        dlm_workers=(launch.dlm_workers if launch else None) or 0,
     )
     families = run_settings.family_names()  # a bad benchmark/profile pair fails here
     step_models = _require_step_models(run_settings, families) if specs else []
@@ -524,6 +548,7 @@ def run_pipeline(
             run_settings,
             _run_tags(models, families, profile, "run"),
             instance=instance,
+            options=launch,
         )
     if run_dbt:
         report.dbt_log = str(log)
@@ -543,6 +568,7 @@ def run_steps(
     step_model: str | None = None,
     overrides: dict[str, Any] | None = None,
     run_dbt: bool = True,
+    launch: LaunchOptions | None = None,
 ) -> PipelineReport:
     """Only ``benchmark``'s steps over stored answers (e.g. a judge's verdicts), then dbt build.
 
@@ -569,7 +595,13 @@ def run_steps(
     since = _utc_now()
     with _stdout_to(log) if run_dbt else contextlib.nullcontext():
         report = _launch(
-            jobs, {}, families, run_settings, _run_tags([], families, profile, "detect"), skip_unfed=False
+            jobs,
+            {},
+            families,
+            run_settings,
+            _run_tags([], families, profile, "detect"),
+            skip_unfed=False,
+            options=launch,
         )
     if run_dbt:
         report.dbt_log = str(log)

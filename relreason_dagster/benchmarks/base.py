@@ -399,8 +399,11 @@ class Baseline(Protocol):
         """Whether a stored run's trained weights are still on disk, unchanged."""
         ...
 
-    def train(self, runs: list[Any], home: Any, on_done: Any) -> list[dict[str, Any]]:
-        """Train ``runs``; one ``runs_table`` row per run, ``on_done(row)`` as each finishes."""
+    def train(
+        self, runs: list[Any], home: Any, on_done: Any, workers: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Train ``runs``; one ``runs_table`` row per run, ``on_done(row)`` as each finishes; at most
+        ``workers`` trainings at once on this machine (None: the baseline's default)."""
         ...
 
     def predictor(self, row: dict[str, Any], home: Any) -> Any:

@@ -104,7 +104,10 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
             # No DuckDB connection (nor pool slot) is held while training: tasks train side by side and
             # `relreason sql` reads meanwhile.
             new_rows = baseline.train(
-                todo, paths.relreason_home(), on_done=lambda row: log(baseline.done_line(task, row))
+                todo,
+                paths.relreason_home(),
+                on_done=lambda row: log(baseline.done_line(task, row)),
+                workers=run_settings.dlm_workers or None,
             )
             with duckdb.get_connection() as con:
                 upsert_rows(con, baseline.runs_table, new_rows)

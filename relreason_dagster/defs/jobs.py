@@ -82,8 +82,16 @@ def executor_name() -> str:
     return name
 
 
-def max_concurrent_steps() -> int:
-    return int(os.environ.get("RELREASON_MAX_STEPS", "4"))
+# Steps of one run at once under the multiprocess executor, unless the run config says otherwise
+# (`relreason run --max-steps N`, the UI's launchpad: ``execution: {config: {max_concurrent: N}}``).
+DEFAULT_MAX_STEPS = 4
+
+
+def _multiprocess_config(config: dict) -> dict:
+    return {
+        "max_concurrent": config["max_concurrent"],
+        "start_method": {"forkserver": {"preload_modules": ["relreason_dagster.defs.preload"]}},
+    }
 
 
 def executor_def(name: str) -> dg.ExecutorDefinition:
@@ -93,10 +101,10 @@ def executor_def(name: str) -> dg.ExecutorDefinition:
     if name == "multiprocess":
         # forkserver with the definitions preloaded: a step's process is a fork, not a fresh ~9 s import.
         return dg.multiprocess_executor.configured(
-            {
-                "max_concurrent": max_concurrent_steps(),
-                "start_method": {"forkserver": {"preload_modules": ["relreason_dagster.defs.preload"]}},
-            }
+            _multiprocess_config,
+            config_schema={
+                "max_concurrent": dg.Field(int, default_value=DEFAULT_MAX_STEPS, is_required=False)
+            },
         )
     if name == "celery":
         try:

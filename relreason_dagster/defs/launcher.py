@@ -46,11 +46,9 @@ REPOSITORY_LABEL = "__repository__@relreason_dagster.definitions:defs"
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
-def console_logs() -> dict[str, Any]:
+def console_logs(verbose: bool = False) -> dict[str, Any]:
     """The run config's console logger: WARNING and above, or everything under ``relreason -v``."""
-    from relreason_dagster import paths
-
-    if os.environ.get(paths.VERBOSE_ENV, "") not in ("", "0"):
+    if verbose:
         return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
     return QUIET_LOGS
 
@@ -167,17 +165,31 @@ def plan_runs(
     return runs
 
 
-def _run_config(run_settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The run's settings and its DuckDB file in the run config: the UI shows exactly what ran."""
+def _run_config(
+    run_settings: Mapping[str, Any],
+    *,
+    executor: str = "",
+    max_steps: int | None = None,
+    lock_wait_s: float | None = None,
+    verbose: bool = False,
+) -> dict[str, Any]:
+    """The run's settings, its DuckDB file and how it executes, all in the run config: the UI shows
+    exactly what ran, and every step process gets them by value."""
     from relreason_dagster import paths
 
-    return {
-        **console_logs(),
+    duckdb = {"database": str(paths.duckdb_path())}
+    if lock_wait_s:
+        duckdb["lock_wait_s"] = float(lock_wait_s)  # type: ignore[assignment]
+    config: dict[str, Any] = {
+        **console_logs(verbose),
         "resources": {
             "run_settings": {"config": dict(run_settings)},
-            "duckdb": {"config": {"database": str(paths.duckdb_path())}},
+            "duckdb": {"config": duckdb},
         },
     }
+    if executor == "multiprocess" and max_steps:
+        config["execution"] = {"config": {"max_concurrent": int(max_steps)}}
+    return config
 
 
 def run_tags_for(planned: PlannedRun, tags: Mapping[str, str]) -> dict[str, str]:
@@ -373,11 +385,18 @@ def launch(
     run_settings: Mapping[str, Any],
     tags: Mapping[str, str],
     max_runs: int,
+    max_steps: int | None = None,
+    lock_wait_s: float | None = None,
+    verbose: bool = False,
     on_start: Callable[[list[PlannedRun]], None] | None = None,
     on_done: Callable[[RunOutcome], None] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> list[RunOutcome]:
     """Run ``runs`` respecting job order; at most ``max_runs`` at once (1 with the in-process executor).
+
+    ``max_steps`` (steps of a run at once, multiprocess executor), ``lock_wait_s`` (the DuckDB
+    resource's wait for another process's lock) and ``verbose`` (DEBUG console lines) go into every
+    run's config.
 
     A failed run does not stop the others: later jobs still run on whatever is
     stored (as `dbt build` after one model's failure), and the caller reports it.
@@ -394,7 +413,9 @@ def launch(
         pending = list(runs)
         remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
         outcomes: list[RunOutcome] = []
-        run_config = _run_config(run_settings)
+        run_config = _run_config(
+            run_settings, executor=executor, max_steps=max_steps, lock_wait_s=lock_wait_s, verbose=verbose
+        )
         workers = 1 if executor == "in_process" else max(1, max_runs)
 
         def ready(run: PlannedRun) -> bool:

@@ -33,12 +33,15 @@ class DuckDBFile(dg.ConfigurableResource):
     """
 
     database: str
+    # How long an open waits for another process's lock (`relreason run --lock-wait S`); 0: the default.
+    lock_wait_s: float = 0.0
 
     @contextlib.contextmanager
     def get_connection(self, read_only: bool = False) -> Iterator[Any]:
         from relreason_dagster.storage.duckdb_io import duckdb_session
 
-        with duckdb_session(self.database, read_only=read_only) as con:
+        wait = self.lock_wait_s or None
+        with duckdb_session(self.database, read_only=read_only, wait_s=wait) as con:
             yield con
 
 
@@ -67,6 +70,8 @@ class RunSettings(dg.ConfigurableResource):
     model_options: str = ""
     # `relreason run --limit N`: ask only the first N samples of each task (0: all).
     limit: int = 0
+    # `relreason run --dlm-workers N`: trainings of a baseline at once on this machine (0: the CPU count).
+    dlm_workers: int = 0
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.

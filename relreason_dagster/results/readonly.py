@@ -219,8 +219,8 @@ def open_results(
     """A read-only connection to the results (see the module docstring); a problem is one line.
 
     While a run writes the file, this reads the newest earlier copy after a few seconds and says
-    through ``note`` how old it is; with no copy yet it waits up to ``wait_s`` (default
-    ``RELREASON_LOCK_WAIT_S``).
+    through ``note`` how old it is; with no copy yet it waits up to ``wait_s`` (`relreason sql
+    --lock-wait S`; default ``duckdb_io.DEFAULT_LOCK_WAIT_S``).
     """
     import duckdb
 
@@ -237,7 +237,7 @@ def open_results(
             if is_lock_conflict(exc):
                 raise ConfigError(
                     f"{path} is held by another process (a run writing, or dbt building); try again "
-                    "when it ends, or set RELREASON_LOCK_WAIT_S to wait longer"
+                    "when it ends, or pass --lock-wait SECONDS to wait longer"
                 ) from None
             raise ConfigError(f"cannot read {path}: {_error_line(exc)}") from None
         except duckdb.Error as exc:

@@ -13,7 +13,6 @@ go away instead of failing.  Readers (`relreason sql`, `samples`, `report`,
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import time
 from collections.abc import Iterator
@@ -24,8 +23,8 @@ import duckdb
 
 from relreason_dagster.storage.schema import ensure_schema
 
-# How long an open waits for another process's lock (RELREASON_LOCK_WAIT_S); dbt on the paper
-# profile holds the file for a few minutes at most.
+# How long an open waits for another process's lock unless told (`relreason sql --lock-wait S`, a run's
+# DuckDB resource ``lock_wait_s``); dbt on the paper profile holds the file for a few minutes at most.
 DEFAULT_LOCK_WAIT_S = 900.0
 
 
@@ -35,14 +34,9 @@ def is_lock_conflict(exc: BaseException) -> bool:
     return "Could not set lock" in text or "Conflicting lock" in text
 
 
-def lock_wait_s() -> float:
-    """How long an open waits for another process's lock: ``RELREASON_LOCK_WAIT_S`` or the default."""
-    return float(os.environ.get("RELREASON_LOCK_WAIT_S", DEFAULT_LOCK_WAIT_S))
-
-
 def open_duckdb(path: str | Path, *, read_only: bool = False, wait_s: float | None = None) -> Any:
     """``duckdb.connect`` that waits (with jittered backoff) while another process holds the lock."""
-    wait = lock_wait_s() if wait_s is None else wait_s
+    wait = DEFAULT_LOCK_WAIT_S if wait_s is None else wait_s
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:
@@ -56,9 +50,11 @@ def open_duckdb(path: str | Path, *, read_only: bool = False, wait_s: float | No
 
 
 @contextlib.contextmanager
-def duckdb_session(path: str | Path, *, read_only: bool = False) -> Iterator[Any]:
-    """A short connection: opened when the lock is free, closed (lock released) at the end."""
-    con = open_duckdb(path, read_only=read_only)
+def duckdb_session(
+    path: str | Path, *, read_only: bool = False, wait_s: float | None = None
+) -> Iterator[Any]:
+    """A short connection: opened when the lock is free (waiting up to ``wait_s``), closed at the end."""
+    con = open_duckdb(path, read_only=read_only, wait_s=wait_s)
     try:
         yield con
     finally:

@@ -19,7 +19,7 @@ has one open keeps reading it: the inode lives on), so the folder holds about on
 
 While a writer holds the file (a dbt build takes seconds to minutes), a reader that finds a copy
 reads that one after :data:`STALE_AFTER_S` and is told how old it is; without a copy it waits for
-the writer (``RELREASON_LOCK_WAIT_S``).
+the writer (``wait_s``: `relreason sql --lock-wait S`, default ``duckdb_io.DEFAULT_LOCK_WAIT_S``).
 
 Closing any descriptor of a file drops every POSIX lock this process holds on it, so the copy is
 made in a process that has no other DuckDB connection to the file open (the CLI's readers; the
@@ -42,7 +42,7 @@ from typing import Any
 
 import duckdb
 
-from relreason_dagster.storage.duckdb_io import is_lock_conflict, lock_wait_s, open_duckdb
+from relreason_dagster.storage.duckdb_io import DEFAULT_LOCK_WAIT_S, is_lock_conflict, open_duckdb
 
 COPY_DIR = "read-copies"
 # A copy that is not the newest is deleted once it is this old (a reader that picked it a moment
@@ -156,7 +156,7 @@ def read_copy(
         with contextlib.suppress(FileNotFoundError):
             os.utime(current)  # in use again: not pruned for another KEEP_S
             return ReadCopy(current, path.stem)
-    wait = lock_wait_s() if wait_s is None else wait_s
+    wait = DEFAULT_LOCK_WAIT_S if wait_s is None else wait_s
     newest = _copies(folder, path.stem)
     try:
         # A shared lock: no writer is at work while the bytes are read.

@@ -55,13 +55,13 @@ if __name__ == "__main__":
 """
 
 
-def _run(tmp_path: Path) -> str:
+def _run(tmp_path: Path, verbose: bool) -> str:
     script = tmp_path / "two_steps.py"
     script.write_text(JOB)
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(paths.REPO_ROOT), env.get("PYTHONPATH")) if p)
     done = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "home"), json.dumps(console_logs())],
+        [sys.executable, str(script), str(tmp_path / "home"), json.dumps(console_logs(verbose))],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -77,8 +77,7 @@ def _run(tmp_path: Path) -> str:
 def test_debug_lines_only_with_verbose(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verbose: bool
 ) -> None:
-    monkeypatch.setenv(paths.VERBOSE_ENV, "1" if verbose else "")
-    output = _run(tmp_path)
+    output = _run(tmp_path, verbose)
     debug = [line for line in output.splitlines() if " - DEBUG - " in line]
     if verbose:
         assert debug  # the same job does print them when asked to: the quiet case is not vacuous

@@ -5,7 +5,8 @@ default source is the prose of the Python reference documentation that ships
 inside CPython itself (``pydoc_data.topics``, ~25k tokens after filtering):
 paragraphs are cohesive and have nothing to do with people, rooms or
 comparisons.  A folder of ``.txt`` files (for example a local copy of
-BookCorpus) replaces it: set the flenqa section's ``prose_dir`` in your profile file; paragraphs are separated by blank lines.
+BookCorpus) replaces it: set the flenqa section's ``prose_dir`` in your profile
+file; paragraphs are separated by blank lines.
 
 Filtering keeps only prose paragraphs: not indented (code, grammar), at least
 200 characters, ending with a full stop, without code markers or sentences over
@@ -62,7 +63,8 @@ def load_prose(source: str = BUILTIN) -> tuple[tuple[tuple[str, ...], ...], ...]
             from pydoc_data.topics import topics
         except ImportError:
             raise ConfigError(
-                f"this Python has no pydoc_data; set the flenqa profile's {PROSE_KNOB} to a folder of .txt files"
+                "this Python has no pydoc_data; "
+                f"set the flenqa profile's {PROSE_KNOB} to a folder of .txt files"
             ) from None
         texts = [topics[k] for k in sorted(topics)]
     else:
@@ -70,7 +72,8 @@ def load_prose(source: str = BUILTIN) -> tuple[tuple[tuple[str, ...], ...], ...]
         files = sorted(folder.rglob("*.txt")) if folder.is_dir() else []
         if not files:
             raise ConfigError(
-                f"FLenQA prose folder {folder} has no .txt files; set the flenqa profile's {PROSE_KNOB} to one that has"
+                f"FLenQA prose folder {folder} has no .txt files; "
+                f"set the flenqa profile's {PROSE_KNOB} to one that has"
             )
         texts = [f.read_text(encoding="utf-8", errors="replace") for f in files]
     documents = [tuple(tuple(p) for p in _clean_paragraphs(t)) for t in texts]

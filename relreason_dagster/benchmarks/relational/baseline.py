@@ -51,12 +51,16 @@ class DLMBaseline:
         return path.exists() and file_sha256(path) == row["checkpoint_sha256"]
 
     def train(
-        self, runs: list[Any], home: Path, on_done: Callable[[dict[str, Any]], None]
+        self,
+        runs: list[Any],
+        home: Path,
+        on_done: Callable[[dict[str, Any]], None],
+        workers: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Train ``runs`` (side by side, one process each); a ``runs_table`` row per run."""
+        """Train ``runs`` (side by side, one process each, ``workers`` at most); a row per run."""
         from relreason_dagster.benchmarks.relational.dlm.jobs import train_runs
 
-        return train_runs(runs, home, on_done=on_done)
+        return train_runs(runs, home, workers=workers, on_done=on_done)
 
     def predictor(self, row: dict[str, Any], home: Path) -> Callable[[Sample], Any]:
         """The trained run's prediction function: a sample in, its predicted cells out."""

@@ -24,8 +24,13 @@ from relreason_dagster.benchmarks.relational.dlm.slots import training_slot
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 
 
-def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[str, Any]:
-    """Train ``run``, write its checkpoint under ``home``, and return its ``raw.dlm_runs`` row."""
+def train_and_save(
+    run: DLMRun, home: Path, threads: int | None = None, slots: int | None = None
+) -> dict[str, Any]:
+    """Train ``run``, write its checkpoint under ``home``, and return its ``raw.dlm_runs`` row.
+
+    It first takes one of ``slots`` machine-wide training slots (default: the CPU count).
+    """
     import torch
 
     from relreason_dagster.benchmarks.relational.dlm.checkpoint import file_sha256, save_checkpoint
@@ -34,7 +39,7 @@ def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[
 
     if threads:
         torch.set_num_threads(threads)
-    with training_slot(default_workers()):  # machine-wide: concurrent task runs share the cores
+    with training_slot(slots or default_workers()):  # machine-wide: concurrent task runs share the cores
         result = train(run.task, list(run.train), run.config, run.seed)
     path = run.checkpoint_path(home)
     save_checkpoint(result.model, path)
@@ -66,9 +71,9 @@ def train_and_save(run: DLMRun, home: Path, threads: int | None = None) -> dict[
 
 
 def default_workers() -> int:
-    """``RELREASON_DLM_WORKERS`` or the number of CPU cores: also the trainings this machine runs at once."""
-    value = os.environ.get("RELREASON_DLM_WORKERS", "")
-    return max(1, int(value)) if value.isdigit() else max(1, os.cpu_count() or 1)
+    """The number of CPU cores: the trainings this machine runs at once unless told
+    (`relreason run --dlm-workers N`, the run settings' ``dlm_workers``)."""
+    return max(1, os.cpu_count() or 1)
 
 
 def train_runs(
@@ -77,12 +82,14 @@ def train_runs(
     workers: int | None = None,
     on_done: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Train every run (one worker process per run, at most ``workers`` at once); rows in run order."""
-    workers = min(len(runs), workers or default_workers())
+    """Train every run (one worker process per run, at most ``workers`` at once, which is also the
+    machine-wide number of training slots); rows in run order."""
+    slots = workers or default_workers()
+    workers = min(len(runs), slots)
     if workers <= 1:
         rows = []
         for run in runs:
-            rows.append(train_and_save(run, home))
+            rows.append(train_and_save(run, home, slots=slots))
             if on_done:
                 on_done(rows[-1])
         return rows
@@ -90,7 +97,7 @@ def train_runs(
     context = multiprocessing.get_context("spawn")
     # A fresh process per run: its peak memory is its own, and nothing leaks between runs.
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, max_tasks_per_child=1) as pool:
-        futures = [pool.submit(train_and_save, run, home, 1) for run in runs]
+        futures = [pool.submit(train_and_save, run, home, 1, slots) for run in runs]
         for future in cf.as_completed(futures):
             row = future.result()
             by_id[row["run_id"]] = row

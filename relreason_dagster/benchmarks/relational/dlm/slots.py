@@ -1,7 +1,7 @@
 """Machine-wide DLM training slots: at most N trainings at once, however many runs start them.
 
-Why: `relreason run` keeps several task runs going at once (``RELREASON_MAX_RUNS``, default 4)
-and each trains its seeds in up to ``RELREASON_DLM_WORKERS`` processes, so the paper profile
+Why: `relreason run` keeps several task runs going at once (``--max-runs``, default 4)
+and each trains its seeds in up to ``--dlm-workers`` processes, so the paper profile
 put eight one-thread trainings on a two-core machine.  They finish no sooner than two at a time
 would, but every one of them holds its memory the whole while and records a wall time
 inflated fourfold in ``raw.dlm_runs.wall_s``.  A training therefore first takes one of N
