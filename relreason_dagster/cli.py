@@ -544,6 +544,12 @@ def cmd_ui(args: argparse.Namespace) -> int:
     from relreason_dagster.pipeline import prepare_environment
 
     prepare_environment(args.profile)
+    # The UI's definitions load in `dagster dev`'s processes: they take the profile (and its file) this
+    # command was given as their default, through that child's environment only.
+    child_env = {**os.environ, "RELREASON_PROFILE": args.profile}
+    chosen = profiles.profile_file()
+    if chosen is not None:
+        child_env[profiles.PROFILE_FILE_ENV] = str(chosen)
     cmd = [
         os.path.join(os.path.dirname(sys.executable), "dagster"),
         "dev",
@@ -555,14 +561,14 @@ def cmd_ui(args: argparse.Namespace) -> int:
         str(paths.REPO_ROOT / "workspace.yaml"),
     ]
     print(f"Dagster UI on http://127.0.0.1:{args.port} (Ctrl-C stops it)", flush=True)
-    return _serve_ui(cmd)
+    return _serve_ui(cmd, child_env)
 
 
 # How long `dagster dev` gets to stop its webserver, daemon and code servers before SIGKILL.
 UI_STOP_WAIT_S = 20.0
 
 
-def _serve_ui(cmd: list[str]) -> int:
+def _serve_ui(cmd: list[str], env: dict[str, str] | None = None) -> int:
     """Run `dagster dev` in a process group of its own and stop that whole group when this ends.
 
     A `kill` of `relreason ui` used to leave the `dagster dev` tree (webserver, daemon, code server)
@@ -573,7 +579,7 @@ def _serve_ui(cmd: list[str]) -> int:
     def restore() -> None:  # dagster dev ignores SIGINT inherited as ignored (a background shell)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    proc = subprocess.Popen(cmd, preexec_fn=restore, start_new_session=True)
+    proc = subprocess.Popen(cmd, preexec_fn=restore, start_new_session=True, env=env)
 
     def stop(signum: int, _frame: Any) -> None:
         raise KeyboardInterrupt
@@ -1030,7 +1036,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _SAID.clear()
     use_verbose(bool(getattr(args, "verbose", False)))
     try:
-        if hasattr(args, "profile_file"):  # every process of the run reads this one file (env)
+        if hasattr(args, "profile_file"):  # read here; the runs get the resolved profile by value
             profiles.use_profile_file(args.profile_file)
         return int(args.handler(args))
     except ConfigError as exc:
@@ -1043,6 +1049,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if _report_no_space(exc):
             return 1
         raise
+    finally:
+        profiles.forget_profile_file()
 
 
 if __name__ == "__main__":

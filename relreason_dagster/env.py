@@ -62,9 +62,17 @@ def apply_offline_env() -> None:
         os.environ.setdefault(key, value)
 
 
+# The DAGSTER_HOME this process set itself (for its child processes, which inherit it): a later call
+# for another RELREASON_HOME moves it, while a DAGSTER_HOME the user set is kept.
+_dagster_home_set_here: str | None = None
+
+
 def ensure_dagster_home(relreason_home: Path) -> Path:
-    """Point DAGSTER_HOME at ``<RELREASON_HOME>/dagster`` (unless set) and write its dagster.yaml."""
-    home = Path(os.environ.get("DAGSTER_HOME") or relreason_home / "dagster").resolve()
+    """Point DAGSTER_HOME at ``<RELREASON_HOME>/dagster`` (unless the user set it); write its dagster.yaml."""
+    global _dagster_home_set_here
+    current = os.environ.get("DAGSTER_HOME")
+    chosen = current if current and current != _dagster_home_set_here else None
+    home = Path(chosen or relreason_home / "dagster").resolve()
     home.mkdir(parents=True, exist_ok=True)
     cfg = home / "dagster.yaml"
     # Our own file is kept current; a dagster.yaml the user wrote is left alone.
@@ -73,6 +81,8 @@ def ensure_dagster_home(relreason_home: Path) -> Path:
     ):
         cfg.write_text(DAGSTER_YAML)
     os.environ["DAGSTER_HOME"] = str(home)
+    if chosen is None:
+        _dagster_home_set_here = str(home)
     return home
 
 

@@ -108,13 +108,21 @@ class PipelineReport:
 
 
 def prepare_environment(profile: str) -> None:
-    """Validate the profile and point Dagster at RELREASON_HOME before definitions load."""
+    """Validate the profile and point Dagster at RELREASON_HOME before definitions load.
+
+    The profile itself is not put anywhere: a launch passes its resolved sections to the runs in
+    their run settings (:func:`resolved_sections`).
+    """
     from relreason_dagster.defs.instance import ensure_instance
 
     profiles.profile_families(profile)  # an unknown profile or a bad profile file: one line
-    os.environ["RELREASON_PROFILE"] = profile
     ensure_instance(paths.relreason_home())
-    os.environ.setdefault("RELREASON_DUCKDB", str(paths.duckdb_path()))
+
+
+def resolved_sections(profile: str) -> str:
+    """Profile ``profile`` resolved once, as the JSON the runs' settings carry (``RunSettings.sections``):
+    a step process reads no profile file, so it sees what this process saw."""
+    return json.dumps(profiles.resolve(profile))
 
 
 @contextlib.contextmanager
@@ -517,6 +525,7 @@ def run_pipeline(
 
     run_settings = RunSettings(
         profile=profile,
+        sections=resolved_sections(profile),
         seed=seed,
         benchmarks=benchmarks or [],
         models_file=str(paths.models_path()),
@@ -583,6 +592,7 @@ def run_steps(
 
     run_settings = RunSettings(
         profile=profile,
+        sections=resolved_sections(profile),
         benchmarks=[benchmark],
         models_file=str(paths.models_path()),
         step_model=step_model or "",

@@ -3,9 +3,10 @@
 A family declares, in its own folder, ``profiles.yaml`` (its sections of the built-in profiles,
 ``{profile: {knob: value}}``) and ``profile_schema.py`` (``Knobs``: a pydantic model, each knob's type
 and default; a knob a profile leaves out reads as that default through ``Profile.get``).  A user adds
-or changes profiles in one YAML file, ``{profile: {extends: other, family: {knob: value}}}``: the file
-``RELREASON_PROFILES`` names (the CLI's ``--profile-file`` sets it, so step workers in child processes
-read the same file), else ``relreason.yaml`` in the working directory.
+or changes profiles in one YAML file, ``{profile: {extends: other, family: {knob: value}}}``: the CLI's
+``--profile-file``, else the file ``RELREASON_PROFILES`` names, else ``relreason.yaml`` in the working
+directory.  A launch resolves its profile here once; the runs' step processes get the resolved
+sections in their run settings (``defs/resources.py``) and read no profile file.
 
 Why a merge per knob: ``{mine: {extends: smoke, kor: {self_correction_rounds: 2}}}`` must change that
 one knob and keep the rest of smoke; a knob's value is replaced whole (``rules: {}`` in paper means
@@ -194,8 +195,16 @@ def _builtin_profiles(families: tuple[tuple[str, str], ...]) -> dict[str, Sectio
 # ---------------------------------------------------------------------------------------- user file
 
 
+# The profile file this command chose (``use_profile_file``): the CLI's ``--profile-file`` or the
+# discovered default, as an absolute path; None: look it up (``RELREASON_PROFILES``, ./relreason.yaml).
+_chosen_file: Path | None = None
+
+
 def profile_file() -> Path | None:
-    """The user's profile file: ``RELREASON_PROFILES``, else ``./relreason.yaml`` if present."""
+    """The user's profile file: the command's choice, else ``RELREASON_PROFILES``, else
+    ``./relreason.yaml`` if present."""
+    if _chosen_file is not None:
+        return _chosen_file
     named = os.environ.get(PROFILE_FILE_ENV)
     if named:
         return Path(named).expanduser()
@@ -204,20 +213,28 @@ def profile_file() -> Path | None:
 
 
 def use_profile_file(path: str | os.PathLike[str] | None) -> Path | None:
-    """Make ``path`` (or the discovered default) the profile file of this process and its children.
+    """Make ``path`` (or the discovered default) the profile file of this command (None: forget it).
 
-    The CLI calls this first: the absolute path goes into ``RELREASON_PROFILES`` so step workers,
-    whatever their working directory, read the very file the user chose.  The file is read here,
-    so a bad one is one line before anything runs.
+    The CLI calls this first, and with None when the command ends.  The file is read here, so a bad
+    one is one line before anything runs.  Nothing is written to the environment: a launch hands
+    the resolved sections to its runs by value (``RunSettings.sections``).
     """
+    global _chosen_file
+    _chosen_file = None
     chosen = Path(path).expanduser() if path else profile_file()
     if chosen is None:
         return None
     if not chosen.is_file():
         raise ConfigError(f"{_shown(chosen)}: no such profile file; give a YAML file of profiles")
-    os.environ[PROFILE_FILE_ENV] = str(chosen.resolve())
+    _chosen_file = chosen.resolve()
     user_profiles()
     return chosen
+
+
+def forget_profile_file() -> None:
+    """The command is over: the next one looks its profile file up again."""
+    global _chosen_file
+    _chosen_file = None
 
 
 def _parse_user(shown: str, data: Any) -> dict[str, dict[str, Any]]:
@@ -282,7 +299,7 @@ def user_profiles() -> dict[str, dict[str, Any]]:
         stat = path.stat()
     except OSError as exc:
         raise ConfigError(
-            f"{_shown(path)}: {exc.strerror}; point {PROFILE_FILE_ENV} or --profile-file at a readable file"
+            f"{_shown(path)}: {exc.strerror}; point --profile-file (or {PROFILE_FILE_ENV}) at a readable file"
         ) from None
     return _user_profiles_cached(str(path), _shown(path), stat.st_mtime_ns, stat.st_size)
 

@@ -18,36 +18,6 @@ from relreason_dagster.storage.responses import ResponseStore  # noqa: E402
 from relreason_dagster.storage.schema import ensure_schema  # noqa: E402
 
 
-def _restore_environ(saved: dict[str, str]) -> None:
-    for key in set(os.environ) - set(saved):
-        del os.environ[key]
-    for key, value in saved.items():
-        if os.environ.get(key) != value:
-            os.environ[key] = value
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _module_environ():
-    """The process environment as each test module found it, restored when the module ends.
-
-    The product sets variables for its child processes on purpose (``prepare_environment`` writes
-    ``RELREASON_PROFILE`` and ``DAGSTER_HOME``), so a module that runs the pipeline in-process would
-    otherwise hand its profile to the next module on the same worker: CI saw `relreason status` in a
-    later test fail with "unknown profile 'it-selfcontra'".
-    """
-    saved = dict(os.environ)
-    yield
-    _restore_environ(saved)
-
-
-@pytest.fixture(autouse=True)
-def _test_environ():
-    """The same, per test (a module's own fixtures have set up by the time this snapshot is taken)."""
-    saved = dict(os.environ)
-    yield
-    _restore_environ(saved)
-
-
 @pytest.fixture
 def lake(tmp_path):
     """A fresh Parquet lake under the test's folder."""

@@ -1,6 +1,7 @@
 """Tests build profiles the way a user does: a YAML profile file named by ``RELREASON_PROFILES``.
 
-Nothing global is patched, and the pipeline's child processes read the same file.
+Nothing global is patched; a launch resolves the profile from that file and hands the runs the
+result by value.
 """
 
 from __future__ import annotations

@@ -261,7 +261,8 @@ class Profile:
 
 class BenchmarkFamily(Protocol):
     """What the pipeline needs from a family; register it with one ``register(...)`` line in
-    ``benchmarks.registry`` (from outside the package: ``registry.register`` or ``RELREASON_FAMILIES``).
+    ``benchmarks.registry`` (from outside the package: ``registry.register``, or a
+    ``relreason.families`` entry point).
 
     Its folder also holds, found by name (``registry.family_module``):
 

@@ -8,15 +8,16 @@ checks; ``CHECKS``: checks of its own), ``profiles.yaml`` and ``profile_schema.p
 not LLMs, e.g. the relational study's DLM) and ``tables.py`` (``RAW_TABLES``: tables of schema
 ``raw`` it owns); the functions at the end of this module find them.  A family from outside the
 package (a toy family in a test, a user's own) is registered the same way, ``register(MyFamily())``,
-or, so that the pipeline's child processes see it too, named in ``RELREASON_FAMILIES`` as
-``package.module:Attribute`` entries separated by commas (the attribute is a family instance or a
-class to instantiate).
+or, so that the pipeline's child processes see it too, by an installed package declaring it as an
+entry point of the group ``relreason.families`` (``name = "package.module:Attribute"``, the
+attribute a family instance or a class to instantiate): every process imports the installed
+families when this module loads, before the definitions are built from the registered families.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
+from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,7 +37,8 @@ from relreason_dagster.benchmarks.relational.family import RelationalFamily
 from relreason_dagster.benchmarks.selfcontra.family import SelfContraFamily
 from relreason_dagster.errors import ConfigError
 
-FAMILIES_ENV = "RELREASON_FAMILIES"
+# Installed packages declare their families here (pyproject: [project.entry-points."relreason.families"]).
+ENTRY_POINT_GROUP = "relreason.families"
 
 FAMILIES: dict[str, BenchmarkFamily] = {}
 
@@ -65,18 +67,18 @@ def load_family(entry: str) -> BenchmarkFamily:
         found: Any = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(
-            f"{FAMILIES_ENV}: cannot load {entry!r} ({exc}); use package.module:FamilyClass"
+            f"family entry point {entry!r} ({ENTRY_POINT_GROUP}): cannot load it ({exc}); "
+            "declare package.module:FamilyClass"
         ) from None
     return found() if isinstance(found, type) else found
 
 
-def register_from_env() -> list[str]:
-    """Register the families ``RELREASON_FAMILIES`` names; returns their names."""
-    entries = [e for e in os.environ.get(FAMILIES_ENV, "").split(",") if e.strip()]
-    return [register(load_family(entry)).name for entry in entries]
+def register_installed() -> list[str]:
+    """Register the families installed packages declare (entry point group ``relreason.families``)."""
+    return [register(load_family(point.value)).name for point in entry_points(group=ENTRY_POINT_GROUP)]
 
 
-register_from_env()
+register_installed()
 
 
 def family_names() -> list[str]:

@@ -17,7 +17,6 @@ import contextlib
 import fcntl
 import functools
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -43,6 +42,8 @@ from relreason_dagster.results.numbers import round_sig
 from relreason_dagster.storage.rows import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
+# The dbt var naming the DuckDB file (dbt_project/profiles.yml).
+DUCKDB_VAR = "relreason_duckdb"
 # Build folders (dbt's target and log of one `dbt build`) kept under $RELREASON_HOME/dbt.
 KEEP_DBT_BUILDS = 3
 PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samples` shows whole texts
@@ -71,10 +72,6 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
     sources = [p for p in project_dir.rglob("*") if p.suffix in inputs and "target" not in p.parts]
     newest = max((p.stat().st_mtime for p in sources), default=0)
     if not manifest.exists() or manifest.stat().st_mtime < newest:
-        env = {
-            **os.environ,
-            "RELREASON_DUCKDB": os.environ.get("RELREASON_DUCKDB", str(paths.duckdb_path())),
-        }
         subprocess.run(
             [
                 dbt_executable(),
@@ -88,7 +85,6 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
                 str(project_dir / "target"),
             ],
             check=True,
-            env=env,
             cwd=project_dir,
         )
     return manifest
@@ -191,8 +187,9 @@ def relreason_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBFile
 ) -> Iterator:
     """`dbt build` (models + schema tests) on the pipeline's DuckDB file; marts carry a Markdown preview."""
-    os.environ["RELREASON_DUCKDB"] = duckdb.database
-    events = list(dbt.cli(["build"], context=context, target_path=build_folder(context)).stream())
+    # The file travels as a dbt var (profiles.yml reads it), not through this process's environment.
+    build = ["build", "--vars", json.dumps({DUCKDB_VAR: duckdb.database})]
+    events = list(dbt.cli(build, context=context, target_path=build_folder(context)).stream())
     # dbt has exited, so the file is free to read: attach previews of the marts.
     with duckdb.get_connection() as con:
         for event in events:

@@ -49,11 +49,16 @@ class RunSettings(dg.ConfigurableResource):
     """What a run generates: the size profile, the seed, the benchmark families, the model registry
     and how many samples DLM trains on.
 
-    Defaults come from the environment (``RELREASON_PROFILE``, ``RELREASON_MODELS``) so
-    the CLI and ``dagster dev`` agree; the launchpad can override them per run.
+    A launch (``pipeline.py``) fills every field, the profile's resolved sections included, and
+    passes them as run config, so a step process reads no profile file and no setting of the
+    launching process's environment.  A run from the UI starts from the defaults the definitions
+    loaded with (the profile file and ``RELREASON_MODELS`` of the shell that started it); the
+    launchpad can override them per run.
     """
 
     profile: str = profiles.DEFAULT_PROFILE
+    # The profile resolved by the launch, JSON ``{family: {knob: value}}``; "": resolve ``profile`` here.
+    sections: str = ""
     seed: int = profiles.DEFAULT_SEED
     benchmarks: list[str] = []
     models_file: str = ""
@@ -79,7 +84,7 @@ class RunSettings(dg.ConfigurableResource):
         A profile without a section for a family does not run it (its defaults are the
         paper-sized grid, which a small custom profile never means).
         """
-        in_profile = profiles.profile_families(self.profile)
+        in_profile = sorted(self._sections())
         names = self.benchmarks or [name for name in FAMILIES if name in in_profile]
         for name in names:
             get_family(name)  # a ConfigError naming the known ones
@@ -90,9 +95,13 @@ class RunSettings(dg.ConfigurableResource):
                 )
         return names
 
+    def _sections(self) -> dict[str, dict[str, Any]]:
+        """The profile's sections: those the launch resolved, else ``profile`` resolved now."""
+        return json.loads(self.sections) if self.sections else profiles.resolve(self.profile)
+
     def profile_for(self, family: str) -> Profile:
         """The family's section of the profile, with this run's overrides of single knobs."""
-        profile = profiles.get_profile(self.profile, family)
+        profile = Profile(name=self.profile, params=dict(self._sections().get(family, {})))
         changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
         return profile.with_params(changed) if changed else profile
 

@@ -104,7 +104,7 @@ def hash_named_paths(digest: Any, params: Any) -> None:
 
 def code_roots() -> list[Path]:
     """This package, the data-quality suites beside it, and the folders of families whose code lives
-    elsewhere (``RELREASON_FAMILIES``)."""
+    elsewhere (installed ``relreason.families`` entry points)."""
     import data_quality
     from relreason_dagster.benchmarks.registry import family_names, get_family
 

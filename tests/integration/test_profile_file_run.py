@@ -38,10 +38,6 @@ def test_run_with_a_user_profile_file(tmp_path, monkeypatch, capsys):
     isolated_home(monkeypatch, tmp_path, MODELS_YAML)
     my = tmp_path / "my.yaml"
     my.write_text(yaml.safe_dump(MINE), encoding="utf-8")
-    # The CLI exports both for its child processes; set here so the test's environment is restored.
-    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, "")
-    monkeypatch.setenv("RELREASON_PROFILE", "smoke")
-
     monkeypatch.setenv(profiles.PROFILE_FILE_ENV, str(my))
     family = get_family("relational")
     profile = profiles.get_profile("mine", "relational")

@@ -1,4 +1,5 @@
-"""Registering a family: one ``register`` line, or ``RELREASON_FAMILIES`` for child processes too."""
+"""Registering a family: one ``register`` line, or an installed ``relreason.families`` entry point
+(every process, child processes too, imports those when the registry loads)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from relreason_dagster.errors import ConfigError
 
 
 def test_a_family_from_outside_the_package_brings_its_folder(monkeypatch):
-    monkeypatch.setenv(registry.FAMILIES_ENV, "tests.toy_family.family:ToyFamily")
+    from importlib.metadata import EntryPoint
+
+    point = EntryPoint("toy", "tests.toy_family.family:ToyFamily", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [point] if group == point.group else [])
     try:
-        assert registry.register_from_env() == ["toy"]
+        assert registry.register_installed() == ["toy"]
         assert "toy" in registry.family_names()
         # Its folder's profiles.yaml and checks.py are found by name, as for the built-in families.
         assert profiles.get_profile("smoke", "toy").params["n"] == 8
@@ -24,7 +28,9 @@ def test_a_family_from_outside_the_package_brings_its_folder(monkeypatch):
 
 
 def test_a_bad_entry_is_one_line():
-    with pytest.raises(ConfigError, match=r"RELREASON_FAMILIES: cannot load 'tests\.nowhere:Nope'"):
+    with pytest.raises(
+        ConfigError, match=r"family entry point 'tests\.nowhere:Nope' \(relreason\.families\): cannot load"
+    ):
         registry.load_family("tests.nowhere:Nope")
 
 

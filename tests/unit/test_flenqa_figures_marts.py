@@ -14,7 +14,6 @@ be the study's: Figure 1 600 per point, Figure 3 300, Figure 4 600, Figure 5 300
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -153,8 +152,8 @@ def _dbt_build(db: Path, work: Path) -> None:
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--select", "+path:models/marts/flenqa"]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    env = {**os.environ, "RELREASON_DUCKDB": str(db)}
-    done = subprocess.run(command, env=env, cwd=project, capture_output=True, text=True, check=False)
+    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

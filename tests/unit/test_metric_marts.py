@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
 import subprocess
 import sys
@@ -171,8 +170,8 @@ def _dbt_build(db: Path, work: Path) -> None:
     project = str(paths.DBT_PROJECT_DIR)
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    env = {**os.environ, "RELREASON_DUCKDB": str(db)}
-    done = subprocess.run(command, env=env, cwd=project, capture_output=True, text=True, check=False)
+    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -3,6 +3,7 @@ overrides single knobs, and one error line (file, key path, expected type) for e
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -103,12 +104,19 @@ def test_an_edited_file_is_read_again(tmp_path, monkeypatch):
     assert profiles.get_profile("b", "relational").get("n_iid") == 12
 
 
-def test_use_profile_file_exports_an_absolute_path_for_child_processes(tmp_path, monkeypatch):
+def test_use_profile_file_pins_an_absolute_path_for_the_command_only(tmp_path, monkeypatch):
     _write(tmp_path / "relreason.yaml", "local: {extends: smoke}\n")
-    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, "")  # restored after the test
-    assert profiles.use_profile_file(None) == Path("relreason.yaml")
-    assert profiles.profile_file() == tmp_path / "relreason.yaml"
-    assert Path(profiles.profile_file()).is_absolute()
+    monkeypatch.delenv(profiles.PROFILE_FILE_ENV, raising=False)
+    try:
+        assert profiles.use_profile_file(None) == Path("relreason.yaml")
+        assert profiles.profile_file() == tmp_path / "relreason.yaml"
+        assert Path(profiles.profile_file()).is_absolute()
+        assert profiles.PROFILE_FILE_ENV not in os.environ  # nothing is exported to the environment
+        monkeypatch.chdir(tmp_path.parent)  # the command's choice holds wherever it looks from
+        assert "local" in profiles.profile_names()
+    finally:
+        profiles.forget_profile_file()
+    assert profiles.profile_file() is None
 
 
 @pytest.mark.parametrize(
@@ -154,7 +162,7 @@ def test_a_malformed_profile_file_is_one_line_naming_file_key_and_type(tmp_path,
 
 def test_the_cli_prints_a_bad_profile_file_as_one_line(tmp_path, monkeypatch, capsys):
     path = _write(tmp_path / "my.yaml", "mine: {extends: smoke, kor: {self_correction_rounds: two}}\n")
-    monkeypatch.setenv(profiles.PROFILE_FILE_ENV, "")  # the CLI exports its file; restored after the test
+    monkeypatch.delenv(profiles.PROFILE_FILE_ENV, raising=False)
     argv = ["run", "--profile-file", str(path), "--profile", "mine", "--model", "x"]
     assert main(argv) == 2
     err = capsys.readouterr().err

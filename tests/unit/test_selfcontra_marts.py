@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
-import os
 import subprocess
 import sys
 from collections import Counter
@@ -115,8 +114,8 @@ def _dbt_build(db: Path, work: Path) -> None:
     project = str(paths.DBT_PROJECT_DIR)
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    env = {**os.environ, "RELREASON_DUCKDB": str(db)}
-    done = subprocess.run(command, env=env, cwd=project, capture_output=True, text=True, check=False)
+    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
