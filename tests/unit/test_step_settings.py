@@ -35,3 +35,23 @@ def test_overrides_change_single_knobs_of_one_family(tmp_path, monkeypatch):
     profile = RunSettings(profile="it-steps", overrides=overrides).profile_for("selfcontra")
     assert profile.get("detect_limit") == 2 and profile.get("judge") == "j"
     assert RunSettings(profile="it-steps").profile_for("selfcontra").get("detect_limit") == 5
+
+
+def test_a_launchs_resolved_sections_are_all_a_step_reads(tmp_path, monkeypatch):
+    """A step process gets the profile by value: with ``sections`` set, no profile file is read (the
+    file that defined the profile is gone, and the name alone would be an unknown profile)."""
+    from relreason_dagster.pipeline import resolved_sections
+
+    path = use_profiles(
+        monkeypatch,
+        tmp_path / "p.yaml",
+        {"it-steps": {"extends": "smoke", "selfcontra": {"detect_limit": 3}}},
+    )
+    sections = resolved_sections("it-steps")
+    path.unlink()
+    monkeypatch.delenv("RELREASON_PROFILES")
+    settings = RunSettings(profile="it-steps", sections=sections)
+    assert settings.profile_for("selfcontra").get("detect_limit") == 3
+    assert "selfcontra" in settings.family_names()
+    with pytest.raises(ConfigError, match="unknown profile 'it-steps'"):
+        RunSettings(profile="it-steps").profile_for("selfcontra")
