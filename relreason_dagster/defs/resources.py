@@ -101,7 +101,8 @@ class RunSettings(dg.ConfigurableResource):
 
     def profile_for(self, family: str) -> Profile:
         """The family's section of the profile, with this run's overrides of single knobs."""
-        profile = Profile(name=self.profile, params=dict(self._sections().get(family, {})))
+        params = dict(self._sections().get(family, {}))
+        profile = Profile(name=self.profile, params=params, knobs=profiles.family_knobs(family))
         changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
         return profile.with_params(changed) if changed else profile
 
