@@ -21,31 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.model_kinds import MODEL_KINDS
 from relreason_dagster.llm.reasoning import REASONING_MODES
 from relreason_dagster.llm.workers import MAX_WORKERS
-
-# Fields of one ``models:`` entry and whether they must be present.
-_REQUIRED_FIELDS = ("name", "litellm_model")
-_OPTIONAL_FIELDS = (
-    "params",
-    "concurrency",
-    "api_base",
-    "api_key_env",
-    "enabled",
-    "timeout_s",
-    "max_attempts",
-    "context_window",
-    "workers",
-    "kind",
-    "reasoning",
-    "max_cost",
-    "rpm",
-    "tpm",
-)
-_ALL_FIELDS = _REQUIRED_FIELDS + _OPTIONAL_FIELDS
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
 
@@ -194,95 +176,151 @@ def _check_params(where: str, prefix: str, params: Any) -> dict[str, Any]:
     return out
 
 
+def _says(expected: str) -> dict[str, Any]:
+    """What an error line says a field takes (``models[0].kind: expected 'chat' or 'base', got ...``)."""
+    return {"expected": expected}
+
+
+# ModelSpec's defaults are the entry's: an entry leaving a field out gets exactly these.
+_DEFAULT = {f.name: f.default for f in dataclasses.fields(ModelSpec) if f.default is not dataclasses.MISSING}
+_POSITIVE = _says("a positive integer")
+
+
+class ModelEntry(BaseModel):
+    """One ``models:`` entry as written in models.yaml, checked: each field's type, its bounds and what
+    the error line says it expects (the defaults are :class:`ModelSpec`'s).  Strict, so ``true`` is not
+    a number and ``"4"`` is not an integer; an unknown field is an error, never a silently ignored typo.
+    ``params`` is checked by :func:`_check_params` with the file and key path from the context."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    name: str = Field(json_schema_extra=_says("a name of letters, digits, '.', '_', ':' or '-'"))
+    litellm_model: str = Field(json_schema_extra=_says("a LiteLLM model string such as 'openai/gpt-4o-mini'"))
+    params: Any = Field(None, validate_default=True)  # None: no params of its own ({})
+    concurrency: int = Field(_DEFAULT["concurrency"], gt=0, json_schema_extra=_POSITIVE)
+    api_base: str | None = Field(
+        None,
+        pattern=r"^https?://\S+$",
+        json_schema_extra=_says("an http(s) URL such as 'http://localhost:8000/v1'"),
+    )
+    api_key_env: str | None = Field(
+        None,
+        pattern=_ENV_RE.pattern,
+        json_schema_extra=_says("the NAME of an environment variable such as 'OPENAI_API_KEY'"),
+    )
+    enabled: bool = Field(_DEFAULT["enabled"], json_schema_extra=_says("true or false"))
+    timeout_s: float = Field(
+        _DEFAULT["timeout_s"], gt=0, json_schema_extra=_says("a positive number of seconds")
+    )
+    max_attempts: int = Field(_DEFAULT["max_attempts"], gt=0, json_schema_extra=_POSITIVE)
+    context_window: int | None = Field(_DEFAULT["context_window"], gt=0, json_schema_extra=_POSITIVE)
+    workers: int = Field(_DEFAULT["workers"], gt=0, json_schema_extra=_POSITIVE)
+    kind: str = Field(_DEFAULT["kind"], json_schema_extra=_says(" or ".join(map(repr, MODEL_KINDS))))
+    reasoning: str | None = Field(
+        _DEFAULT["reasoning"], json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
+    )
+    max_cost: float | None = Field(
+        _DEFAULT["max_cost"], gt=0, json_schema_extra=_says("a positive number of US dollars")
+    )
+    rpm: int | None = Field(_DEFAULT["rpm"], gt=0, json_schema_extra=_POSITIVE)
+    tpm: int | None = Field(_DEFAULT["tpm"], gt=0, json_schema_extra=_POSITIVE)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME_RE.match(value):
+            raise ValueError("bad name")
+        return value
+
+    @field_validator("litellm_model")
+    @classmethod
+    def _litellm_model(cls, value: str) -> str:
+        if not value.strip() or value != value.strip():
+            raise ValueError("blank or padded")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _params(cls, value: Any, info: ValidationInfo) -> dict[str, Any]:
+        context = info.context or {}
+        return _check_params(context.get("where", "-"), f"{context.get('prefix', 'models[0]')}.params", value)
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, value: int) -> int:
+        if value > MAX_WORKERS:
+            raise PydanticCustomError(
+                "expected", "{expected}", {"expected": f"at most {MAX_WORKERS} processes"}
+            )
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        if value not in MODEL_KINDS:
+            raise ValueError("unknown kind")
+        return value
+
+    @field_validator("reasoning")
+    @classmethod
+    def _reasoning(cls, value: str | None) -> str | None:
+        if value is not None and value not in REASONING_MODES:
+            raise ValueError("unknown reasoning mode")
+        return value
+
+
+_REQUIRED_FIELDS = tuple(k for k, f in ModelEntry.model_fields.items() if f.is_required())
+_OPTIONAL_FIELDS = tuple(k for k, f in ModelEntry.model_fields.items() if not f.is_required())
+_ALL_FIELDS = tuple(ModelEntry.model_fields)
+
+
+def _entry_error(where: str, prefix: str, entry: dict[str, Any], exc: ValidationError) -> ConfigError:
+    """The first mistake of an entry as one line: unknown fields first, then missing ones, then the
+    fields in file order of declaration, each naming what it expects."""
+    keys, fields = list(entry), list(ModelEntry.model_fields)
+
+    def rank(error: Any) -> tuple[int, int]:
+        key = error["loc"][0] if error["loc"] else ""
+        if error["type"] == "extra_forbidden":
+            return 0, keys.index(key) if key in keys else 0
+        return (1 if error["type"] == "missing" else 2), fields.index(key) if key in fields else 0
+
+    first = min(exc.errors(), key=rank)
+    key = str(first["loc"][0]) if first["loc"] else ""
+    if first["type"] == "extra_forbidden":
+        hint = (
+            "; keys never go in this file, name their environment variable with api_key_env"
+            if key == "api_key"
+            else f"; expected one of {', '.join(_ALL_FIELDS)}"
+        )
+        return ConfigError(f"{where}: {prefix}.{key}: unknown field{hint}")
+    if first["type"] == "missing":
+        return ConfigError(f"{where}: {prefix}.{key}: missing required field")
+    if first["type"] == "expected":
+        expected = str((first.get("ctx") or {})["expected"])
+    else:
+        extra = ModelEntry.model_fields[key].json_schema_extra
+        expected = str(extra["expected"]) if isinstance(extra, dict) else first["msg"]
+    return ConfigError(f"{where}: {prefix}.{key}: expected {expected}, got {_got(entry[key])}")
+
+
 def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
+    """One ``models:`` entry, checked against :class:`ModelEntry`, as the :class:`ModelSpec` a run uses."""
     prefix = f"models[{index}]"
     if not isinstance(entry, dict):
         raise ConfigError(
             f"{where}: {prefix}: expected a mapping with name and litellm_model, got {_got(entry)}"
         )
-    for key in entry:
-        if key not in _ALL_FIELDS:
-            hint = (
-                "; keys never go in this file, name their environment variable with api_key_env"
-                if key == "api_key"
-                else f"; expected one of {', '.join(_ALL_FIELDS)}"
-            )
-            raise ConfigError(f"{where}: {prefix}.{key}: unknown field{hint}")
-    for key in _REQUIRED_FIELDS:
-        if key not in entry:
-            raise ConfigError(f"{where}: {prefix}.{key}: missing required field")
-
-    def fail(key: str, expected: str) -> ConfigError:
-        return ConfigError(f"{where}: {prefix}.{key}: expected {expected}, got {_got(entry[key])}")
-
-    def positive_int(key: str) -> None:
-        value = entry[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise fail(key, "a positive integer")
-
-    name = entry["name"]
-    if not isinstance(name, str) or not _NAME_RE.match(name):
-        raise fail("name", "a name of letters, digits, '.', '_', ':' or '-'")
-    reserved = reserved_names()
-    if name in reserved:
+    try:
+        checked = ModelEntry.model_validate(entry, context={"where": where, "prefix": prefix})
+    except ValidationError as exc:
+        raise _entry_error(where, prefix, entry, exc) from None
+    reserved = reserved_names().get(checked.name)
+    if reserved is not None:
         raise ConfigError(
-            f"{where}: {prefix}.name: {name!r} is the built-in {reserved[name]}; pick another name"
+            f"{where}: {prefix}.name: {checked.name!r} is the built-in {reserved}; pick another name"
         )
-    litellm_model = entry["litellm_model"]
-    if (
-        not isinstance(litellm_model, str)
-        or not litellm_model.strip()
-        or litellm_model != litellm_model.strip()
-    ):
-        raise fail("litellm_model", "a LiteLLM model string such as 'openai/gpt-4o-mini'")
-    kwargs: dict[str, Any] = {"name": name, "litellm_model": litellm_model}
-    kwargs["params"] = _check_params(where, f"{prefix}.params", entry.get("params"))
-    for key in ("concurrency", "max_attempts", "context_window"):
-        if key in entry and not (key == "context_window" and entry[key] is None):
-            positive_int(key)
-            kwargs[key] = entry[key]
-    if "workers" in entry:
-        positive_int("workers")
-        if entry["workers"] > MAX_WORKERS:
-            raise fail("workers", f"at most {MAX_WORKERS} processes")
-        kwargs["workers"] = entry["workers"]
-    if "kind" in entry:
-        if entry["kind"] not in MODEL_KINDS:
-            raise fail("kind", " or ".join(repr(k) for k in MODEL_KINDS))
-        kwargs["kind"] = entry["kind"]
-    if entry.get("reasoning") is not None:
-        if entry["reasoning"] not in REASONING_MODES:
-            raise fail("reasoning", " or ".join(repr(k) for k in REASONING_MODES))
-        kwargs["reasoning"] = entry["reasoning"]
-    for key in ("rpm", "tpm"):
-        if entry.get(key) is not None:
-            positive_int(key)
-            kwargs[key] = entry[key]
-    if entry.get("max_cost") is not None:
-        value = entry["max_cost"]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise fail("max_cost", "a positive number of US dollars")
-        kwargs["max_cost"] = float(value)
-    if "timeout_s" in entry:
-        value = entry["timeout_s"]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise fail("timeout_s", "a positive number of seconds")
-        kwargs["timeout_s"] = float(value)
-    if "enabled" in entry:
-        if not isinstance(entry["enabled"], bool):
-            raise fail("enabled", "true or false")
-        kwargs["enabled"] = entry["enabled"]
-    if entry.get("api_base") is not None:
-        value = entry["api_base"]
-        if not isinstance(value, str) or not re.match(r"^https?://\S+$", value):
-            raise fail("api_base", "an http(s) URL such as 'http://localhost:8000/v1'")
-        kwargs["api_base"] = value
-    if entry.get("api_key_env") is not None:
-        value = entry["api_key_env"]
-        if not isinstance(value, str) or not _ENV_RE.match(value):
-            raise fail("api_key_env", "the NAME of an environment variable such as 'OPENAI_API_KEY'")
-        kwargs["api_key_env"] = value
-    spec = ModelSpec(**kwargs)
+    spec = ModelSpec(**checked.model_dump())
     if spec.workers > 1 and spec.provider == "local":
         raise ConfigError(
             f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "
