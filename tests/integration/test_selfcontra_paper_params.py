@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.openai_server import FakeOpenAIServer, prompt_key
 from tests.pipeline_home import isolated_home, rows
@@ -27,9 +28,8 @@ SELFCONTRA = {
     "sources": {"generated": 2},
     "prompts": "relreason",  # the study's wording needs its demonstrations from the reference folder
     "judge": MODEL,
-    "detect_methods": [],
     "annotation_files": [],
-    "detect_limit": 0,
+    "detect_limit": 0,  # the judge detects nothing: only the test prompts' requests matter here
 }
 
 
@@ -51,11 +51,11 @@ def test_paper_profile_requests_carry_the_studys_temperature(tmp_path):
     mp = pytest.MonkeyPatch()
     try:
         mp.setenv(KEY_ENV, "sk-fake")
-        profiles = {
+        written = {
             PROFILE: {"extends": "paper", "relational": None, "flenqa": None, "kor": None}
             | {"selfcontra": SELFCONTRA}
         }
-        use_profiles(mp, tmp_path / "profiles.yaml", profiles)
+        use_profiles(mp, tmp_path / "profiles.yaml", written)
         profile = profiles.get_profile(PROFILE, "selfcontra")
         assert profile.get("generation") == {"temperature": 0}  # the paper profile's, kept
         family = get_family("selfcontra")

@@ -175,9 +175,9 @@ def bench_pipeline(per_split: int = DEFAULT_PER_SPLIT, seed: int | None = None) 
     # Inside the temporary home from the start: importing the dbt assets may run `dbt parse`.
     with isolated_env("pipeline", MODELS_YAML) as root:
         # The bench profile is a user profile file (JSON is YAML), restored with the environment.
-        profiles = root / "profiles.yaml"
-        profiles.write_text(json.dumps({PROFILE: {"relational": bench_profile(per_split)}}))
-        os.environ["RELREASON_PROFILES"] = str(profiles)
+        profile_file = root / "profiles.yaml"
+        profile_file.write_text(json.dumps({PROFILE: {"relational": bench_profile(per_split)}}))
+        os.environ["RELREASON_PROFILES"] = str(profile_file)
         _bench_in(root, seed, out)
     baseline_s = asyncio.run(_litellm_baseline(LITELLM_BASELINE_CALLS, CONCURRENCY))
     out["litellm_only"] = {
