@@ -65,10 +65,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import litellm
-
-# Importing this module ran relreason_dagster/llm/__init__.py first, which set
-# LiteLLM's offline environment defaults before the import above.
+# LiteLLM is imported on the first call (litellm_overhead.litellm_module), after
+# relreason_dagster/llm/__init__.py has set its offline environment defaults.
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import litellm_overhead, rejected_params
 from relreason_dagster.llm import workers as worker_processes
@@ -92,9 +90,6 @@ from relreason_dagster.llm.worker_shares import slice_payloads
 from relreason_dagster.storage.claims import model_claim
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
-
-litellm.suppress_debug_info = True
-litellm.telemetry = False
 
 # Slack on top of timeout_s before we abandon a call LiteLLM failed to time out.
 _HARD_TIMEOUT_SLACK_S = 5.0
@@ -279,7 +274,9 @@ class _Runner:
         self.stats.attempts += 1
         start = time.monotonic()
         try:
-            response = await asyncio.wait_for(litellm.acompletion(**job.kwargs), self.hard_timeout)
+            response = await asyncio.wait_for(
+                litellm_overhead.litellm_module().acompletion(**job.kwargs), self.hard_timeout
+            )
             outcome = read_reply(response, time.monotonic() - start, job.attempts, self.spec)
         except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
             latency = time.monotonic() - start

@@ -8,10 +8,25 @@ record of which models LiteLLM cannot price, so a stand-in zero is never reporte
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
-import litellm
+
+@functools.cache
+def litellm_module() -> Any:
+    """LiteLLM, imported on first use and told to stay quiet (no debug banner, no telemetry).
+
+    Why not a top-level import: LiteLLM takes ~3 s to import on 2 cores, more than the rest of the
+    definitions together; loading them (every run process, the UI's code location, `relreason
+    status`) needs none of it, only a step that calls a model or prices a call does.
+    """
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    return litellm
+
 
 _zero_price_lock = threading.Lock()
 _zero_priced: set[str] = set()
@@ -32,6 +47,7 @@ def call_cost(litellm_model: str, prompt_tokens: int | None, completion_tokens: 
     """
     if prompt_tokens is None or completion_tokens is None or not price_known(litellm_model):
         return None
+    litellm = litellm_module()
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(
             model=litellm_model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
@@ -53,6 +69,7 @@ def price_unknown_model_at_zero(litellm_model: str) -> bool:
     LiteLLM's own spend tracking (and any callback a user adds) stays right.
     Checked once per model per process; the check itself costs one failed lookup.
     """
+    litellm = litellm_module()
     with _zero_price_lock:
         if litellm_model in _zero_priced:
             return False
@@ -80,6 +97,7 @@ def price_unknown_model_at_zero(litellm_model: str) -> bool:
 
 def _success_callbacks_registered() -> bool:
     """Whether anyone asked LiteLLM to report successful calls (relreason itself never does)."""
+    litellm = litellm_module()
     return bool(litellm.callbacks or litellm.success_callback or litellm._async_success_callback)
 
 

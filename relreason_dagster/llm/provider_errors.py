@@ -13,8 +13,7 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-import litellm
-
+from relreason_dagster.llm.litellm_overhead import litellm_module
 from relreason_dagster.llm.redaction import Redactor
 
 DEFAULT_BACKOFF_BASE_S = 0.5
@@ -49,6 +48,7 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
     """
     if isinstance(exc, MalformedReply):
         return "malformed_reply", True
+    litellm = litellm_module()
     if isinstance(exc, litellm.InternalServerError):
         text = str(exc)
         if any(marker in text for marker in _LITELLM_MALFORMED_MARKERS):
