@@ -996,7 +996,8 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="steps of one run at once under the multiprocess executor (default 4)",
+        help="multiprocess executor: run each step in a process of its own, N of a run at once "
+        "(default: a run's steps one after another inside its run's process)",
     )
     p.add_argument(
         "--dlm-workers",

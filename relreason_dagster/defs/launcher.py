@@ -3,12 +3,22 @@
 `relreason run` does not hold a copy of the graph: it asks for jobs and
 partition keys, and this module starts one Dagster run per (job, partition)
 with ``dagster.execute_job`` as soon as every run of the jobs it depends on
-(:func:`relreason_dagster.defs.jobs.job_order`) has finished.  Runs of one
-wave (the model partitions, the DLM task partitions) run at the same time, up
-to ``max_runs``, each in a process of its own (Dagster's run machinery
+(:func:`relreason_dagster.defs.jobs.job_order`) has finished.
+
+Where a run executes: a run with nothing beside it (``prepare``, ``judge``,
+``marts``, one model's ``model_work``) runs in this process, in this thread;
+runs of one wave (several model partitions, the DLM task partitions) run at the
+same time, up to ``max_runs``, each in a process of a pool forked from a
+forkserver that has the definitions loaded (Dagster's run machinery
 reconfigures Python logging per run, which deadlocks when runs share a
-process's threads); each run's steps go to the configured executor.  With the
-in-process executor everything runs in this process, one run after another.
+process's threads).  Under the default multiprocess executor a run's steps run
+one after another inside its run's process; ``max_steps`` puts them in
+processes of their own, that many at once (what the UI's runs do).  Why: a
+step's own process is a fresh forkserver per run process that imports the
+definitions again (~10 s on 2 cores), and most runs here are a chain of steps
+that could not overlap anyway; a smoke re-run with every answer stored went
+from 511 s to 144-202 s of runs at load 13 this way.  With the in-process
+executor everything runs in this process, one run after another.
 """
 
 from __future__ import annotations
@@ -247,6 +257,36 @@ def _pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
 
+def run_executor_for(executor: str, max_steps: int | None) -> str:
+    """The executor of each run's steps: under ``multiprocess``, in the run's own process unless
+    ``max_steps`` asks for a process per step (see the module docstring for why)."""
+    if executor == "multiprocess" and not max_steps:
+        return "in_process"
+    return executor
+
+
+def widest_wave(runs: Sequence[PlannedRun]) -> int:
+    """The most runs of one job in ``runs``: how many could ever run side by side."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[run.job] = counts.get(run.job, 0) + 1
+    return max(counts.values(), default=0)
+
+
+def _died(run: PlannedRun, exc: BaseException) -> RunOutcome:
+    """The outcome of a run whose process ended under it (a crash in a step, the OOM killer)."""
+    now = time.time()
+    if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+        error = (
+            "its run process ended abruptly (a crash or a kill in one of the runs side by side; the "
+            "others in flight were stopped with it): `relreason run` again resumes from what is "
+            "stored, `--max-steps 2` runs each step in a process of its own"
+        )
+    else:
+        error = f"{type(exc).__name__}: {exc}"
+    return RunOutcome(run, "", False, now, now, [], error)
+
+
 # What a step does, in words, for the lines `relreason run` prints as steps start (others: the step key).
 STEP_WORDS = {
     "samples": "generating the samples",
@@ -413,10 +453,11 @@ def launch(
         pending = list(runs)
         remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
         outcomes: list[RunOutcome] = []
+        run_executor = run_executor_for(executor, max_steps)
         run_config = _run_config(
-            run_settings, executor=executor, max_steps=max_steps, lock_wait_s=lock_wait_s, verbose=verbose
+            run_settings, executor=run_executor, max_steps=max_steps, lock_wait_s=lock_wait_s, verbose=verbose
         )
-        workers = 1 if executor == "in_process" else max(1, max_runs)
+        workers = 1 if executor == "in_process" else max(1, min(max_runs, widest_wave(runs)))
 
         def ready(run: PlannedRun) -> bool:
             return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
@@ -429,40 +470,53 @@ def launch(
             if on_done is not None:
                 on_done(outcome)
 
-        if workers == 1:  # in this thread: in-process runs keep the caller's registered providers and state
-            while pending:
-                batch = [r for r in pending if ready(r)]
-                if on_start is not None:
-                    on_start(batch)
-                for run in batch:
-                    pending.remove(run)
-                    finish(_execute(run, executor, instance, run_config, dict(tags)))
-            return outcomes
-
-        if watcher is not None:
-            watcher.say(f"relreason: starting {workers} run processes (each loads the pipeline once, ~10 s)")
-        with _pool(workers) as pool:
-            running: dict[concurrent.futures.Future, PlannedRun] = {}
+        pool: concurrent.futures.ProcessPoolExecutor | None = None
+        running: dict[concurrent.futures.Future, PlannedRun] = {}
+        try:
             while pending or running:
                 batch = [r for r in pending if ready(r)]
+                if not batch and not running:  # nothing can ever start: an order cycle (a bug in jobs.py)
+                    raise RuntimeError(f"runs never became ready: {pending}")
                 if batch and on_start is not None:
                     on_start(batch)
+                if workers == 1 or (len(batch) == 1 and not running):
+                    # Alone: in this thread (in-process runs keep the caller's registered providers
+                    # and state; a lone run gains nothing from a process of its own).
+                    for run in batch:
+                        pending.remove(run)
+                        finish(_execute(run, run_executor, instance, run_config, dict(tags)))
+                    continue
+                if pool is None:
+                    if watcher is not None:
+                        watcher.say(
+                            f"relreason: starting {workers} run processes (each loads the pipeline, ~10 s)"
+                        )
+                    pool = _pool(workers)
                 for run in batch:
                     pending.remove(run)
-                    running[pool.submit(_execute_in_child, run, executor, run_config, dict(tags))] = run
-                if not running:  # nothing ready and nothing running: an order cycle (a bug in jobs.py)
-                    raise RuntimeError(f"runs never became ready: {pending}")
+                    running[pool.submit(_execute_in_child, run, run_executor, run_config, dict(tags))] = run
                 done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                broken = False
                 for future in done:
                     run = running.pop(future)
                     try:
                         outcome = future.result()
                     except Exception as exc:  # noqa: BLE001 - e.g. the run's process was killed
-                        now = time.time()
-                        outcome = RunOutcome(run, "", False, now, now, [], f"{type(exc).__name__}: {exc}")
+                        outcome = _died(run, exc)
+                        broken = broken or isinstance(exc, concurrent.futures.process.BrokenProcessPool)
                     if outcome.run_id:
                         outcome.events = _events_of(instance, outcome.run_id)
                     finish(outcome)
+                if broken:  # a broken pool takes no more work: the runs it held end, the rest get a new one
+                    for future, run in list(running.items()):
+                        running.pop(future)
+                        finish(_died(run, concurrent.futures.process.BrokenProcessPool()))
+                    release_dead_runs(instance)  # their Dagster runs are STARTED with a dead pid
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    pool = None
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
         return outcomes
     finally:
         if watcher is not None:

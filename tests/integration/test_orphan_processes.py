@@ -74,8 +74,12 @@ def test_kill_9_of_the_cli_leaves_no_process_behind(tmp_path):
         server.allow(0)  # hold every answer: the run stays in its model step until it is killed
         models = tmp_path / "models.yaml"
         models.write_text(
-            "models:\n  - name: held\n    litellm_model: openai/fake-held\n"
-            f"    api_base: {server.api_base}\n    api_key_env: RELREASON_FAKE_KEY\n    concurrency: 4\n"
+            "models:\n"
+            + "".join(
+                f"  - name: {name}\n    litellm_model: openai/fake-{name}\n"
+                f"    api_base: {server.api_base}\n    api_key_env: RELREASON_FAKE_KEY\n    concurrency: 4\n"
+                for name in ("held", "held2")
+            )
         )
         env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RELREASON_DUCKDB")}
         env.update(
@@ -86,9 +90,11 @@ def test_kill_9_of_the_cli_leaves_no_process_behind(tmp_path):
             # What a user's run uses (the tests' default is in_process): run and step processes.
             RELREASON_EXECUTOR="multiprocess",
         )
+        # Two models side by side (the run pool and its processes), each step in a process of its
+        # own (--max-steps: Dagster's step forkserver and step processes): every kind of process.
         cli = subprocess.Popen(
-            [sys.executable, "-m", "relreason_dagster.cli", "run", "--model", "held"]
-            + ["--benchmark", "relational", "--profile", "smoke"],
+            [sys.executable, "-m", "relreason_dagster.cli", "run", "--model", "held", "--model", "held2"]
+            + ["--benchmark", "relational", "--profile", "smoke", "--max-steps", "2"],
             cwd=REPO,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -97,7 +103,7 @@ def test_kill_9_of_the_cli_leaves_no_process_behind(tmp_path):
         before: set[int] = set()
         try:
             deadline = time.monotonic() + DEADLINE_S
-            while sum(e.model == "fake-held" for e in server.entries()) < 2:
+            while min(sum(e.model == f"fake-{m}" for e in server.entries()) for m in ("held", "held2")) < 2:
                 assert cli.poll() is None, cli.stderr.read().decode()
                 assert time.monotonic() < deadline, "the run never reached its model calls"
                 time.sleep(0.1)
