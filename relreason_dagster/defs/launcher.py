@@ -44,6 +44,7 @@ from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
 from relreason_dagster.defs.build import reconstructable_job
 from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order
 from relreason_dagster.defs.partitions import FAMILY_TAG
+from relreason_dagster.defs.run_origin import execute_job_with_origin
 
 # The launcher's own bookkeeping, under Dagster's hidden prefix: the UI shows a run's profile, models
 # and benchmarks (pipeline.py) and its partition, not these.
@@ -222,13 +223,12 @@ def _execute(
     run_tags = run_tags_for(planned, tags)
     started = time.time()
     try:
-        result = dg.execute_job(
+        result = execute_job_with_origin(  # dagster.execute_job, plus the origin the UI's timeline needs
             reconstructable_job(planned.job, executor),
             instance=instance,
             run_config=run_config,
             tags=run_tags,
             asset_selection=list(planned.asset_keys),
-            raise_on_error=False,
         )
     except Exception as exc:  # noqa: BLE001 - one run that cannot start must not stop the others
         message = " ".join(str(exc).split())[:500] or type(exc).__name__
