@@ -41,7 +41,7 @@ class LaunchOptions:
     """
 
     max_runs: int | None = None  # runs at once (default DEFAULT_MAX_RUNS; 1 with the in-process executor)
-    max_steps: int | None = None  # a process per step, N of a run at once (default: steps in the run's process)
+    max_steps: int | None = None  # a process per step, N of a run at once (default: steps in its run process)
     dlm_workers: int | None = None  # DLM trainings at once on this machine (default: the CPU count)
     lock_wait_s: float | None = None  # the DuckDB resource's wait for another process's lock
     verbose: bool = field(default_factory=env.verbose)  # Dagster's DEBUG lines on the console
