@@ -17,6 +17,7 @@ import contextlib
 import fcntl
 import functools
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -119,6 +120,33 @@ def prune_build_folders(root: Path, keep: int) -> None:
             shutil.rmtree(old)
 
 
+# dbt's parse state of the last build of this home (its vars name this home's DuckDB file, so the
+# project's own target/partial_parse.msgpack, parsed without them, never matches).
+PARTIAL_PARSE = "partial_parse.msgpack"
+
+
+def reuse_partial_parse(target: Path) -> None:
+    """Start a build from the home's last parse state: dbt then re-parses only what changed (~2 s
+    less per build on 2 cores), and parses everything when the project, its vars or dbt changed."""
+    kept = paths.relreason_home() / "dbt" / PARTIAL_PARSE
+    if kept.is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            shutil.copyfile(kept, target / PARTIAL_PARSE)
+
+
+def keep_partial_parse(target: Path) -> None:
+    """Keep a finished build's parse state for the next one (replaced whole, so a concurrent
+    build reads the old file or the new one, never half of one)."""
+    made = target / PARTIAL_PARSE
+    if made.is_file():
+        kept = paths.relreason_home() / "dbt" / PARTIAL_PARSE
+        temp = kept.with_name(f".{PARTIAL_PARSE}.{uuid.uuid4().hex[:8]}")
+        with contextlib.suppress(OSError):
+            shutil.copyfile(made, temp)
+            os.replace(temp, kept)
+
+
 def _preview_cell(value: Any) -> Any:
     """A cell fit for a one-line Markdown table: numbers to 3 significant digits, long text cut."""
     value = round_sig(value)
@@ -189,28 +217,36 @@ def relreason_dbt_models(
     """`dbt build` (models + schema tests) on the pipeline's DuckDB file; marts carry a Markdown preview."""
     # The file travels as a dbt var (profiles.yml reads it), not through this process's environment.
     build = ["build", "--vars", json.dumps({DUCKDB_VAR: duckdb.database})]
-    events = list(dbt.cli(build, context=context, target_path=build_folder(context)).stream())
+    target = build_folder(context)
+    reuse_partial_parse(target)
+    # Events go to Dagster as dbt reports them (each costs a few ms of event-log writes, ~700 of
+    # them, done while dbt works), except the marts' outputs: their previews read the DuckDB file,
+    # which dbt holds until it exits.
+    marts: list[tuple[str, dg.Output]] = []
+    for event in dbt.cli(build, context=context, target_path=target).stream():
+        path = context.asset_key_for_output(event.output_name).path if isinstance(event, dg.Output) else []
+        if len(path) == 2 and path[0] == "marts":  # every mart, in whatever family folder
+            marts.append((path[1], event))
+        else:
+            yield event
+    keep_partial_parse(target)
     # dbt has exited, so the file is free to read: attach previews of the marts.
     with duckdb.get_connection() as con:
-        for event in events:
-            is_output = isinstance(event, dg.Output)
-            path = context.asset_key_for_output(event.output_name).path if is_output else []
-            if len(path) == 2 and path[0] == "marts":  # every mart, in whatever family folder
-                try:
-                    count, preview = mart_preview(con, f'marts."{path[1]}"')
-                except Exception as exc:  # noqa: BLE001 - a preview must never fail the build
-                    count, preview = None, f"_(no preview: {str(exc).strip().splitlines()[0]})_"
-                columns = {}
-                with contextlib.suppress(Exception):  # the catalog's column list, with types
-                    schema = column_schema(con, "marts", path[1], declared_columns().get(path[1], {}))
-                    if schema.columns:
-                        columns = {"dagster/column_schema": schema}
-                event = event.with_metadata(
-                    {
-                        **event.metadata,
-                        **({"rows": count} if count is not None else {}),
-                        **columns,
-                        "preview": dg.MetadataValue.md(preview),
-                    }
-                )
-            yield event
+        for name, event in marts:
+            try:
+                count, preview = mart_preview(con, f'marts."{name}"')
+            except Exception as exc:  # noqa: BLE001 - a preview must never fail the build
+                count, preview = None, f"_(no preview: {str(exc).strip().splitlines()[0]})_"
+            columns = {}
+            with contextlib.suppress(Exception):  # the catalog's column list, with types
+                schema = column_schema(con, "marts", name, declared_columns().get(name, {}))
+                if schema.columns:
+                    columns = {"dagster/column_schema": schema}
+            yield event.with_metadata(
+                {
+                    **event.metadata,
+                    **({"rows": count} if count is not None else {}),
+                    **columns,
+                    "preview": dg.MetadataValue.md(preview),
+                }
+            )
