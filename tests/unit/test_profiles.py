@@ -136,6 +136,23 @@ def test_use_profile_file_pins_an_absolute_path_for_the_command_only(tmp_path, m
             "mine.relational.dlm_tasks: expected list[str] | null",
         ),
         ("mine: {kor: {rounds: 2}}\n", "mine.kor.rounds: unknown kor knob; known: "),
+        # Read when the profile loads, not when the judge's step runs.
+        (
+            "mine: {selfcontra: {detect_methods: []}}\n",
+            "mine.selfcontra.detect_methods: expected a non-empty list of iro, binary, fge, got []",
+        ),
+        (
+            "mine: {selfcontra: {detect_methods: [iro, vibes]}}\n",
+            "mine.selfcontra.detect_methods: expected a non-empty list of iro, binary, fge, got ['iro', 'v",
+        ),
+        (
+            "mine: {selfcontra: {stereotypes: []}}\n",
+            "mine.selfcontra.stereotypes: expected a non-empty list of anti, pro",
+        ),
+        (
+            "mine: {selfcontra: {splits: [train]}}\n",
+            "mine.selfcontra.splits: expected a non-empty list of test, dev",
+        ),
         (
             "mine: {korr: {rounds: 2}}\n",
             "mine.korr: unknown family; known: flenqa, kor, relational, selfcontra",

@@ -12,10 +12,20 @@ temperature 0, as §2 states for all models).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.selfcontra.detection import METHODS
 from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
+
+# The WinoBias files there are (family.py reads them) and the judge's detection methods: a list
+# naming none, or a name outside these, fails when the profile is read, in one line, not when the
+# step that needs it runs.
+Stereotype = Literal["anti", "pro"]
+Split = Literal["test", "dev"]
+Method = Literal[METHODS]  # type: ignore[valid-type]
 
 
 class Knobs(FamilyKnobs):
@@ -23,15 +33,27 @@ class Knobs(FamilyKnobs):
 
     sources: dict[str, int] = Field(default_factory=lambda: {"generated": 50})
     data_dir: str | None = "wino"  # relative to the reference folder
-    stereotypes: list[str] = Field(default_factory=lambda: ["anti"])
-    splits: list[str] = Field(default_factory=lambda: ["test"])
+    stereotypes: list[Stereotype] = Field(
+        default_factory=lambda: ["anti"],
+        min_length=1,
+        json_schema_extra={"expected": "a non-empty list of anti, pro"},
+    )
+    splits: list[Split] = Field(
+        default_factory=lambda: ["test"],
+        min_length=1,
+        json_schema_extra={"expected": "a non-empty list of test, dev"},
+    )
     prompts: str = "relreason"
     demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
     settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
     max_tokens: int = 512
     generation: dict[str, float] | None = None
     judge: str | None = None  # a model of models.yaml (or --judge)
-    detect_methods: list[str] = Field(default_factory=lambda: ["iro", "binary", "fge"])
+    detect_methods: list[Method] = Field(
+        default_factory=lambda: list(METHODS),
+        min_length=1,
+        json_schema_extra={"expected": f"a non-empty list of {', '.join(METHODS)}"},
+    )
     judge_max_tokens: int = 8
     annotation_files: list[str] = Field(default_factory=list)
     annotation_limit: int | None = None
