@@ -20,6 +20,7 @@ from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
+from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.registry import require_api_key
 from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
@@ -287,7 +288,11 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     "never calls a model.",
 )
 def parsed_answers(context: dg.AssetExecutionContext, duckdb: DuckDBFile):
-    model = context.partition_key
+    with retry_if_lake_files_vanish():  # another model's run may compact its files meanwhile
+        return _parse_answers(context.partition_key, duckdb)
+
+
+def _parse_answers(model: str, duckdb: DuckDBFile) -> dg.MaterializeResult:
     code = code_digest()
     with duckdb.get_connection() as con:
         ensure_schema(con)

@@ -2,22 +2,25 @@
 
 `relreason run` does not hold a copy of the graph: it asks for jobs and
 partition keys, and this module starts one Dagster run per (job, partition)
-with ``dagster.execute_job`` as soon as every run of the jobs it depends on
+(``execute_job`` under the UI's code location, ``defs/run_origin.py``) as soon
+as every run of the jobs it depends on
 (:func:`relreason_dagster.defs.jobs.job_order`) has finished.
 
 Where a run executes: a run with nothing beside it (``prepare``, ``judge``,
 ``marts``, one model's ``model_work``) runs in this process, in this thread;
 runs of one wave (several model partitions, the DLM task partitions) run at the
 same time, up to ``max_runs``, each in a process of a pool forked from a
-forkserver that has the definitions loaded (Dagster's run machinery
+forkserver that has the definitions loaded (it starts with the launch and
+loads on the other core while ``prepare`` runs here; Dagster's run machinery
 reconfigures Python logging per run, which deadlocks when runs share a
 process's threads).  Under the default multiprocess executor a run's steps run
 one after another inside its run's process; ``max_steps`` puts them in
 processes of their own, that many at once (what the UI's runs do).  Why: a
 step's own process is a fresh forkserver per run process that imports the
 definitions again (~10 s on 2 cores), and most runs here are a chain of steps
-that could not overlap anyway; a smoke re-run with every answer stored went
-from 511 s to 144-202 s of runs at load 13 this way.  With the in-process
+that could not overlap anyway; a smoke `relreason run --rerun` with every
+answer stored went from 81 s to 32 s this way (tests/perf/bench_first_call.py,
+the two side by side at load 3-7).  With the in-process
 executor everything runs in this process, one run after another.
 """
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import socket
 import subprocess
@@ -251,9 +255,14 @@ def _events_of(instance: dg.DagsterInstance, run_id: str) -> list[Any]:
 
 
 def _pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
-    """Run processes forked from a forkserver that has the definitions loaded (no ~9 s import per run)."""
+    """Run processes forked from a forkserver that has the definitions loaded (no ~9 s import per run).
+
+    The forkserver starts loading now, not at the first run, so it works on the other core while
+    this process runs the runs before the first wave that needs the pool (``prepare``).
+    """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["relreason_dagster.defs.preload"])
+    multiprocessing.forkserver.ensure_running()
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
 
@@ -473,6 +482,12 @@ def launch(
         pool: concurrent.futures.ProcessPoolExecutor | None = None
         running: dict[concurrent.futures.Future, PlannedRun] = {}
         try:
+            if workers > 1:  # some runs will go side by side: the pool loads while the first runs run here
+                if watcher is not None:
+                    watcher.say(
+                        f"relreason: starting {workers} run processes (each loads the pipeline, ~10 s)"
+                    )
+                pool = _pool(workers)
             while pending or running:
                 batch = [r for r in pending if ready(r)]
                 if not batch and not running:  # nothing can ever start: an order cycle (a bug in jobs.py)
@@ -486,11 +501,7 @@ def launch(
                         pending.remove(run)
                         finish(_execute(run, run_executor, instance, run_config, dict(tags)))
                     continue
-                if pool is None:
-                    if watcher is not None:
-                        watcher.say(
-                            f"relreason: starting {workers} run processes (each loads the pipeline, ~10 s)"
-                        )
+                if pool is None:  # the pool broke under an earlier wave
                     pool = _pool(workers)
                 for run in batch:
                     pending.remove(run)

@@ -22,6 +22,7 @@ from relreason_dagster.benchmarks.registry import FAMILIES, family_steps
 from relreason_dagster.defs.assets import parsed_answers
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
+from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
 from relreason_dagster.llm.ask import ask_model, run_step
 from relreason_dagster.llm.registry import ModelSpec, require_api_key
 from relreason_dagster.llm.run_stats import ProgressPrinter
@@ -64,7 +65,8 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
             model = run_settings.model_for_step(family, step)
         else:
             model = ""
-        with duckdb.get_connection() as con:
+        # Another model's run may compact its lake files while this one reads (defs/vanished_files.py).
+        with retry_if_lake_files_vanish(), duckdb.get_connection() as con:
             ensure_schema(con)
             stored = {
                 name: fetch_dicts(con, sql, params)
