@@ -57,6 +57,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import functools
 import random
 import sys
 import time
@@ -145,7 +146,6 @@ class _Runner:
         self.hard_timeout = None if spec.provider == "local" else spec.timeout_s + _HARD_TIMEOUT_SLACK_S
         self.stats = RunStats(model=spec.name)
         self.total = 0
-        self.quiet_kwargs = litellm_overhead.quiet_kwargs()
         self.redact = redactor_for(spec)
         self.limiter = RateLimiter(spec.rpm, spec.tpm)
         # USD spent by this model's calls, stored ones included (``max_cost``; set by _answer).
@@ -448,6 +448,12 @@ class _Runner:
         self.stats.seconds = time.monotonic() - start
         return self.stats
 
+    @functools.cached_property
+    def quiet_kwargs(self) -> dict[str, Any]:
+        """LiteLLM's switched-off per-call work (asked at the first call: a run with every answer
+        stored never imports LiteLLM, ~3 s on 2 cores)."""
+        return litellm_overhead.quiet_kwargs()
+
     async def _answer(self, works: dict[str, Work]) -> None:
         """Skip what is stored, copy cache hits, call the model for the rest, merge this run's files."""
         if self.spec.max_cost is not None:
@@ -474,6 +480,8 @@ class _Runner:
         self.stats.cached += len(cache_pairs)
         self._report()
         if to_call:
+            _register_builtin_providers(self.spec)
+            litellm_overhead.price_unknown_model_at_zero(self.spec.litellm_model)
             to_call.sort(key=lambda w: sort_key(w.messages))
             self.stats.work_total = sum(work_size(w) for w in to_call)
             try:
@@ -499,8 +507,6 @@ async def run_model_async(
     extra_kwargs: dict[str, Any] | None = None,
 ) -> RunStats:
     """Async form of :func:`run_model`, for callers that already run an event loop."""
-    _register_builtin_providers(spec)
-    litellm_overhead.price_unknown_model_at_zero(spec.litellm_model)
     runner = _Runner(store, spec, progress, backoff_base_s, backoff_cap_s, random.Random(seed), extra_kwargs)
     return await runner.run(prompts)
 
