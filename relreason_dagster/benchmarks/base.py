@@ -658,3 +658,10 @@ PUBLISHED_COLUMNS = (
     "printed",
     "note",
 )
+
+# Optional columns after ``note`` that are not keys: whether a relreason run can stand beside the cell
+# like with like (the same items, in the study's selection, pooled the same way with the same count per
+# point) and, when it cannot, why in one line.  ``comparable`` is ``true``/``false`` (empty: true); a
+# ``false`` needs its ``why_not``.  They go to ``raw.study_reference``'s own columns, and each
+# ``<family>_vs_study`` mart carries both on every row (ours: what the run actually was).
+COMPARABILITY_COLUMNS = ("comparable", "why_not")

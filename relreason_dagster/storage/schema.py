@@ -101,7 +101,7 @@ RAW_TABLES: dict[str, str] = {
     """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
     # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
-    # ``line`` is the row's line in its file.
+    # ``line`` is the row's line in its file; ``comparable``/``why_not`` whether a run can stand beside it.
     "study_reference": """
         family VARCHAR NOT NULL,
         source VARCHAR NOT NULL,
@@ -121,6 +121,8 @@ RAW_TABLES: dict[str, str] = {
         note VARCHAR,
         keys JSON,
         line INTEGER NOT NULL,
+        comparable BOOLEAN,
+        why_not VARCHAR,
         PRIMARY KEY (family, line)
     """,
 }

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from relreason_dagster.benchmarks.base import PUBLISHED_COLUMNS
+from relreason_dagster.benchmarks.base import COMPARABILITY_COLUMNS, PUBLISHED_COLUMNS
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.storage.rows import replace_rows
 
@@ -26,7 +26,7 @@ TABLE = "study_reference"
 INTEGER_COLUMNS = ("n", "length")
 REQUIRED = ("family", "source", "model", "metric")
 # Bumped when the rows a file gives change for the same bytes (the stored rows are then re-read).
-READER_VERSION = "study-reference-v1"
+READER_VERSION = "study-reference-v2"
 
 
 def file_key(path: Path) -> str:
@@ -60,6 +60,20 @@ def _number(text: str, where: str) -> float | None:
     return value
 
 
+def _comparability(cells: Mapping[str, str], where: str) -> tuple[bool, str | None]:
+    """The row's ``comparable`` (empty or absent: true) and ``why_not``; a false one must say why."""
+    text = cells.get("comparable", "").lower()
+    why = cells.get("why_not", "") or None
+    if text not in ("", "true", "false"):
+        raise ConfigError(f"{where}: comparable {text!r} must be true, false or empty (true)")
+    comparable = text != "false"
+    if not comparable and not why:
+        raise ConfigError(f"{where}: comparable is false but why_not is empty; say in one line why not")
+    if comparable and why:
+        raise ConfigError(f"{where}: why_not is set on a comparable row; set comparable to false or drop it")
+    return comparable, why
+
+
 def read_published(family: str, path: Path) -> list[dict[str, Any]]:
     """The ``raw.study_reference`` rows of family ``family``'s ``published.csv`` at ``path``."""
     with path.open(newline="", encoding="utf-8") as handle:
@@ -75,7 +89,7 @@ def read_published(family: str, path: Path) -> list[dict[str, Any]]:
                 f"{path}: the header must start with {','.join(PUBLISHED_COLUMNS)} (extra key columns "
                 f"after note); found {','.join(header)}"
             )
-        extra = header[len(PUBLISHED_COLUMNS) :]
+        extra = [h for h in header[len(PUBLISHED_COLUMNS) :] if h not in COMPARABILITY_COLUMNS]
         if len(set(header)) != len(header) or any(not name for name in extra):
             raise ConfigError(
                 f"{path}: every header column needs a name of its own; found {','.join(header)}"
@@ -103,6 +117,7 @@ def read_published(family: str, path: Path) -> list[dict[str, Any]]:
             for column in INTEGER_COLUMNS:
                 row[column] = _integer(cells[column], where, column)
             row["value"] = _number(cells["value"], where)
+            row["comparable"], row["why_not"] = _comparability(cells, where)
             row["keys"] = json.dumps({k: cells[k] for k in extra if cells[k]}, sort_keys=True)
             row["line"] = reader.line_num
             rows.append(row)

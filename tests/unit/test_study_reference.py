@@ -74,8 +74,26 @@ def test_rows_keep_numbers_nulls_and_extra_keys():
         ([HEADER, "toy,T1,,,,,,,,,,,acc,0.5,50,"], "model is empty"),
         ([HEADER, "kor,T1,m,,,,,,,,,,acc,0.5,50,"], "family 'kor' in the file of family 'toy'"),
         ([HEADER + ",note"], "a name of its own"),
+        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,maybe,"], "must be true, false"),
+        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,false,"], "say in one line why"),
+        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,true,x"], "on a comparable row"),
     ],
 )
+def test_comparability_is_read_into_its_own_columns_not_the_keys(tmp_path):
+    path = _write(
+        tmp_path / "published.csv",
+        HEADER + ",comparable,why_not,difficulty",
+        "toy,T1,a,,,,,,,,,,acc,0.5,50,,,,easy",
+        "toy,T1,b,,,,,,,,,,acc,0.5,50,,false,the study's pool is other items,hard",
+    )
+    rows = reference.read_published("toy", path)
+    assert [(r["comparable"], r["why_not"]) for r in rows] == [
+        (True, None),
+        (False, "the study's pool is other items"),
+    ]
+    assert [json.loads(r["keys"]) for r in rows] == [{"difficulty": "easy"}, {"difficulty": "hard"}]
+
+
 def test_a_malformed_file_is_one_line_naming_the_fix(tmp_path, lines, says):
     path = _write(tmp_path / "published.csv", *lines)
     with pytest.raises(ConfigError, match=says) as err:
