@@ -60,14 +60,25 @@ def _query(sql: str, wait_s: float | None = None) -> tuple[list[str], list[tuple
 
 
 def _query_params(sql: str, params: list[Any], wait_s: float | None = None) -> tuple[list[str], list[tuple]]:
-    """``sql`` on the results file opened read-only and locked (see ``results/readonly.py``)."""
+    """``sql`` on the results file opened read-only and locked (see ``results/readonly.py``).
+
+    Damaged lake files are moved aside first (a quick footer check, as every reader does), and a
+    query that still fails is asked once more after every page of the lake was read (a file damaged
+    inside, not at its end): one bad file must not fail every later query of every model.
+    """
     from relreason_dagster.results.readonly import open_results, run_query
 
-    con = open_results(wait_s=wait_s)
-    try:
-        return run_query(con, sql, params)
-    finally:
-        con.close()
+    _check_lake()
+    for attempt in range(2):
+        con = open_results(wait_s=wait_s)
+        try:
+            return run_query(con, sql, params)
+        except ConfigError:
+            if attempt or not _check_lake(deep=True):
+                raise
+        finally:
+            con.close()
+    raise AssertionError("unreachable")
 
 
 def say(line: str) -> None:
@@ -90,6 +101,11 @@ def _print_report(report: Any, seconds: float) -> None:
             + f"{c['model_calls']} model calls, "
             + (f"{shared} prompts sharing an identical call, " if shared else "")
             + f"{c['from_cache'] + c['already_stored']} from the cache, {c['errors']} errors"
+            + (
+                f", after waiting {waited:.1f} s for another run of this model"
+                if (waited := getattr(report, "waited_s", {}).get(model))
+                else ""
+            )
             + (" (counted in the lake: a step did not report them)" if model in lake_counted else "")
         )
     for baseline, tasks in report.baselines.items():
@@ -324,12 +340,14 @@ def _model_options(items: Sequence[str] | None) -> dict[str, Any]:
     return options
 
 
-def _check_lake() -> None:
-    """Move damaged lake files aside (one line each) before a reader's views read every model's files."""
+def _check_lake(*, deep: bool = False) -> bool:
+    """Move damaged lake files aside (one line each) before a reader's views read every model's files;
+    whether any was moved.  ``deep`` reads every page, not only each file's footer."""
     from relreason_dagster.storage.lake import Lake
 
-    if paths.relreason_home_path().is_dir():
-        Lake.default().check()
+    if not paths.relreason_home_path().is_dir():
+        return False
+    return bool(Lake.default().check(deep=deep))
 
 
 _SAID: set[str] = set()  # lines said once per command, however many steps or readers hit the cause

@@ -70,6 +70,10 @@ class PipelineReport:
     lake_counted: list[str] = field(default_factory=list)
     # Models that made calls in this launch and got no answer to any: model -> why, in a few words.
     answered_nothing: dict[str, str] = field(default_factory=dict)
+    # Model -> when (epoch seconds) its responses step took the model's claim, after waiting for
+    # another launch of it: the lake's rows from before are that launch's.
+    claimed_at: dict[str, float] = field(default_factory=dict)
+    waited_s: dict[str, float] = field(default_factory=dict)  # model -> seconds it waited for that launch
     # One line per damaged lake file moved aside before the launch (storage/lake.py).
     quarantined: list[str] = field(default_factory=list)
 
@@ -161,6 +165,10 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                 for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
             }
             report.calls[mat.partition]["shared_prompts"] = int(meta.get("shared_prompts", 0))
+            if float(meta.get("waited_s", 0.0)):
+                report.waited_s[mat.partition] = float(meta["waited_s"])
+            if float(meta.get("claimed_at", 0.0)):
+                report.claimed_at[mat.partition] = float(meta["claimed_at"])
         if STEP_KIND_META in meta:  # a follow-up step that asked a model (defs/steps.py)
             kind, calls = str(meta[STEP_KIND_META]), int(meta.get("model_calls", 0))
             if mat.partition:  # asked the partition's model: its calls and errors count with that model's
@@ -213,14 +221,24 @@ def count_from_lake(report: PipelineReport, models: list[str], since: datetime.d
 
     The counts come from the steps' Dagster events; a step that failed, or whose event could not be
     written (a full disk), reports nothing although its calls were made and stored.  A model whose
-    calls in this launch all failed is recorded in ``answered_nothing``.
+    calls in this launch all failed is recorded in ``answered_nothing``.  A model whose step waited
+    for another launch of it is counted from when it took over: what the other launch stored while
+    this one waited are that launch's calls.
     """
     import pyarrow as pa
 
     from relreason_dagster.storage.responses import ResponseStore
 
+    store = ResponseStore.default()
+    found: dict[str, dict[str, Any]] = {}
     try:
-        found = ResponseStore.default().calls_since(models, since)
+        for model in dict.fromkeys(models):
+            claimed = report.claimed_at.get(model)
+            start = since
+            if claimed is not None:
+                took_over = datetime.datetime.fromtimestamp(claimed, datetime.UTC).replace(tzinfo=None)
+                start = max(since, took_over)
+            found |= store.calls_since([model], start)
     except (OSError, pa.ArrowException):  # a lake that cannot be read leaves the events' count
         return
     for model, lake in found.items():

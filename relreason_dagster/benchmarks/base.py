@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -198,6 +198,7 @@ class FamilyKnobs(BaseModel):
 
 
 _UNSET: Any = object()
+K = TypeVar("K", bound=FamilyKnobs)
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,15 @@ class Profile:
             known = ", ".join(knobs.model_fields)
             raise KeyError(f"{key!r} is not a knob of {knobs.__name__}; known: {known}")
         return copy.deepcopy(declared.get_default(call_default_factory=True))
+
+    def typed(self, knobs: type[K]) -> K:
+        """The section as the family's ``Knobs`` instance, every knob an attribute: as set, else (unset or
+        null) its declared default.  What family code reads (``profile.typed(Knobs).n_iid``): a typo is
+        an AttributeError at once and each knob has its declared type, instead of ``get("n_iid")``
+        wrapped in a cast.  Values were checked when the profile was read, so this only fills defaults
+        (not strict, so a test's tuple reads as the declared list)."""
+        set_now = {key: value for key, value in self.params.items() if value is not None}
+        return knobs.model_validate(set_now, strict=False)
 
     def declares(self, key: str) -> bool:
         """Whether ``key`` is a knob of this family (generic code asks before reading one, e.g. the

@@ -270,6 +270,10 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
             "already_stored": stats.skipped,
             "errors": stats.errors,
             "seconds": round(stats.seconds, 2),
+            # Waiting for another launch of the same model: how long, and when this run took over
+            # (the lake's rows from before are the other launch's calls, not this one's).
+            "waited_s": round(stats.waited_s, 2),
+            "claimed_at": stats.claimed_at if stats.claimed_at is not None else 0.0,
             "summary": stats.summary(),
             # Where and when it ran: a distributed run's steps can be told apart and their overlap seen.
             "worker": f"{socket.gethostname()}:{os.getpid()}",

@@ -269,14 +269,17 @@ class _Runner:
 
     async def _attempt(self, job: _Job) -> float | None:
         """Send ``job`` once.  None: its outcome is stored; else the seconds to wait before the next try."""
-        await self.limiter.acquire(work_tokens(job.work))
+        slot = await self.limiter.acquire(work_tokens(job.work))
         job.attempts += 1
         self.stats.attempts += 1
         start = time.monotonic()
         try:
-            response = await asyncio.wait_for(
-                litellm_overhead.litellm_module().acompletion(**job.kwargs), self.hard_timeout
-            )
+            try:
+                response = await asyncio.wait_for(
+                    litellm_overhead.litellm_module().acompletion(**job.kwargs), self.hard_timeout
+                )
+            finally:
+                self.limiter.release(slot)
             outcome = read_reply(response, time.monotonic() - start, job.attempts, self.spec)
         except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
             latency = time.monotonic() - start
@@ -444,6 +447,7 @@ class _Runner:
         # model looks meanwhile, so none pays again for what this one is asking.
         async with model_claim(self.store.lake, self.spec.name, self._notice) as waited:
             self.stats.waited_s = waited
+            self.stats.claimed_at = time.time()
             await self._answer(works)
         self.stats.seconds = time.monotonic() - start
         return self.stats

@@ -39,6 +39,9 @@ class RunStats:
     workers: int = 1
     # Seconds this run waited for another run of the same model to finish its calls.
     waited_s: float = 0.0
+    # When (epoch seconds) this run took the model's claim: what the lake holds from before is another
+    # run's work, not this one's calls.
+    claimed_at: float | None = None
     # Requests not sent because the model's ``max_cost`` was reached (stored rows are kept; a run
     # with a higher budget asks them), and the USD the model's stored calls cost (None: no budget).
     budget_stopped: int = 0

@@ -12,7 +12,8 @@ into the lake).  The connection a reader gets
   stored in the view) through pyarrow datasets registered from Python, listed at each open, so DuckDB
   itself needs no file access at all: ``enable_external_access`` is off with no allowed folder
   (no ``COPY TO``, ``EXPORT``, ``ATTACH`` of a file, ``INSTALL``/``LOAD``, file-reading table
-  function), and the configuration is locked so no statement can turn it back on.
+  function), it has no temp directory (the one folder DuckDB would still allow), and the
+  configuration is locked so no statement can turn either back on.
 
 A statement may still create temporary tables and views: they live in the reader's memory and end
 with it.
@@ -274,7 +275,9 @@ def home_lake_glob(results: Path, table: str) -> str:
 def _connect_copy(copy: Path, catalog: str, copy_of: Path) -> Any:
     import duckdb
 
-    con = duckdb.connect(":memory:")
+    # No temp directory: DuckDB's default (``<cwd>/.tmp``) is a folder that file access stays allowed to
+    # after external access is off, so `relreason sql` run from a lake folder wrote Parquet there.
+    con = duckdb.connect(":memory:", config={"temp_directory": ""})
     try:
         con.execute(f'ATTACH ? AS "{catalog}" (READ_ONLY)', [str(copy)])
         has_sources = con.execute(

@@ -86,32 +86,70 @@ def _most_in_any_window(times: list[float], window: float) -> int:
     return most
 
 
-def test_rpm_is_honoured_in_the_servers_log(store: ResponseStore, monkeypatch):
-    """rpm 3 over a 3-second "minute": no window of the server's log holds more than 3 requests.
+@pytest.mark.parametrize(("rpm", "n"), [(3, 8), (6, 14)])
+def test_rpm_holds_in_every_window_of_the_servers_log(store: ResponseStore, monkeypatch, rpm, n):
+    """rpm over a 2-second "minute": no window of the server's arrival log as long as the limiter's
+    own holds more than rpm requests, however late the requests arrive after we send them.
 
-    The check's window is half the limiter's, so the client's send time and the server's arrival
-    time may differ by up to 1.5 s (a busy 2-core machine delayed arrivals by more than the 0.2 s a
-    1-second window allowed); without the limiter all 8 requests arrive at once.
+    A request keeps its place until its answer is back (the provider has counted it by then), so
+    arrival delays on a busy machine cannot put a second burst within a window of the first; without
+    the limiter all n requests arrive at once.
     """
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
-    monkeypatch.setattr(rate_limits, "WINDOW_S", 3.0)
+    monkeypatch.setattr(rate_limits, "WINDOW_S", 2.0)
     with FakeOpenAIServer() as server:
         spec = ModelSpec(
-            name="limited", litellm_model="openai/fake-rpm", api_base=server.api_base, rpm=3, concurrency=8
+            name="limited", litellm_model="openai/fake-rpm", api_base=server.api_base, rpm=rpm, concurrency=8
         )
-        stats = run_model(store, spec, _prompts(8))
+        stats = run_model(store, spec, _prompts(n))
         times = [e.t for e in server.entries()]
-    assert (stats.called, stats.errors, len(times)) == (8, 0, 8)
-    assert _most_in_any_window(times, 1.5) <= 3
+    assert (stats.called, stats.errors, len(times)) == (n, 0, n)
+    assert _most_in_any_window(times, 2.0) <= rpm
+
+
+def _slot(ends: float, tokens: int = 0) -> rate_limits.Slot:
+    slot = rate_limits.Slot(tokens)
+    slot.ends = ends
+    return slot
 
 
 def test_tpm_waits_for_the_window_to_hold_the_tokens():
     limiter = RateLimiter(rpm=None, tpm=100, window_s=60.0)
-    limiter.sent.extend([(0.0, 40), (1.0, 40)])
+    limiter.slots.extend([_slot(0.0, 40), _slot(1.0, 40)])
     assert limiter._wait(2.0, 10) == 0.0  # 90 of 100: fits
     assert limiter._wait(2.0, 30) == pytest.approx(58.0)  # must wait for the first to leave the window
     assert limiter._wait(61.5, 30) == 0.0
     big = RateLimiter(rpm=2, tpm=None, window_s=10.0)
-    big.sent.extend([(0.0, 0), (3.0, 0)])
+    big.slots.extend([_slot(0.0), _slot(3.0)])
     assert big._wait(4.0, 0) == pytest.approx(6.0)
     assert big._wait(10.5, 0) == 0.0
+
+
+def test_a_request_in_flight_holds_its_place_until_it_answers():
+    """The window of a request starts when its answer is back, not when it was sent: the provider may
+    count it at any moment in between."""
+    limiter = RateLimiter(rpm=2, tpm=None, window_s=10.0)
+    in_flight = rate_limits.Slot(0)
+    limiter.slots.extend([_slot(0.0), in_flight])
+    assert limiter._wait(4.0, 0) == pytest.approx(6.0)  # the answered one leaves first
+    limiter.slots.append(rate_limits.Slot(0))
+    assert limiter._wait(100.0, 0) == float("inf")  # two in flight: wait for an answer
+    tpm = RateLimiter(rpm=None, tpm=50, window_s=10.0)
+    tpm.slots.append(rate_limits.Slot(40))
+    assert tpm._wait(500.0, 20) == float("inf")
+
+
+def test_release_starts_the_window_after_the_answer_plus_a_margin(monkeypatch):
+    import asyncio
+
+    clock = [100.0]
+    monkeypatch.setattr(rate_limits.time, "monotonic", lambda: clock[0])
+    limiter = RateLimiter(rpm=1, tpm=None, window_s=60.0)
+
+    async def scenario() -> float:
+        slot = await limiter.acquire()
+        clock[0] = 103.0  # answered three seconds after it was sent
+        limiter.release(slot)
+        return limiter._wait(clock[0], 0)
+
+    assert asyncio.run(scenario()) == pytest.approx(60.0 + rate_limits.MARGIN_S)

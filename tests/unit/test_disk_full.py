@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from relreason_dagster import pipeline
-from relreason_dagster.cli import main
+from relreason_dagster.cli import _print_report, main
 from relreason_dagster.pipeline import PipelineReport, count_from_lake, no_space, no_space_line
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -74,7 +74,6 @@ def test_run_on_a_full_disk_is_one_line(home, monkeypatch, capfd):
 
 
 def test_step_failures_of_a_full_disk_print_one_line(home, capfd):
-    from relreason_dagster.cli import _print_report
 
     report = PipelineReport(
         failures=[
@@ -116,3 +115,27 @@ def test_calls_the_events_lost_are_counted_from_the_lake(home):
     report = PipelineReport()
     count_from_lake(report, ["other"], since)
     assert report.answered_nothing == {"other": "all 3 of its calls failed, e.g. authentication: 401"}
+
+
+def test_a_run_that_waited_for_another_launch_reports_the_calls_it_made(home, capfd):
+    """Another launch of the same model stored 36 answers while this one waited for the model's claim;
+    this one then found them all stored.  It made no call and says so, with how long it waited (it
+    used to count the other launch's 36 rows in the lake as its own calls)."""
+    since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(seconds=10)
+    theirs = since + datetime.timedelta(seconds=2)
+    store = ResponseStore(Lake.default())
+    row = ("p{}", "scripted-m", "relational", "h", "scripted/scripted-m", "ans", "stop", 1, 1, 0.1, 1)
+    store.append([(f"p{i}", *row[1:], None, False, theirs) for i in range(36)])
+    took_over = (theirs + datetime.timedelta(seconds=1)).replace(tzinfo=datetime.UTC).timestamp()
+    report = PipelineReport(
+        calls={"scripted-m": {**pipeline._no_calls(), "prompts": 36, "already_stored": 36}},
+        claimed_at={"scripted-m": took_over},
+        waited_s={"scripted-m": 12.5},
+    )
+    count_from_lake(report, ["scripted-m"], since)
+    assert report.lake_counted == [] and report.total_calls == 0
+    _print_report(report, 1.0)
+    out, _err = capfd.readouterr()
+    line = next(line for line in out.splitlines() if line.startswith("scripted-m:"))
+    assert "0 model calls" in line and "36 from the cache" in line
+    assert "after waiting 12.5 s for another run of this model" in line

@@ -316,3 +316,15 @@ def test_null_reads_as_the_declared_default_and_only_set_knobs_are_params():
     assert kor.get("data_dir") == "korbench/data"
     assert "context_tokens" in profiles.get_profile("smoke", "kor").params
     assert "level" not in profiles.get_profile("smoke", "kor").params  # defaults stay out of cache keys
+
+
+def test_typed_reads_every_knob_as_an_attribute_with_its_declared_default():
+    """What family code reads: ``profile.typed(Knobs).n_iid``, not ``int(profile.get("n_iid"))``."""
+    from relreason_dagster.benchmarks.base import Profile
+    from relreason_dagster.benchmarks.relational.profile_schema import Knobs
+
+    declared = Knobs()
+    knobs = Profile("mine", {"n_iid": 3, "settings": ("nl",), "n_ood": None}).typed(Knobs)
+    assert (knobs.n_iid, knobs.settings, knobs.n_ood) == (3, ["nl"], declared.n_ood)
+    with pytest.raises(AttributeError):
+        knobs.n_idd  # noqa: B018 - a typo fails at once

@@ -206,3 +206,51 @@ def test_the_reader_leaves_the_results_file_free(home):
         con.close()
     copies = list((home / COPY_DIR).glob("*.duckdb"))
     assert 1 <= len(copies) <= 2  # the old copy goes once it is KEEP_S old; never one per read
+
+
+def test_a_tmp_folder_in_the_current_directory_is_neither_written_nor_read(home, capsys, monkeypatch):
+    """DuckDB keeps file access to its temp directory (default ``<cwd>/.tmp``) after external access is
+    off: run from a model's lake folder holding a ``.tmp/``, `relreason sql` wrote a Parquet file there
+    and ``raw.responses`` served it.  The reader now has no temp directory at all."""
+    folder = home / "lake" / "responses" / "model=M"
+    tmp = folder / ".tmp"
+    tmp.mkdir()
+    (tmp / "planted.txt").write_text("secret\n", encoding="utf-8")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"secret": ["s3cr3t"]}), tmp / "planted.parquet")
+    monkeypatch.chdir(folder)
+    before = _fingerprint(home)
+    attacks = [
+        "COPY (SELECT 1 AS a) TO '.tmp/x.parquet' (FORMAT parquet)",
+        "COPY (SELECT * FROM raw.responses) TO '.tmp/benchmark=relational/x.parquet' (FORMAT parquet)",
+        "COPY (SELECT 1 AS a) TO 'x.parquet' (FORMAT parquet)",
+        "EXPORT DATABASE '.tmp/exported'",
+        "SELECT * FROM read_text('.tmp/planted.txt')",
+        "SELECT * FROM read_parquet('.tmp/planted.parquet')",
+        "SELECT * FROM read_parquet('.tmp/*.parquet')",
+        "SELECT * FROM glob('.tmp/*')",
+        "SET temp_directory = '.tmp'",
+    ]
+    for sql in attacks:
+        assert main(["sql", sql]) == 2, sql
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, (sql, err)
+    assert _fingerprint(home) == before
+    assert sorted(p.name for p in tmp.iterdir()) == ["planted.parquet", "planted.txt"]
+    assert _forged_rows() == 0
+
+
+def test_a_damaged_lake_file_is_moved_aside_by_sql_and_the_next_query_reads(home, capsys):
+    """A truncated lake file failed every later `relreason sql` of every model until a run moved it."""
+    part = home / "lake" / "responses" / "model=M" / "benchmark=relational"
+    good = sorted(part.glob("*.parquet"))[0]
+    damaged = part / "part-damaged.parquet"
+    damaged.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    assert main(["sql", "--json", "SELECT prompt_id FROM raw.responses"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == [{"prompt_id": "p1"}]
+    assert "damaged lake file" in captured.err and not damaged.exists()
+    assert list((home / "lake" / "_quarantine").rglob("part-damaged.parquet"))
+    assert main(["sql", "--json", "SELECT count(*) AS n FROM raw.responses"]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"n": 1}]

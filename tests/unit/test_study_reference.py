@@ -64,21 +64,6 @@ def test_rows_keep_numbers_nulls_and_extra_keys():
     assert json.loads(rows[2]["keys"]) == {}
 
 
-@pytest.mark.parametrize(
-    ("lines", "says"),
-    [
-        (["family,source,model"], "header must start with"),
-        ([HEADER, "toy,T1,m,acc,0.5,50,"], "fields for"),
-        ([HEADER, "toy,T1,m,,,,,,ten,,,,acc,0.5,50,"], "n 'ten' is not a whole number"),
-        ([HEADER, "toy,T1,m,,,,,,,,,,acc,50%,50%,"], "value '50%' is not a number"),
-        ([HEADER, "toy,T1,,,,,,,,,,,acc,0.5,50,"], "model is empty"),
-        ([HEADER, "kor,T1,m,,,,,,,,,,acc,0.5,50,"], "family 'kor' in the file of family 'toy'"),
-        ([HEADER + ",note"], "a name of its own"),
-        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,maybe,"], "must be true, false"),
-        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,false,"], "say in one line why"),
-        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,true,x"], "on a comparable row"),
-    ],
-)
 def test_comparability_is_read_into_its_own_columns_not_the_keys(tmp_path):
     path = _write(
         tmp_path / "published.csv",
@@ -94,6 +79,21 @@ def test_comparability_is_read_into_its_own_columns_not_the_keys(tmp_path):
     assert [json.loads(r["keys"]) for r in rows] == [{"difficulty": "easy"}, {"difficulty": "hard"}]
 
 
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        (["family,source,model"], "header must start with"),
+        ([HEADER, "toy,T1,m,acc,0.5,50,"], "fields for"),
+        ([HEADER, "toy,T1,m,,,,,,ten,,,,acc,0.5,50,"], "n 'ten' is not a whole number"),
+        ([HEADER, "toy,T1,m,,,,,,,,,,acc,50%,50%,"], "value '50%' is not a number"),
+        ([HEADER, "toy,T1,,,,,,,,,,,acc,0.5,50,"], "model is empty"),
+        ([HEADER, "kor,T1,m,,,,,,,,,,acc,0.5,50,"], "family 'kor' in the file of family 'toy'"),
+        ([HEADER + ",note"], "a name of its own"),
+        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,maybe,"], "must be true, false"),
+        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,false,"], "say in one line why"),
+        ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,true,x"], "on a comparable row"),
+    ],
+)
 def test_a_malformed_file_is_one_line_naming_the_fix(tmp_path, lines, says):
     path = _write(tmp_path / "published.csv", *lines)
     with pytest.raises(ConfigError, match=says) as err:
