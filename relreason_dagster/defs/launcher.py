@@ -275,10 +275,21 @@ def run_executor_for(executor: str, max_steps: int | None) -> str:
 
 
 def widest_wave(runs: Sequence[PlannedRun]) -> int:
-    """The most runs of one job in ``runs``: how many could ever run side by side."""
-    counts: dict[str, int] = {}
+    """The most runs of ``runs`` that become ready together: those whose jobs sit at the same depth
+    of the job order (one model's ``model_work`` and a DLM task's ``dlm_work`` both wait for
+    ``prepare`` only, so they are one wave of two)."""
+    order = job_order()
+    jobs = {run.job for run in runs}
+    depth: dict[str, int] = {}
+
+    def depth_of(job: str) -> int:
+        if job not in depth:
+            depth[job] = 1 + max((depth_of(dep) for dep in order[job] if dep in jobs), default=0)
+        return depth[job]
+
+    counts: dict[int, int] = {}
     for run in runs:
-        counts[run.job] = counts.get(run.job, 0) + 1
+        counts[depth_of(run.job)] = counts.get(depth_of(run.job), 0) + 1
     return max(counts.values(), default=0)
 
 
@@ -466,7 +477,9 @@ def launch(
         run_config = _run_config(
             run_settings, executor=run_executor, max_steps=max_steps, lock_wait_s=lock_wait_s, verbose=verbose
         )
-        workers = 1 if executor == "in_process" else max(1, min(max_runs, widest_wave(runs)))
+        # A pool only when some runs can go side by side; sized by max_runs, since runs of different
+        # waves overlap too (the judge beside DLM tasks) and the pool starts processes only as needed.
+        workers = 1 if executor == "in_process" or widest_wave(runs) < 2 else max(1, max_runs)
 
         def ready(run: PlannedRun) -> bool:
             return all(remaining.get(dep, 0) == 0 for dep in order[run.job])

@@ -86,6 +86,8 @@ def test_steps_run_inside_the_run_process_unless_max_steps_asks_otherwise() -> N
     assert run_executor_for("celery", None) == "celery"
     assert widest_wave(_plan(["a", "b", "c"])) == 3
     assert widest_wave(_plan(["a"])) == 1
+    # One model and one DLM task both wait only for prepare: one wave of two, side by side.
+    assert widest_wave([*_plan(["a"]), PlannedRun("dlm_work", "HasFather", ())]) == 2
 
 
 def test_a_launch_of_lone_runs_never_starts_a_run_process(scripted) -> None:
