@@ -1,4 +1,4 @@
-"""Shared fixtures: a temporary DuckDB with the ``raw`` schema."""
+"""Shared fixtures: a temporary DuckDB with the ``raw`` schema; the hang watchdog is a plugin of its own."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ import pytest  # noqa: E402
 from relreason_dagster.storage.lake import Lake  # noqa: E402
 from relreason_dagster.storage.responses import ResponseStore  # noqa: E402
 from relreason_dagster.storage.schema import ensure_schema  # noqa: E402
+
+# A hang fails fast and says where (tests/hang_watchdog.py); pytest-timeout does the usual case.
+pytest_plugins = ["tests.hang_watchdog"]
 
 
 @pytest.fixture
@@ -54,3 +57,4 @@ def one_torch_thread():
         yield
     finally:
         torch.set_num_threads(threads)
+
