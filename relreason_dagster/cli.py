@@ -16,13 +16,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
 from relreason_dagster import env, paths, profiles
+from relreason_dagster.benchmarks.base import MAX_LIMIT, MAX_SAMPLES
 from relreason_dagster.errors import ConfigError
 
 _STARTED = time.perf_counter()  # the time split `relreason run` prints counts startup from here
@@ -202,8 +203,9 @@ def _print_headlines(
 def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None) -> int:
     """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
     (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
-    from relreason_dagster.benchmarks.registry import baseline_names, get_family
-    from relreason_dagster.llm.registry import enabled_models, require_api_key, resolve_model
+    from relreason_dagster.benchmarks.registry import baseline_names
+    from relreason_dagster.launch_plan import build_plan
+    from relreason_dagster.llm.registry import enabled_models
     from relreason_dagster.pipeline import run_pipeline
 
     if demo:
@@ -211,23 +213,24 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     else:
         models = list(dict.fromkeys(args.model))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
-    train_size = getattr(args, "train_size", None)
-    baselines = baseline_names()
-    if train_size is not None and not set(baselines) & set(models):
-        raise ConfigError(f"--train-size applies to a baseline model only ({', '.join(baselines)})")
-    # Bad input is one line and nothing else: check the cheap things before the first progress line
-    # (run_pipeline checks them again, with the rest).
-    profile_families = profiles.profile_families(args.profile)
-    for name in benchmarks or []:
-        get_family(name)
     model_options = _model_options(getattr(args, "model_option", None))
-    for name in models:
-        if name not in baselines:
-            require_api_key(resolve_model(paths.models_path(), name, model_options))
-    families = benchmarks or profile_families
+    family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
+    # Bad input is one line and nothing else: the launch is resolved and checked once, here, before the
+    # first progress line and before anything is written (launch_plan.py); the runs get it by value.
+    plan = build_plan(
+        models,
+        profile=args.profile,
+        benchmarks=benchmarks,
+        seed=args.seed,
+        samples=getattr(args, "samples", None),
+        limit=getattr(args, "limit", None),
+        model_options=model_options,
+        dlm_train_size=getattr(args, "train_size", None),
+        judge=family_options.pop("judge", None),
+    )
+    families = benchmarks or sorted(plan.sections)
     if getattr(args, "dry_run", False):
         return _dry_run(args, models, benchmarks, model_options)
-    family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
         f"(profile {args.profile}, results in {paths.relreason_home()})"
@@ -236,15 +239,9 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     try:
         report = run_pipeline(
             models,
-            profile=args.profile,
-            benchmarks=benchmarks,
-            seed=args.seed,
-            dlm_train_size=train_size,
+            plan=plan,
             rerun=args.rerun,
             on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
-            samples=getattr(args, "samples", None),
-            model_options=model_options or None,
-            limit=getattr(args, "limit", None),
             launch=launch_options(args),
             **family_options,
         )
@@ -739,6 +736,18 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _bounded(most: int, what: str) -> Callable[[str], int]:
+    """An argparse ``type``: a positive integer of at most ``most`` (``what`` names the unit)."""
+
+    def check(value: str) -> int:
+        number = _positive_int(value)
+        if number > most:
+            raise argparse.ArgumentTypeError(f"at most {most:,} {what}, got {value}; ask for fewer")
+        return number
+
+    return check
+
+
 def add_profile_options(p: argparse.ArgumentParser) -> None:
     """``--profile``, ``--profile-file`` and ``--seed``: every command that reads a profile takes these."""
     p.add_argument(
@@ -874,7 +883,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--samples",
-        type=_positive_int,
+        type=_bounded(MAX_SAMPLES, "draws per prompt"),
         default=None,
         metavar="K",
         help="ask every prompt K times, each draw stored and scored on its own (pass@k, maj@k; "
@@ -892,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--limit",
-        type=_positive_int,
+        type=_bounded(MAX_LIMIT, "samples per task"),
         default=None,
         metavar="N",
         help="ask only the first N samples of each task (by sample id)",

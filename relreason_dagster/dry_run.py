@@ -8,6 +8,11 @@ looks in the lake for what is already stored.  Per model it reports the prompts,
 make, their input tokens (counted with the project's tokenizer), their output budget (``max_tokens``)
 and the cost LiteLLM's offline cost map gives for those tokens: an upper bound, since a reply may
 stop before ``max_tokens``.  A model LiteLLM cannot price has no cost estimate (never a made-up 0).
+
+Draws (``--samples K``) are counted, not listed: each draw of a request is a request of its own with
+the same messages, so the plan is built for the first draw and multiplied, and only the draws the
+lake can hold (up to the highest draw stored) are hashed to look them up.  So the estimate at the
+bound (``MAX_SAMPLES``) answers in the time of one draw's, where listing a million draws never did.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Any
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
-from relreason_dagster.llm.draw_plan import plan_requests
+from relreason_dagster.llm.draw_plan import Work, draw_hash, plan_requests
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.registry import ModelSpec, resolve_model
 from relreason_dagster.llm.tokenizer import chat_prompt_tokens_many
@@ -58,20 +63,49 @@ def run_prompts(
 
 
 def _asked(spec: ModelSpec, name: str, section: Any, rows: list[dict[str, Any]], **run: Any) -> list[dict]:
+    """The family's rows this model is asked, as the gateway takes them, each with its draws in
+    ``draws`` (its ``samples`` left at one: the plan is built for the first draw)."""
     asks = getattr(get_family(name), "asks", None)
     rows = [r for r in rows if asks is None or asks(section, spec.kind, r["setting"])]
     if run.get("limit"):
         rows = first_samples([{**r, "benchmark": name} for r in rows], run["limit"])
     generation = section.get("generation") if section.declares("generation") else None
     draws = run.get("samples") or section.get("samples")
-    return [{**r, "params": dict(generation) if generation else None, "samples": draws} for r in rows]
+    return [{**r, "params": dict(generation) if generation else None, "draws": draws} for r in rows]
+
+
+def _draws_to_call(
+    spec: ModelSpec, works: dict[str, Work], draws: dict[str, int], store: ResponseStore | None
+) -> tuple[int, dict[str, int]]:
+    """All requests of the plan (each first-draw request times its draws) and, per first-draw request,
+    how many of its draws still need a call (a draw is stored when the lake has its answer for every
+    prompt id, or any model's answer to the same request)."""
+    requests = sum(draws[h] for h in works)
+    if store is None:
+        return requests, dict(draws)
+    stored_ok = store.stored_ok(spec.name)
+    deepest = store.max_sample_index()
+    hashed: dict[str, list[str]] = {
+        h: [h, *(draw_hash(spec, w, k) for k in range(1, min(draws[h], deepest + 1)))]
+        for h, w in works.items()
+    }
+    cached = store.successes([x for hashes in hashed.values() for x in hashes])
+    to_call = {}
+    for h, work in works.items():
+        stored = sum(
+            1
+            for x in hashed[h]
+            if x in cached or all((p, x) in stored_ok for p in work.prompt_ids)
+        )
+        to_call[h] = draws[h] - stored
+    return requests, to_call
 
 
 def _stored_answers() -> ResponseStore | None:
     """The lake's answers, or None when there is no lake yet (a dry run creates nothing)."""
     import os
 
-    if not os.environ.get("RELREASON_LAKE") and not (paths.relreason_home() / "lake").exists():
+    if not os.environ.get("RELREASON_LAKE") and not (paths.relreason_home_path() / "lake").exists():
         return None
     return ResponseStore(Lake.default())
 
@@ -101,25 +135,23 @@ def estimate(
             for row in _asked(spec, family, section, rows, samples=samples, limit=limit)
         ]
         works = plan_requests(spec, prompts)
-        stored_ok = store.stored_ok(spec.name) if store else set()
-        cached = store.successes(list(works)) if store else {}
-        to_call = [
-            w
-            for h, w in works.items()
-            if h not in cached and not all((p, h) in stored_ok for p in w.prompt_ids)
-        ]
-        tokens = chat_prompt_tokens_many([w.messages for w in to_call]) if to_call else []
+        draws_of = {str(p["prompt_id"]): int(p["draws"] or 1) for p in prompts}
+        draws = {h: max(draws_of[p] for p in w.prompt_ids) for h, w in works.items()}
+        requests, to_call = _draws_to_call(spec, works, draws, store)
+        called = [(works[h], n) for h, n in to_call.items() if n > 0]
+        tokens = chat_prompt_tokens_many([w.messages for w, _ in called]) if called else []
+        calls = sum(n for _, n in called)
         est = Estimate(
             model=name,
             prompts=len({p["prompt_id"] for p in prompts}),
-            requests=len(works),
-            stored=len(works) - len(to_call),
-            calls=len(to_call),
-            input_tokens=sum(tokens),
-            max_output_tokens=sum(int(w.params.get("max_tokens") or 0) for w in to_call),
+            requests=requests,
+            stored=requests - calls,
+            calls=calls,
+            input_tokens=sum(t * n for t, (_, n) in zip(tokens, called, strict=True)),
+            max_output_tokens=sum(int(w.params.get("max_tokens") or 0) * n for w, n in called),
         )
         est.cost_usd = (
-            call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if to_call else 0.0
+            call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if calls else 0.0
         )
         if est.cost_usd is None:
             est.note = f"LiteLLM has no price for {spec.litellm_model}"

@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import env, paths, profiles
-from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
-from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.registry import get_model, require_api_key, resolve_model
+from relreason_dagster.benchmarks.registry import baseline_names, get_family
+from relreason_dagster.launch_plan import LaunchPlan, build_plan
 from relreason_dagster.storage import launch_record
 
 DEFAULT_MAX_RUNS = 4  # model or DLM task runs kept going at once, each in a process of its own
@@ -111,15 +110,17 @@ class PipelineReport:
         return sum(c.get("from_cache", 0) + c.get("already_stored", 0) for c in self.calls.values())
 
 
-def prepare_environment(profile: str) -> None:
-    """Validate the profile and point Dagster at RELREASON_HOME before definitions load.
+def prepare_environment(profile: str, *, checked: bool = False) -> None:
+    """Validate the profile (unless the launch's plan ``checked`` it) and point Dagster at
+    RELREASON_HOME before definitions load.
 
     The profile itself is not put anywhere: a launch passes its resolved sections to the runs in
     their run settings (:func:`resolved_sections`).
     """
     from relreason_dagster.defs.instance import ensure_instance
 
-    profiles.profile_families(profile)  # an unknown profile or a bad profile file: one line
+    if not checked:
+        profiles.profile_families(profile)  # an unknown profile or a bad profile file: one line
     ensure_instance(paths.relreason_home())
 
 
@@ -429,22 +430,29 @@ def _run_tags(models: list[str], families: list[str], profile: str, kind: str) -
     }
 
 
-def _require_step_models(run_settings: Any, families: list[str]) -> list[str]:
-    """The models the families' across-models steps ask (a judge), each checked to exist and have its key.
-
-    Checked before any model runs: an unknown judge or a missing key fails in one line, not after the
-    benchmark models' calls.
-    """
+def _step_specs(run_settings: Any, families: list[str]) -> list[Any]:
+    """The models the families' across-models steps ask (a judge), each resolved and checked at the door
+    (its key, its provider, its budget's price) before any step runs: one line, not a failed step."""
     from relreason_dagster.benchmarks.registry import family_steps
+    from relreason_dagster.llm.launch_checks import check_at_the_door
+    from relreason_dagster.llm.registry import require_api_key, resolve_model, snapshot_registry
 
-    names = []
-    for family in families:
-        for step in family_steps(family):
-            if step.stage == "across_models" and step.kind is not None:
-                name = run_settings.model_for_step(family, step)
-                require_api_key(get_model(paths.models_path(), name))
-                names.append(name)
-    return names
+    names = [
+        run_settings.model_for_step(family, step)
+        for family in families
+        for step in family_steps(family)
+        if step.stage == "across_models" and step.kind is not None
+    ]
+    if not names:
+        return []
+    registry = snapshot_registry(run_settings.models_path())
+    specs = []
+    for name in dict.fromkeys(names):
+        spec = resolve_model(registry.path, name, None, registry=registry)
+        require_api_key(spec)
+        check_at_the_door(spec)
+        specs.append(spec)
+    return specs
 
 
 def run_pipeline(
@@ -462,9 +470,13 @@ def run_pipeline(
     model_options: dict[str, Any] | None = None,
     limit: int | None = None,
     launch: LaunchOptions | None = None,
+    plan: LaunchPlan | None = None,
 ) -> PipelineReport:
     """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
     the marts.
+
+    ``plan``: the launch resolved and checked at the door (``launch_plan.build_plan``, what `relreason
+    run` builds once); without one it is built here from the other arguments, which it then replaces.
 
     ``samples`` (``--samples K``) asks every prompt K times, each draw a row of its own (None: the
     profile's ``samples`` knob, else once).  ``model_options`` (``-M KEY=VALUE``) are laid over every
@@ -481,50 +493,49 @@ def run_pipeline(
     with ``unchanged_since`` set; ``rerun`` launches anyway.  ``on_launch`` is called once it is
     decided that runs start (the CLI prints a line: loading the pipeline takes seconds).
     """
-    prepare_environment(profile)
-    for name in benchmarks or []:
-        get_family(name)
-    models = list(dict.fromkeys(models))
-    baseline_tasks: dict[str, tuple[str, ...]] = {}
-    for model in (m for m in models if m in baseline_names()):
-        family = baseline_family(model)
-        if benchmarks and family not in benchmarks:
-            raise ConfigError(f"the {model} model needs the {family} benchmark; add --benchmark {family}")
-        baseline_tasks[model] = get_baseline(model).tasks(
-            profiles.get_profile(profile, family), dlm_train_size
+    if plan is None:
+        plan = build_plan(
+            models,
+            profile=profile,
+            benchmarks=benchmarks,
+            seed=seed,
+            judge=judge,
+            samples=samples,
+            limit=limit,
+            model_options=model_options,
+            dlm_train_size=dlm_train_size,
         )
-    path = paths.models_path()
-    specs = [resolve_model(path, m, model_options) for m in models if m not in baseline_tasks]
-    for spec in specs:
-        require_api_key(spec)
-    launch_key = {
+    prepare_environment(plan.profile, checked=True)
+    specs = list(plan.specs)
+    baseline_tasks = dict(plan.baseline_tasks)
+    launch_key: dict[str, Any] = {
         "command": "run",
-        "models": models,
-        "profile": profile,
-        "benchmarks": benchmarks or [],
-        "seed": seed,
+        "models": list(plan.models),
+        "profile": plan.profile,
+        "benchmarks": list(plan.benchmarks),
+        "seed": plan.seed,
         "run_dbt": run_dbt,
         "baseline_tasks": {model: list(tasks) for model, tasks in baseline_tasks.items()},
-        "dlm_train_size": dlm_train_size,
-        "judge": judge,
+        "dlm_train_size": plan.dlm_train_size,
+        "judge": plan.judge,
     }
-    if samples is not None:
-        if samples < 1:
-            raise ConfigError(f"--samples must be a positive integer, got {samples}")
-        launch_key["samples"] = samples
-    if model_options:
-        launch_key["model_options"] = model_options
-    if limit is not None:
-        if limit < 1:
-            raise ConfigError(f"--limit must be a positive integer, got {limit}")
-        launch_key["limit"] = limit
+    if plan.samples is not None:
+        launch_key["samples"] = plan.samples
+    if plan.model_options:
+        launch_key["model_options"] = dict(plan.model_options)
+    if plan.limit is not None:
+        launch_key["limit"] = plan.limit
     started = time.perf_counter()
     from relreason_dagster.storage.lake import Lake
 
     # A damaged lake file would fail every reader of the lake (all models'): moved aside first, so
     # this launch runs, and asks its prompts again if they are this launch's models'.
     quarantined = [entry.line() for entry in Lake.default().check()]
-    before = None if rerun else launch_record.fingerprint(launch_key)
+    read_once = {
+        "models_digest": plan.registry.digest if plan.registry else None,
+        "sections": plan.sections,
+    }
+    before = None if rerun else launch_record.fingerprint(launch_key, **read_once)
     record = launch_record.read_record() if before is not None else None
     if record is not None and record["fingerprint"] == before:
         report = PipelineReport.from_record(record["report"])
@@ -541,21 +552,9 @@ def run_pipeline(
     from relreason_dagster.defs.resources import RunSettings
     from relreason_dagster.defs.sensors import register_model_partitions
 
-    run_settings = RunSettings(
-        profile=profile,
-        sections=resolved_sections(profile),
-        seed=seed,
-        benchmarks=benchmarks or [],
-        models_file=str(paths.models_path()),
-        dlm_train_size=dlm_train_size or 0,
-        step_model=judge or "",
-        samples=samples or 0,
-        model_options=json.dumps(model_options, sort_keys=True) if model_options else "",
-        limit=limit or 0,
-        dlm_workers=(launch.dlm_workers if launch else None) or 0,
-    )
-    families = run_settings.family_names()  # a bad benchmark/profile pair fails here
-    step_models = _require_step_models(run_settings, families) if specs else []
+    run_settings = RunSettings.from_plan(plan, dlm_workers=(launch.dlm_workers if launch else None) or 0)
+    families = list(plan.families)
+    step_models = [spec.name for spec in plan.step_specs]
     instance = dg.DagsterInstance.get()  # one per launch: each costs tens of milliseconds
     register_model_partitions(instance, [m.name for m in specs])
     baseline_jobs = {baseline_job(model): list(tasks) for model, tasks in baseline_tasks.items()}
@@ -573,7 +572,7 @@ def run_pipeline(
             partitions,
             families,
             run_settings,
-            _run_tags(models, families, profile, "run"),
+            _run_tags(list(plan.models), families, plan.profile, "run"),
             instance=instance,
             options=launch,
         )
@@ -582,7 +581,7 @@ def run_pipeline(
     report.check_seconds = check_seconds
     report.quarantined = quarantined
     count_from_lake(report, [m.name for m in specs] + step_models, since)
-    after = launch_record.fingerprint(launch_key) if report.succeeded else None
+    after = launch_record.fingerprint(launch_key, **read_once) if report.succeeded else None
     if after is not None:
         launch_record.write_record(after, report.to_record(), time.time())
     return report
@@ -608,16 +607,20 @@ def run_steps(
     get_family(benchmark)
     from relreason_dagster.defs.resources import RunSettings
 
-    run_settings = RunSettings(
-        profile=profile,
-        sections=resolved_sections(profile),
-        benchmarks=[benchmark],
-        models_file=str(paths.models_path()),
-        step_model=step_model or "",
-        overrides=json.dumps({benchmark: overrides}) if overrides else "",
-    )
+    fields: dict[str, Any] = {
+        "profile": profile,
+        "sections": resolved_sections(profile),
+        "benchmarks": [benchmark],
+        "models_file": str(paths.models_path()),
+        "step_model": step_model or "",
+        "overrides": json.dumps({benchmark: overrides}) if overrides else "",
+    }
+    run_settings = RunSettings(**fields)
     families = run_settings.family_names()  # a profile without the family's section fails here, in one line
-    step_models = _require_step_models(run_settings, families)
+    specs = _step_specs(run_settings, families)
+    step_models = [spec.name for spec in specs]
+    launch_specs = json.dumps([dataclasses.asdict(spec) for spec in specs])
+    run_settings = RunSettings(**fields, launch_specs=launch_specs, keys_checked=True)
     jobs = ["judge"] + (["marts"] if run_dbt else [])
     log = paths.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()

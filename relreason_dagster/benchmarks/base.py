@@ -180,6 +180,13 @@ class Parsed:
         }
 
 
+# The most draws a prompt may ask for (``--samples K``, a profile's ``samples``): pass@k studies use up to a
+# few hundred, and a typo of a few more digits would otherwise start a run of billions of requests.
+MAX_SAMPLES = 1000
+# The most samples per task ``--limit N`` takes: more than any study's task has (a cap, not a size).
+MAX_LIMIT = 1_000_000
+
+
 class FamilyKnobs(BaseModel):
     """The knobs of one family's profile section, each declared once with its type and its default.
 
@@ -194,7 +201,9 @@ class FamilyKnobs(BaseModel):
 
     # Generic, for every family: how many times each prompt is asked (repeated sampling; the CLI's
     # ``--samples K`` wins over it).
-    samples: int = Field(1, ge=1, json_schema_extra={"expected": "a positive integer"})
+    samples: int = Field(
+        1, ge=1, le=MAX_SAMPLES, json_schema_extra={"expected": f"a whole number from 1 to {MAX_SAMPLES}"}
+    )
 
 
 _UNSET: Any = object()

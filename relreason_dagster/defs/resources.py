@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
+import functools
 import json
 import shutil
 import sys
@@ -77,6 +80,43 @@ class RunSettings(dg.ConfigurableResource):
     limit: int = 0
     # `relreason run --dlm-workers N`: trainings of a baseline at once on this machine (0: the CPU count).
     dlm_workers: int = 0
+    # The launch's plan (launch_plan.py), by value: every model spec it resolved (-M laid over), JSON
+    # ``[spec, ...]``, and models.yaml as it read it, JSON (llm.registry.RegistrySnapshot.record).  A
+    # step takes its model from here and reads no file; "" (a run from the UI): resolved in the step.
+    launch_specs: str = ""
+    registry: str = ""
+    # Whether the launch checked every model's key (a step then reads the key without checking again).
+    keys_checked: bool = False
+
+    @classmethod
+    def from_plan(cls, plan: Any, **fields: Any) -> RunSettings:
+        """The settings of every run of one launch (``launch_plan.LaunchPlan``); ``fields``: the rest."""
+        return cls(
+            profile=plan.profile,
+            sections=json.dumps(plan.sections),
+            seed=plan.seed,
+            benchmarks=list(plan.benchmarks),
+            models_file=plan.registry.path if plan.registry else str(paths.models_path()),
+            dlm_train_size=plan.dlm_train_size or 0,
+            step_model=plan.judge or "",
+            samples=plan.samples or 0,
+            model_options=json.dumps(dict(plan.model_options), sort_keys=True) if plan.model_options else "",
+            limit=plan.limit or 0,
+            launch_specs=json.dumps([dataclasses.asdict(spec) for spec in plan.every_spec]),
+            registry=json.dumps(plan.registry.record()) if plan.registry else "",
+            keys_checked=True,
+            **fields,
+        )
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        """A run process given its launch's models.yaml reads no registry file (redaction, the report)."""
+        self.seed_registry()
+
+    def seed_registry(self) -> None:
+        if self.registry:
+            from relreason_dagster.llm.registry import RegistrySnapshot, seed_registry
+
+            seed_registry(RegistrySnapshot.from_record(_parsed(self.registry)))
 
     def family_names(self) -> list[str]:
         """The selected benchmarks, or every family the profile has settings for.
@@ -96,14 +136,15 @@ class RunSettings(dg.ConfigurableResource):
         return names
 
     def _sections(self) -> dict[str, dict[str, Any]]:
-        """The profile's sections: those the launch resolved, else ``profile`` resolved now."""
-        return json.loads(self.sections) if self.sections else profiles.resolve(self.profile)
+        """The profile's sections: those the launch resolved (parsed once per process), else
+        ``profile`` resolved now."""
+        return _parsed(self.sections) if self.sections else profiles.resolve(self.profile)
 
     def profile_for(self, family: str) -> Profile:
         """The family's section of the profile, with this run's overrides of single knobs."""
-        params = dict(self._sections().get(family, {}))
+        params = copy.deepcopy(dict(self._sections().get(family, {})))
         profile = Profile(name=self.profile, params=params, knobs=profiles.family_knobs(family))
-        changed = json.loads(self.overrides).get(family, {}) if self.overrides else {}
+        changed = copy.deepcopy(_parsed(self.overrides).get(family, {})) if self.overrides else {}
         return profile.with_params(changed) if changed else profile
 
     def model_for_step(self, family: str, step: Any) -> str:
@@ -121,11 +162,19 @@ class RunSettings(dg.ConfigurableResource):
         return str(name)
 
     def model(self, name: str) -> Any:
-        """The ModelSpec of ``name``: its registry entry (or an ad-hoc one) with this run's ``-M``."""
-        from relreason_dagster.llm.registry import resolve_model
+        """The ModelSpec of ``name``: as the launch resolved it, else (a run from the UI) its registry
+        entry (or an ad-hoc one) with this run's ``-M``, its key checked here."""
+        from relreason_dagster.llm.registry import ModelSpec, require_api_key, resolve_model
 
-        options = json.loads(self.model_options) if self.model_options else {}
-        return resolve_model(self.models_path(), name, options)
+        for record in _parsed(self.launch_specs) if self.launch_specs else []:
+            if record["name"] == name:
+                return ModelSpec(**copy.deepcopy(record))
+        self.seed_registry()
+        options = _parsed(self.model_options) if self.model_options else {}
+        spec = resolve_model(self.models_path(), name, options)
+        if not self.keys_checked:
+            require_api_key(spec)
+        return spec
 
     def samples_for(self, family: str) -> int:
         """How many times each of the family's prompts is asked: ``--samples``, else its profile's knob."""
@@ -133,6 +182,12 @@ class RunSettings(dg.ConfigurableResource):
 
     def models_path(self) -> str:
         return self.models_file or str(paths.models_path())
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> Any:
+    """JSON of the run settings, parsed once per process (callers copy what they change)."""
+    return json.loads(text)
 
 
 def build_resources() -> dict[str, object]:

@@ -24,7 +24,7 @@ from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_pa
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
 from relreason_dagster.llm.ask import ask_model, run_step
-from relreason_dagster.llm.registry import ModelSpec, require_api_key
+from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.llm.run_stats import ProgressPrinter
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.rows import fetch_dicts, replace_rows
@@ -79,8 +79,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
 
         def ask(batch: list[StepPrompt]) -> dict[str, Reply]:
             if not specs:  # a step with nothing to ask needs no model (nor its key)
-                specs.append(run_settings.model(model))
-                require_api_key(specs[0])
+                specs.append(run_settings.model(model))  # its key checked once, as the model's
             result = ask_model(
                 specs[0],
                 batch,

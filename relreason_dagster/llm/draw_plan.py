@@ -52,6 +52,12 @@ def samples_of(prompt: Mapping[str, Any]) -> int:
     return value
 
 
+def draw_hash(spec: ModelSpec, work: Work, k: int) -> str:
+    """The request hash of draw ``k`` of ``work``'s messages and params (what :func:`plan_requests`
+    gives that draw), for counting draws without listing them."""
+    return hash_payload(spec.litellm_model, work.params, spec.api_base, work.messages, k)
+
+
 def plan_requests(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, Work]:
     """Group prompts by request hash (one call serves identical requests).
 

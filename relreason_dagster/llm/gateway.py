@@ -84,7 +84,7 @@ from relreason_dagster.llm.provider_errors import (
 )
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
-from relreason_dagster.llm.registry import ModelSpec, require_api_key
+from relreason_dagster.llm.registry import ModelSpec, api_key
 from relreason_dagster.llm.replies import Outcome, read_reply
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
 from relreason_dagster.llm.worker_shares import slice_payloads
@@ -139,7 +139,7 @@ class _Runner:
         self.backoff_cap_s = backoff_cap_s
         self.rng = rng
         self.extra_kwargs = extra_kwargs or {}
-        self.api_key = require_api_key(spec)
+        self.api_key = api_key(spec)  # set: checked at the door (launch_plan.build_plan)
         # In-process llama.cpp cannot hang on a network and cannot be interrupted
         # (a cancelled call keeps computing and holds the model's lock), so it gets
         # no hard timeout; remote calls get one in case the client's own fails.

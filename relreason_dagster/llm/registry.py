@@ -13,9 +13,12 @@ holds its key (``api_key_env``) and :func:`require_api_key` reads it.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,16 +131,23 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def _read_text(path: Path) -> str:
+    """The file's text; a missing or unreadable file is one line."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{_display(path)}: file not found; create it or set RELREASON_MODELS") from None
+    except OSError as exc:
+        raise ConfigError(f"{_display(path)}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{_display(path)}: not UTF-8 text ({exc.reason})") from None
+
+
 def _load_yaml(path: Path, text: str | None = None) -> Any:
     """Parse ``path`` (or ``text`` claimed to be its content) into Python objects."""
     where = _display(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ConfigError(f"{where}: file not found; create it or set RELREASON_MODELS") from None
-        except OSError as exc:
-            raise ConfigError(f"{where}: cannot read ({exc.strerror})") from None
+        text = _read_text(path)
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -359,10 +369,74 @@ def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
     return specs
 
 
+@dataclass(frozen=True)
+class RegistrySnapshot:
+    """models.yaml as one launch read it: where it is, which version of the file (its stat), and its
+    models.  A launch reads the file once and hands this to its runs, whose processes then read no
+    file: :func:`seed_registry` makes :func:`load_registry` answer from it while the file is unchanged."""
+
+    path: str
+    stamp: tuple[int, int, int]  # mtime_ns, size, inode of the file read
+    specs: dict[str, ModelSpec]
+    digest: str = ""  # sha256 of the bytes read (what a launch's up-to-date check hashes)
+
+    def record(self) -> dict[str, Any]:
+        """As plain JSON values (a run's settings carry it)."""
+        return {
+            "path": self.path,
+            "stamp": list(self.stamp),
+            "specs": [dataclasses.asdict(spec) for spec in self.specs.values()],
+            "digest": self.digest,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> RegistrySnapshot:
+        specs = [ModelSpec(**entry) for entry in record["specs"]]
+        stamp = tuple(int(x) for x in record["stamp"])
+        by_name = {s.name: s for s in specs}
+        digest = str(record.get("digest", ""))
+        return cls(str(record["path"]), (stamp[0], stamp[1], stamp[2]), by_name, digest)
+
+
+# This process's reads of registry files: resolved path -> the snapshot (a file whose stat still
+# matches is not read again; `models add` or an edit changes the stat, and the next load reads it).
+_LOADED: dict[str, RegistrySnapshot] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def snapshot_registry(path: str | Path) -> RegistrySnapshot:
+    """models.yaml at ``path`` parsed and checked, read at most once per version of the file."""
+    path = Path(path)
+    key = str(path.resolve())
+    stamp = _stamp(path)
+    known = _LOADED.get(key)
+    if known is not None and stamp is not None and known.stamp == stamp:
+        return known
+    text = _read_text(path)
+    specs = parse_registry(_load_yaml(path, text), _display(path))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    snapshot = RegistrySnapshot(key, stamp or (0, 0, 0), specs, digest)
+    if stamp is not None:
+        _LOADED[key] = snapshot
+    return snapshot
+
+
+def seed_registry(snapshot: RegistrySnapshot) -> None:
+    """Let this process answer :func:`load_registry` of the snapshot's file from it (a run process
+    given its launch's snapshot), as long as the file's stat is the one the launch read."""
+    _LOADED.setdefault(snapshot.path, snapshot)
+
+
 def load_registry(path: str | Path) -> dict[str, ModelSpec]:
     """All models of ``path`` (enabled and disabled), by name, in file order."""
-    path = Path(path)
-    return parse_registry(_load_yaml(path), _display(path))
+    return dict(snapshot_registry(path).specs)
 
 
 def enabled_models(path: str | Path) -> dict[str, ModelSpec]:
@@ -370,9 +444,9 @@ def enabled_models(path: str | Path) -> dict[str, ModelSpec]:
     return {name: spec for name, spec in load_registry(path).items() if spec.enabled}
 
 
-def get_model(path: str | Path, name: str) -> ModelSpec:
+def get_model(path: str | Path, name: str, registry: RegistrySnapshot | None = None) -> ModelSpec:
     """The model ``name``; an unknown name is a one-line error listing the known ones."""
-    specs = load_registry(path)
+    specs = registry.specs if registry is not None else load_registry(path)
     if name not in specs:
         known = ", ".join(f"{n}" if s.enabled else f"{n} (disabled)" for n, s in specs.items()) or "none"
         raise ConfigError(f"unknown model {name!r} in {_display(Path(path))}; known models: {known}")
@@ -383,7 +457,13 @@ def get_model(path: str | Path, name: str) -> ModelSpec:
 ENTRY_OPTIONS = tuple(f for f in _OPTIONAL_FIELDS if f not in ("params", "enabled"))
 
 
-def resolve_model(path: str | Path, name: str, options: dict[str, Any] | None = None) -> ModelSpec:
+def resolve_model(
+    path: str | Path,
+    name: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    registry: RegistrySnapshot | None = None,
+) -> ModelSpec:
     """The model a run asks for ``name``: its registry entry, or, for a name with a ``/`` that has none,
     an ad-hoc model whose LiteLLM model string (and name in the results) is ``name``.
 
@@ -391,10 +471,11 @@ def resolve_model(path: str | Path, name: str, options: dict[str, Any] | None = 
     ``concurrency``, ``reasoning``, ...) or generation params (anything else: ``temperature``,
     ``reasoning_effort``, ...), laid over the entry and checked exactly as models.yaml is, so a bad
     value is the same one-line error.  Without a registry entry and without a ``/`` the name is unknown.
+    ``registry``: the file as already read (a launch's snapshot), so it is not read again.
     """
     options = dict(options or {})
     try:
-        spec = get_model(path, name)
+        spec = get_model(path, name, registry)
     except ConfigError as exc:
         if "/" not in name:
             raise ConfigError(f"{exc}, or a LiteLLM model string such as openai/gpt-4o-mini") from None
@@ -416,12 +497,20 @@ def resolve_model(path: str | Path, name: str, options: dict[str, Any] | None = 
     return dataclasses.replace(checked, name=name)
 
 
+def api_key(spec: ModelSpec) -> str | None:
+    """The API key of ``spec`` as its environment variable holds it now (None: it names none, or it is
+    unset).  Read where the call is made; whether it is set was checked once, at the door."""
+    return os.environ.get(spec.api_key_env) or None if spec.api_key_env else None
+
+
 def require_api_key(spec: ModelSpec) -> str | None:
     """The API key of ``spec`` from its environment variable, or None if it needs none.
 
-    Checked before a run starts so a missing key is one clear line rather than
-    hundreds of stored authentication errors.
+    Checked before a run starts (once per model and launch: ``launch_plan.build_plan``) so a missing
+    key is one clear line rather than hundreds of stored authentication errors.  Each check is an
+    audit event (``relreason.api_key_check``), which is how a test counts them across processes.
     """
+    sys.audit("relreason.api_key_check", spec.name)
     if not spec.api_key_env:
         return None
     value = os.environ.get(spec.api_key_env)

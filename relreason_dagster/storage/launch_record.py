@@ -47,8 +47,16 @@ _HOME_SKIP = {"dagster", "logs", "report", "dbt", "read-copies", RECORD_NAME}
 _DBT_SKIP = {"target", "logs", "dbt_packages"}
 
 
-def fingerprint(launch: Mapping[str, Any]) -> str | None:
-    """The hash of everything a launch described by ``launch`` reads; None if it cannot be known."""
+def fingerprint(
+    launch: Mapping[str, Any],
+    *,
+    models_digest: str | None = None,
+    sections: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str | None:
+    """The hash of everything a launch described by ``launch`` reads; None if it cannot be known.
+
+    ``models_digest`` and ``sections``: models.yaml's bytes (their sha256) and the profile as the
+    launch read them (its plan), so neither file is read again here."""
     lake = paths.lake_url()
     if "://" in lake and not lake.startswith("file://"):
         return None
@@ -58,12 +66,22 @@ def fingerprint(launch: Mapping[str, Any]) -> str | None:
     digest.update(json.dumps(env, sort_keys=True).encode())
     hash_code_and_engines(digest)
     hash_contents(digest, paths.DBT_PROJECT_DIR, _DBT_SKIP)
-    for path in (paths.models_path(), profile_file()):
-        digest.update(path.read_bytes() if path is not None and path.is_file() else b"-")
-        digest.update(b"\0")
+    models = paths.models_path()
+    if models_digest is not None:
+        digest.update(models_digest.encode())
+    else:
+        digest.update(hashlib.sha256(models.read_bytes()).hexdigest().encode() if models.is_file() else b"-")
+    digest.update(b"\0")
+    profiles_file = profile_file()
+    is_file = profiles_file is not None and profiles_file.is_file()
+    digest.update(profiles_file.read_bytes() if profiles_file is not None and is_file else b"-")
+    digest.update(b"\0")
     hash_listing(digest, paths.reference_dir(), set())
     profile = launch.get("profile")
-    if isinstance(profile, str):  # data folders its families' sections name outside the reference data
+    if sections is not None:  # data folders its families' sections name outside the reference data
+        for family in sorted(sections):
+            hash_named_paths(digest, dict(sections[family]))
+    elif isinstance(profile, str):
         for family in profiles.profile_families(profile):
             hash_named_paths(digest, profiles.get_profile(profile, family).params)
     home = paths.relreason_home()

@@ -59,6 +59,16 @@ class ResponseStore:
         )
         return set(zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True))
 
+    def max_sample_index(self) -> int:
+        """The highest draw index any stored row has (0 when none has a later draw than the first)."""
+        table = self.lake.read(TABLE, columns=["sample_index"])
+        if table.num_rows == 0:
+            return 0
+        import pyarrow.compute as pc
+
+        highest = pc.max(table.column("sample_index")).as_py()
+        return int(highest or 0)
+
     def successes(self, hashes: Sequence[str]) -> dict[str, dict[str, Any]]:
         """For each request hash answered without error under any model name: one such row.
 

@@ -19,6 +19,7 @@ from relreason_dagster.cli import _print_report, main
 from relreason_dagster.pipeline import PipelineReport, count_from_lake, no_space, no_space_line
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
+from tests.fakes.scripted_provider import register_scripted_provider
 from tests.pipeline_home import isolated_home, scripted_models_yaml
 
 LINE_END = ": free space and run again (nothing stored is lost)"
@@ -30,6 +31,7 @@ def _enospc() -> OSError:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
+    register_scripted_provider()  # so the launch's provider check knows scripted/ (nothing is called)
     isolated_home(monkeypatch, tmp_path, scripted_models_yaml("scripted-m"))
     return tmp_path / "home"
 

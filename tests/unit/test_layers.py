@@ -87,8 +87,14 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
     ),
     (
         "checks and results",
-        "the data-quality suites, the report and the dry run: readers of stored rows and model specs",
-        ("relreason_dagster.results", "data_quality", "relreason_dagster.dry_run"),
+        "the data-quality suites, the report, the dry run and the launch plan: readers of stored rows, "
+        "profiles and model specs",
+        (
+            "relreason_dagster.results",
+            "data_quality",
+            "relreason_dagster.dry_run",
+            "relreason_dagster.launch_plan",
+        ),
     ),
     ("defs", "the Dagster layer: assets, checks, jobs, the launcher, status", ("relreason_dagster.defs",)),
     (

@@ -1,0 +1,205 @@
+"""One launch, resolved once and checked at the door: the frozen :class:`LaunchPlan` that `relreason
+run` (and its ``--dry-run``) builds before anything starts, and that the runs receive by value.
+
+Why: a launch used to resolve the same things again and again across its processes (models.yaml
+opened 11 times for one run of two models, each API key checked in four places, the profile checked
+three times and its JSON re-parsed on every knob read), and some bad input was found only once the run
+was under way: an unknown provider stored an error row per prompt, a budget on an unpriced model
+failed inside a step with a Dagster traceback, ``--samples 1000000000`` ran until killed.  Now every
+check that needs no model call is made here, once, with one line and nothing written:
+
+* the profile (resolved once; its sections are checked against each family's ``Knobs`` as it is read)
+  and the benchmarks it runs;
+* every model the launch asks (the benchmark models and the families' across-models step models such
+  as a judge): its registry entry or ad-hoc LiteLLM string with ``-M``, its API key, its provider
+  (LiteLLM's own lookup) and, for a ``max_cost``, its price;
+* ``--samples`` and ``--limit`` within their bounds (``benchmarks.base.MAX_SAMPLES``, ``MAX_LIMIT``).
+
+The runs get the plan through their run settings (``defs/resources.py``): the resolved model specs,
+the registry as read (so a step's redaction and the report read no file) and the profile's sections.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster import paths, profiles
+from relreason_dagster.benchmarks.base import MAX_LIMIT, MAX_SAMPLES, Profile
+from relreason_dagster.benchmarks.registry import (
+    FAMILIES,
+    baseline_family,
+    baseline_names,
+    family_steps,
+    get_baseline,
+    get_family,
+)
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.launch_checks import check_at_the_door
+from relreason_dagster.llm.registry import (
+    ModelSpec,
+    RegistrySnapshot,
+    require_api_key,
+    resolve_model,
+    snapshot_registry,
+)
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything one launch needs, resolved and checked; the runs receive it by value."""
+
+    models: tuple[str, ...]  # as asked (baselines included), in order, each once
+    profile: str
+    sections: Mapping[str, Mapping[str, Any]]  # the profile resolved: family -> knobs it sets
+    families: tuple[str, ...]  # the families the launch runs
+    benchmarks: tuple[str, ...]  # --benchmark, when given
+    seed: int
+    specs: tuple[ModelSpec, ...]  # the benchmark LLMs (-M laid over), in order
+    step_specs: tuple[ModelSpec, ...]  # the models the families' across-models steps ask (a judge)
+    baseline_tasks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    registry: RegistrySnapshot | None = None  # models.yaml as read at the door
+    dlm_train_size: int | None = None
+    judge: str | None = None
+    samples: int | None = None
+    limit: int | None = None
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def profile_for(self, family: str) -> Profile:
+        """The family's section of the launch's profile (what a run's settings give its steps)."""
+        return Profile(self.profile, dict(self.sections.get(family, {})), profiles.family_knobs(family))
+
+    @property
+    def every_spec(self) -> tuple[ModelSpec, ...]:
+        """Every LLM the launch may call, each once: the benchmark models, then the step models."""
+        seen = {spec.name: spec for spec in (*self.specs, *self.step_specs)}
+        return tuple(seen.values())
+
+
+def check_counts(samples: int | None, limit: int | None) -> None:
+    """``--samples`` and ``--limit`` within their stated bounds (argparse checks them too; a caller
+    of :func:`build_plan` from Python gets the same line)."""
+    for option, value, most, unit in (
+        ("--samples", samples, MAX_SAMPLES, "draws per prompt"),
+        ("--limit", limit, MAX_LIMIT, "samples per task"),
+    ):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{option} must be a positive integer, got {value!r}")
+        if value > most:
+            raise ConfigError(f"{option}: at most {most:,} {unit}, got {value:,}; ask for fewer")
+
+
+def _step_model_names(
+    families: Sequence[str], sections: Mapping[str, Mapping[str, Any]], profile: str, judge: str | None
+) -> list[str]:
+    """The models the families' across-models steps ask: ``--judge``, else each step's profile knob."""
+    names: list[str] = []
+    for family in families:
+        for step in family_steps(family):
+            if step.stage != "across_models" or step.kind is None:
+                continue
+            name = judge
+            if not name and step.model_knob:
+                section = Profile(profile, dict(sections.get(family, {})), profiles.family_knobs(family))
+                name = section.get(step.model_knob) if section.declares(step.model_knob) else None
+            if not name:
+                raise ConfigError(
+                    f"profile {profile!r} names no model for {step.name}; pass --judge MODEL or set "
+                    f"{step.model_knob!r} in its {family} section"
+                )
+            names.append(str(name))
+    return list(dict.fromkeys(names))
+
+
+def run_families(
+    profile: str, sections: Mapping[str, Any], benchmarks: Sequence[str] | None
+) -> tuple[str, ...]:
+    """The families a launch runs: ``benchmarks``, or every registered family the profile has a section
+    for; a benchmark the profile has no section for is one line."""
+    names = list(benchmarks or [name for name in FAMILIES if name in sections])
+    for name in names:
+        get_family(name)  # a ConfigError naming the known ones
+        if name not in sections:
+            raise ConfigError(
+                f"profile {profile!r} has no settings for benchmark {name!r}; "
+                f"add a {name!r} section to it in your profile file (relreason.yaml or --profile-file)"
+            )
+    return tuple(names)
+
+
+def build_plan(
+    models: Sequence[str],
+    *,
+    profile: str = profiles.DEFAULT_PROFILE,
+    benchmarks: Sequence[str] | None = None,
+    seed: int = profiles.DEFAULT_SEED,
+    judge: str | None = None,
+    samples: int | None = None,
+    limit: int | None = None,
+    model_options: Mapping[str, Any] | None = None,
+    dlm_train_size: int | None = None,
+    models_file: str | Path | None = None,
+) -> LaunchPlan:
+    """The launch's plan: every check that needs no model call, made once; a problem is one line.
+
+    Nothing is written: the home, the lake and Dagster's instance are untouched.
+    """
+    check_counts(samples, limit)
+    sections = profiles.resolve(profile)  # an unknown profile or a bad profile file: one line
+    families = run_families(profile, sections, benchmarks)
+    models = list(dict.fromkeys(models))
+    baselines = baseline_names()
+    baseline_tasks: dict[str, tuple[str, ...]] = {}
+    for model in (m for m in models if m in baselines):
+        family = baseline_family(model)
+        if benchmarks and family not in benchmarks:
+            raise ConfigError(f"the {model} model needs the {family} benchmark; add --benchmark {family}")
+        section = Profile(profile, dict(sections.get(family, {})), profiles.family_knobs(family))
+        baseline_tasks[model] = tuple(get_baseline(model).tasks(section, dlm_train_size))
+    if dlm_train_size is not None and not baseline_tasks:
+        raise ConfigError(f"--train-size applies to a baseline model only ({', '.join(baselines)})")
+    path = Path(models_file) if models_file else paths.models_path()
+    llms = [m for m in models if m not in baselines]
+    registry = snapshot_registry(path) if llms or judge else None
+    options = dict(model_options or {})
+    checked: dict[str, ModelSpec] = {}
+
+    def resolved(name: str, with_options: Mapping[str, Any] | None) -> ModelSpec:
+        """The model resolved, its key, provider and budget checked (once per name)."""
+        if name not in checked:
+            spec = resolve_model(path, name, with_options, registry=registry)
+            require_api_key(spec)
+            check_at_the_door(spec)
+            checked[name] = spec
+        return checked[name]
+
+    specs = tuple(resolved(name, options) for name in llms)
+    step_names = _step_model_names(families, sections, profile, judge) if specs else []
+    step_specs = tuple(resolved(name, options) for name in step_names)
+    return LaunchPlan(
+        models=tuple(models),
+        profile=profile,
+        sections=sections,
+        families=families,
+        benchmarks=tuple(benchmarks or ()),
+        seed=seed,
+        specs=specs,
+        step_specs=step_specs,
+        baseline_tasks=baseline_tasks,
+        registry=registry,
+        dlm_train_size=dlm_train_size,
+        judge=judge,
+        samples=samples,
+        limit=limit,
+        model_options=options,
+    )
+
+
+def spec_record(spec: ModelSpec) -> dict[str, Any]:
+    """A spec as plain JSON values (what a run's settings carry)."""
+    return dataclasses.asdict(spec)

@@ -1,0 +1,68 @@
+"""What can be known about a model before a run starts, checked at the door: its provider and, for a
+budget, its price.
+
+Why here and not where the call is made: a provider LiteLLM does not know (``--model nosuch/x``), a
+provider with no model (``--model openai/``) or a ``max_cost`` on a model LiteLLM cannot price used to
+start the whole run, store an error row per prompt (or fail inside the responses step with a Dagster
+traceback) and leave a phantom model in the marts.  Each is one line before anything is written.
+The checks ask LiteLLM itself (its provider lookup and its offline cost map), so they agree with
+what the call would do; LiteLLM is imported only for a model that is not the in-process ``local``
+one.
+"""
+
+from __future__ import annotations
+
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm import litellm_overhead
+from relreason_dagster.llm.registry import ModelSpec
+
+# The in-process llama.cpp provider (llm/local_provider.py): relreason's own, registered on first call.
+LOCAL_PROVIDER = "local"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__).removeprefix("litellm.BadRequestError: ")
+
+
+def check_provider(spec: ModelSpec) -> None:
+    """One line unless LiteLLM can route ``spec``: a known provider (or a registered custom one) and a
+    model name after it."""
+    model = spec.litellm_model
+    provider, slash, rest = model.partition("/")
+    if slash and not rest.strip():
+        raise ConfigError(
+            f"model {spec.name!r}: {model!r} names the provider {provider!r} but no model after it; "
+            f"write {provider}/MODEL, e.g. openai/gpt-4o-mini"
+        )
+    if provider == LOCAL_PROVIDER and slash:
+        return
+    litellm = litellm_overhead.litellm_module()
+    if slash and any(entry.get("provider") == provider for entry in litellm.custom_provider_map):
+        return  # a custom provider registered in this process (LiteLLM routes it by the map)
+    try:
+        litellm.get_llm_provider(model=model, api_base=spec.api_base)
+    except Exception as exc:  # noqa: BLE001 - LiteLLM's BadRequestError, or whatever its lookup raises
+        raise ConfigError(
+            f"model {spec.name!r}: LiteLLM cannot route {model!r} ({_first_line(exc)}); write "
+            "PROVIDER/MODEL with a provider LiteLLM knows, e.g. openai/gpt-4o-mini, "
+            "anthropic/claude-3-5-haiku-20241022 or ollama/llama3.1 (with --api-base or -M api_base=URL)"
+        ) from None
+
+
+def check_budget_priced(spec: ModelSpec) -> None:
+    """One line when ``spec`` has a ``max_cost`` that LiteLLM's cost map cannot price (no price, no
+    budget: the spend would stay at zero and the budget would never stop anything)."""
+    if spec.max_cost is None:
+        return
+    if not litellm_overhead.price_known(spec.litellm_model):
+        raise ConfigError(
+            f"model {spec.name!r}: max_cost needs a price, and LiteLLM's cost map has none for "
+            f"{spec.litellm_model}; remove max_cost or use a model LiteLLM can price"
+        )
+
+
+def check_at_the_door(spec: ModelSpec) -> None:
+    """Every check of a model that needs no call: its provider, then its budget's price."""
+    check_provider(spec)
+    check_budget_priced(spec)
