@@ -217,8 +217,8 @@ JUDGED_TABLE = ReportTable(
     note="Share of responses the judge labels self-contradictory, per dataset, setting and detection "
     "method; 95% Wilson interval (marts.selfcontra_judged).",
     marts=("marts.selfcontra_judged",),
-    row_keys=("dataset", "setting", "method", "judge"),
-    sql="SELECT dataset, setting, method, judge, model, judged_scr AS value, scr_ci_low AS low, "
+    row_keys=("dataset", "split", "setting", "method", "judge"),
+    sql="SELECT dataset, split, setting, method, judge, model, judged_scr AS value, scr_ci_low AS low, "
     "scr_ci_high AS high, n_judged AS n FROM marts.selfcontra_judged",
 )
 
@@ -251,8 +251,8 @@ SECTIONS = (
 HEADLINES = (
     HeadlineTable(
         "marts.selfcontra_judged (Self-Contra: accuracy and SCR as labelled by the judge)",
-        "SELECT model, dataset, setting, method, judge, n, accuracy, n_judged, judged_scr, scr_ci_low, "
-        "scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
-        "ORDER BY model, dataset, setting",
+        "SELECT model, dataset, split, setting, method, judge, n, accuracy, n_judged, judged_scr, "
+        "scr_ci_low, scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
+        "ORDER BY model, dataset, split NULLS FIRST, setting",
     ),
 )
