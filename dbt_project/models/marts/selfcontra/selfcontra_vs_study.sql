@@ -141,9 +141,11 @@ detection as (
            'judge verdicts on annotated Few-shot (A) responses against their human labels (marts.selfcontra_detection_f1)'
                as note,
            case
+               when a.n is null
+                   then 'verdicts on our own labelled responses: Table 6 scores the study''s section-3 responses'
                when f.split is null
                    then 'section-2 labels: Table 6 scores the section-3 annotations (import winobias_<anti|pro>_test_<model>.csv, winogrande_<model>.csv)'
-               when a.n is not null and f.n < a.n
+               when f.n < a.n
                    then f.n || ' of the ' || a.n || ' annotated responses judged (detect_limit), where Table 6 scores all of them'
                when not exists (
                    select 1 from reference r
