@@ -165,8 +165,8 @@ def built(tmp_path_factory):
     con = duckdb.connect(str(db))
     try:
         ensure_schema(con)
-        # Two of the four settings keep the test small: one of Table 2's and one of Table 8's.
-        paper = _profile(settings=["zero_answer", "few_reason"])
+        # Two of the four settings keep the test small: Few-shot (A) (Tables 2 and 6) and (R) (Table 8).
+        paper = _profile(settings=["few_answer", "few_reason"])
         samples = _answer(con, "scripted", paper, lambda s: s.variant.get("stereotype") != "pro")
         first = _profile(sources={"winogrande": 3}, items="first", settings=["few_answer"])
         _answer(con, "scripted-first", first, lambda s: True)
@@ -267,7 +267,7 @@ def test_the_anti_only_tables_read_anti_items_only(built):
     rows = _dicts(
         con,
         "SELECT * FROM marts.selfcontra_vs_study WHERE model = 'scripted' AND dataset = 'winobias' "
-        "AND metric = 'accuracy' AND setting = 'zero_answer'",
+        "AND metric = 'accuracy' AND setting = 'few_answer'",
     )
     by = {(r["method"], r["split"]): r for r in rows}
     # Anti right, pro wrong: pooled they would read 0.5.
