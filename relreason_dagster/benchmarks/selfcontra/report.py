@@ -224,15 +224,16 @@ JUDGED_TABLE = ReportTable(
 
 VS_STUDY = Comparison(
     key="selfcontra_vs_study",
-    title="Self-Contra: our models beside the study's (Tables 2 and 8)",
+    title="Self-Contra: our models beside the study's (Tables 2, 8 and 6)",
     mart="marts.selfcontra_vs_study",
-    note="Accuracy and Self-Contra rate (scr) per dataset, setting and labelling method; columns marked "
-    "published are the study's models as its Tables 2 (answer first) and 8 (reason first) print them "
+    note="Accuracy and Self-Contra rate (scr) per dataset, setting, split and labelling method, and "
+    "detection f1 on Few-shot (A) responses; columns marked published are the study's models as its "
+    "Tables 2 (answer first), 8 (reason first; dataset all: its Average) and 6 print them "
     "(marts.selfcontra_vs_study).",
-    footnote="Protocol: the study's rates count its annotators' labels, so the comparable rows are "
-    "method = human (human labels of our responses, or the study's released annotations imported); "
-    "rows of a judge method (iro, binary, fge) are the judge's labels, an estimate only as good as the "
-    "judge (the study's Table 6).",
+    footnote="Protocol: Tables 2 and 8 are the anti-stereotype WinoBias test items, labelled by people, "
+    "50 per point; a row of ours stands beside them like with like only on the study's items "
+    "(items: study), anti_test, 50 per point and human labels (comparable, why_not); rows of a judge "
+    "method (iro, binary, fge) are the judge's labels, an estimate only as good as the judge (Table 6).",
 )
 
 
