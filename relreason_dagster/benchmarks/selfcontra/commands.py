@@ -197,8 +197,9 @@ def detect(args: argparse.Namespace, context: CommandContext) -> int:
     report = context.run_steps("selfcontra", profile=args.profile, step_model=args.judge, overrides=overrides)
     context.print_report(report, time.perf_counter() - start)
     cols, rows = context.query(
-        "SELECT method, judge, dataset, model, n, n_unparsed, precision, recall, f1 "
-        "FROM marts.selfcontra_detection_f1 ORDER BY method, judge, dataset, model",
+        "SELECT method, judge, dataset, split, setting, model, n, n_unparsed, precision, recall, f1 "
+        "FROM marts.selfcontra_detection_f1 "
+        "ORDER BY method, judge, dataset, split NULLS FIRST, setting, model",
         [],
     )
     print("\n== marts.selfcontra_detection_f1 (judge vs human labels) ==")
