@@ -21,6 +21,7 @@ from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra import prompts, study_items
+from relreason_dagster.benchmarks.selfcontra.annotations import parse_file_name
 from relreason_dagster.benchmarks.selfcontra.family import item_of, load_items
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.benchmarks.selfcontra.loaders import load_winogrande
@@ -81,6 +82,24 @@ def test_paper_winobias_prompts_are_the_released_files_prompts_in_the_study_orde
     assert [i.item_id.split(":")[1] for i in pro] == line
     asked = {i.item_id: i.pronoun for i in pro if "asked" in i.variant}
     assert asked and set(asked.values()) <= {"his"}
+
+
+def test_every_released_section_2_file_present_asks_our_items_in_our_order(
+    wino: Path, paper_items: list[WinoItem]
+) -> None:
+    """Whatever released section-2 files the reference folder holds (today WinoBias's; the study's
+    WinoGrande and WinoGender files when a copy adds them): each asks our items in our order, and a
+    WinoGrande or WinoGender file (50 prompts, like ours) asks nothing else."""
+    checked = 0
+    for path in sorted((wino / "selfcontra_annotations").glob("*.csv")):
+        if parse_file_name(path).split is not None:
+            continue  # section 3: larger samples (WinoGrande train_m), not the §2 items
+        match = study_items.check_released_file(path, paper_items)
+        assert match.in_order, path.name
+        if not path.name.startswith("winobias"):
+            assert match.unmatched == [], path.name
+        checked += 1
+    assert checked >= 12
 
 
 def test_the_shipped_item_list_re_derives_from_the_released_files(wino: Path) -> None:
