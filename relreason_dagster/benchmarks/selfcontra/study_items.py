@@ -12,13 +12,16 @@ the items can be read back from them:
   ``winobias_study_lines.txt`` beside this module (line numbers only, nothing of the annotations), and
   ``python -m relreason_dagster.benchmarks.selfcontra.study_items`` re-derives it from the reference
   folder (``--write`` rewrites the file).  The pro-stereotype test file is line-parallel to the anti one
-  (line N is the same sentence with the other pronoun), so the same lines select the pro items.
+  (line N is the same sentence with the other pronoun), so the same lines select the pro items.  Nine
+  lines the study asked about their second pronoun ("prove [her] strength"); the list says so and the
+  items ask that word.
 * WinoGrande: the first lines of ``train_xs.jsonl`` (the released files' prompts, not dev's).
 * WinoGender: the templates in file order, as before.
 
-:func:`match_prompts` is the check for any released annotation file (the WinoGrande and WinoGender files
-included, which the reference folder does not hold): each of its prompts against our prompts of the
-dataset it names, by position, so a test can say "every prompt is one of ours, in the study's order".
+:func:`check_released_file` is the check for any released annotation file (the WinoGrande and WinoGender
+files included, which the reference folder does not hold): each of its prompts against our prompts of the
+dataset it names (:func:`match_prompts`), by position, so a test can say "every prompt is one of ours, in
+the study's order".
 """
 
 from __future__ import annotations
