@@ -171,6 +171,8 @@ SC_JUDGED = [
     {
         "model": "alpha",
         "dataset": "generated",
+        "split": None,
+        "selection": "generated",
         "setting": s,
         "method": "fge",
         "judge": "j",

@@ -151,7 +151,9 @@ def test_winobias_stereotypes_and_splits_are_knobs(wino: Path) -> None:
         ("anti", "test"): 5,
         ("pro", "test"): 5,
     }
-    pro_dev = load_items("winobias", 2, _profile(stereotypes=["pro"], splits=["dev"]), profiles.DEFAULT_SEED)
+    pro_dev = load_items(
+        "winobias", 2, _profile(stereotypes=["pro"], splits=["dev"], items="first"), profiles.DEFAULT_SEED
+    )
     assert [i.item_id.split(":")[0] for i in pro_dev] == ["pro_dev", "pro_dev"]
     default = load_items("winobias", 2, Profile(name="d", params={}, knobs=Knobs), profiles.DEFAULT_SEED)
     assert {i.variant["stereotype"] for i in default} == {"anti"}

@@ -41,7 +41,7 @@ HEADER_ALIASES: dict[str, str] = {
         "finer",
     ),
     **dict.fromkeys(("response-id", "id"), "response_id"),
-    **{name: name for name in ("model", "setting", "dataset", "gold", "predicted")},
+    **{name: name for name in ("model", "setting", "dataset", "split", "gold", "predicted")},
 }
 
 

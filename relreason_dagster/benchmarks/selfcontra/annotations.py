@@ -101,7 +101,7 @@ from relreason_dagster.errors import ConfigError
 
 # The study's header, in its order, so that a filled-in export looks like the released files.
 EXPORT_COLUMNS = ("question", "result", "accuracy", "self-contra", "type", "finer-grained")
-EXPORT_ID_COLUMNS = ("response_id", "model", "setting", "dataset", "gold", "predicted")
+EXPORT_ID_COLUMNS = ("response_id", "model", "setting", "dataset", "split", "gold", "predicted")
 # Names used in ``raw`` for columns whose role was inferred (headerless files).
 _ROLE_LABELS = dict(
     zip(("question", "response", "accuracy", "self_contra", "type", "finer"), EXPORT_COLUMNS, strict=True)
@@ -349,7 +349,8 @@ def read_annotation_csv(
         if isinstance(parsed, SkippedRow):
             result.skipped.append(parsed)
         else:
-            parsed.split = result.split
+            # The argument, else the row's own split cell (an exported file), else the file name's.
+            parsed.split = split or parsed.split or labels.split
             result.rows.append(parsed)
     if parse_error and (limit is None or len(result.rows) < limit):
         result.skipped.append(SkippedRow(len(body) + 1, parse_error))
@@ -595,7 +596,7 @@ def _parse_row(
             f"derived {derived}"
         )
 
-    ids = {role: cell(role) for role in ("dataset", "model", "setting")}
+    ids = {role: cell(role) for role in ("dataset", "model", "setting", "split")}
     raw = {names[i] if i < len(names) else f"col{i}": value for i, value in enumerate(cells)}
     return AnnotationRow(
         source=source,
@@ -603,6 +604,7 @@ def _parse_row(
         dataset=overrides["dataset"] or ids["dataset"] or defaults["dataset"],
         model=overrides["model"] or ids["model"] or defaults["model"],
         setting=overrides["setting"] or ids["setting"] or defaults["setting"],
+        split=ids["split"] or None,
         question=question,
         response=response,
         correct=correct,

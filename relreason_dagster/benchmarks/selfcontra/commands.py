@@ -142,6 +142,14 @@ def import_annotations(args: argparse.Namespace, context: CommandContext) -> int
     return 0
 
 
+# The item's WinoBias stereotype and split (anti_test, pro_test, ...), as int_selfcontra_answers derives
+# it: exported with each response so labels read back keep pro and anti apart.
+EXPORT_SPLIT_SQL = (
+    "CASE WHEN a.task = 'winobias' THEN json_extract_string(s.variant, '$.stereotype') || '_' || "
+    "json_extract_string(s.variant, '$.source_split') END"
+)
+
+
 def export_annotations(args: argparse.Namespace, context: CommandContext) -> int:
     """Our own stored responses as a CSV in the study's annotation shape, to be labelled by hand."""
     from relreason_dagster.benchmarks.selfcontra.annotations import export_for_annotation
@@ -153,10 +161,11 @@ def export_annotations(args: argparse.Namespace, context: CommandContext) -> int
         params.append(args.model)
     cols, rows = context.query(
         "SELECT a.prompt_id AS response_id, a.model, a.task AS dataset, a.setting, "
+        f"{EXPORT_SPLIT_SQL} AS split, "
         "json_extract_string(p.messages, '$[0].content') AS question, r.content AS response, "
         "json_extract_string(a.detail, '$.answer') AS predicted, a.correct "
         "FROM raw.parsed_answers a JOIN raw.responses r USING (prompt_id, model) "
-        "JOIN raw.prompts p USING (prompt_id) WHERE "
+        "JOIN raw.prompts p USING (prompt_id) LEFT JOIN raw.samples s ON s.sample_id = a.sample_id WHERE "
         + " AND ".join(where)
         + " ORDER BY a.model, a.prompt_id",
         params,
@@ -188,8 +197,9 @@ def detect(args: argparse.Namespace, context: CommandContext) -> int:
     report = context.run_steps("selfcontra", profile=args.profile, step_model=args.judge, overrides=overrides)
     context.print_report(report, time.perf_counter() - start)
     cols, rows = context.query(
-        "SELECT method, judge, dataset, model, n, n_unparsed, precision, recall, f1 "
-        "FROM marts.selfcontra_detection_f1 ORDER BY method, judge, dataset, model",
+        "SELECT method, judge, dataset, split, setting, model, n, n_unparsed, precision, recall, f1 "
+        "FROM marts.selfcontra_detection_f1 "
+        "ORDER BY method, judge, dataset, split NULLS FIRST, setting, model",
         [],
     )
     print("\n== marts.selfcontra_detection_f1 (judge vs human labels) ==")

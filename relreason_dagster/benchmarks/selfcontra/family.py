@@ -9,11 +9,12 @@ reasoning is kept in ``detail`` for the judges and the annotation export.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
-from relreason_dagster.benchmarks.selfcontra import generate, loaders, parsing, prompts
+from relreason_dagster.benchmarks.selfcontra import generate, loaders, parsing, prompts, study_items
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.errors import ConfigError
 
@@ -50,8 +51,48 @@ def demonstrations_file(profile: Profile) -> Path:
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
+# The pro-stereotype test file is line-parallel to the anti one with the other gender's pronouns: the word
+# the study asked on an anti line ("her" strength) is this word on the same pro line ("his" strength).
+_OTHER_GENDER = {"her": "his", "his": "her", "she": "he", "he": "she", "him": "her", "hers": "his"}
+
+
+def selection(profile: Profile) -> str:
+    """``first`` (the first n of each file: WinoBias lines 1..n, WinoGrande dev) or ``study`` (the study's
+    own §2 items: its WinoBias lines in its order, WinoGrande train_xs; study_items.py)."""
+    value = str(profile.get("items"))
+    if value not in study_items.SELECTIONS:
+        raise ConfigError(
+            f"selfcontra items {value!r} invalid; choose from {', '.join(study_items.SELECTIONS)}"
+        )
+    return value
+
+
+def _study_winobias(items: list[WinoItem], n: int | None) -> list[WinoItem]:
+    """The study's WinoBias items of each loaded file, in the study's order, asking the word it asked."""
+    lines = study_items.study_winobias_lines()
+    by_file: dict[tuple[str, str], dict[int, WinoItem]] = {}
+    for item in items:
+        key = (str(item.variant.get("stereotype")), str(item.variant.get("source_split")))
+        by_file.setdefault(key, {})[int(item.item_id.split(":", 1)[1])] = item
+    out: list[WinoItem] = []
+    for (stereotype, split), found in by_file.items():
+        if split != "test":
+            raise ConfigError(
+                f"selfcontra items: study lists the WinoBias test files' lines only, not {split}; "
+                "set splits: [test] or items: first"
+            )
+        chosen = [x for x in lines if x.line in found][: n if n is not None else None]
+        for x in chosen:
+            item = found[x.line]
+            if x.asked:
+                asked = x.asked if stereotype == "anti" else _OTHER_GENDER.get(x.asked, x.asked)
+                item = replace(item, pronoun=asked, variant={**item.variant, "asked": asked})
+            out.append(item)
+    return out
+
+
 def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list[WinoItem]:
-    """The first ``n`` items of ``dataset`` (the study took the first 50 of each set).
+    """The first ``n`` items of ``dataset``, or under ``items: study`` the study's own (:func:`selection`).
 
     WinoBias reads the profile's ``stereotypes`` (anti, pro) and ``splits`` (test, dev), default the
     anti-stereotype test file as Table 2 used; ``n`` counts per stereotype x split file, so adding ``pro``
@@ -60,10 +101,13 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
     if dataset == "generated":
         return generate.generate_items(int(n or 0), seed)
     root = data_dir(profile)
+    study = selection(profile) == "study"
     if dataset == "winobias":
         stereotypes = _choice(profile, "stereotypes", WINOBIAS_STEREOTYPES)
         splits = _choice(profile, "splits", WINOBIAS_SPLITS)
         items = loaders.load_winobias(root / "winobias", stereotypes=stereotypes, splits=splits)
+        if study:
+            return _study_winobias(list(items), n)
         taken: dict[tuple[str, str], int] = {}
         out: list[WinoItem] = []
         for item in items:
@@ -75,7 +119,8 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
     elif dataset == "winogender":
         items = loaders.load_winogender(root / "winogender", style="mask")  # as the study prompted it
     elif dataset == "winogrande":
-        items = loaders.load_winogrande(root / "winogrande", name="dev")
+        name = study_items.STUDY_WINOGRANDE_FILE if study else "dev"
+        items = loaders.load_winogrande(root / "winogrande", name=name)
     else:
         raise ConfigError(f"unknown selfcontra dataset {dataset!r}; known: {', '.join(DATASETS)}")
     return list(items)[: n or None]
@@ -98,8 +143,12 @@ class SelfContraFamily:
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         sources = dict(profile.get("sources"))
+        # Which items (first n, or the study's own): kept on every sample, so a mart can tell whether a
+        # run's numbers are on the study's items; generated items are never the study's.
+        study = selection(profile)
         out: list[Sample] = []
         for dataset, n in sources.items():
+            chosen = study if dataset != "generated" else "generated"
             for index, item in enumerate(load_items(dataset, n, profile, seed)):
                 out.append(
                     Sample(
@@ -108,7 +157,7 @@ class SelfContraFamily:
                         sample_id=stable_hash(BENCHMARK, dataset, item.item_id, item.row_input()),
                         split="test",
                         n=None,
-                        variant={**item.variant, "index": index},
+                        variant={**item.variant, "index": index, "selection": chosen},
                         input=item.row_input(),
                         gold=item.gold,
                         label=item.gold == 0,

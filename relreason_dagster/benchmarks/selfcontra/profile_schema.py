@@ -4,8 +4,10 @@
 user's file) against :class:`Knobs`; a knob a section leaves out (or sets to null) reads as the default
 here.  ``sources`` maps a dataset to its item count; ``detect_limit``/``annotation_limit`` null mean no
 limit.  ``stereotypes`` (anti, pro) and ``splits`` (test, dev) pick the WinoBias files (default anti
-test); ``prompts`` is ``relreason`` (our wording and demonstrations) or ``study`` (the study's wording
-and its six demonstrations from ``demonstrations_file``, relative to the reference folder).
+test); ``items`` is ``first`` (the first n of each file; WinoGrande dev) or ``study`` (the study's own §2
+items, derived from its released annotation files: study_items.py); ``prompts`` is ``relreason`` (our
+wording and demonstrations) or ``study`` (the study's wording and its six demonstrations from
+``demonstrations_file``, relative to the reference folder).
 ``generation`` is the study's decoding, sent on top of each model's own params (the paper profile:
 temperature 0, as §2 states for all models).
 """
@@ -25,6 +27,7 @@ from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
 # step that needs it runs.
 Stereotype = Literal["anti", "pro"]
 Split = Literal["test", "dev"]
+Selection = Literal["first", "study"]
 Method = Literal[METHODS]  # type: ignore[valid-type]
 
 
@@ -43,6 +46,7 @@ class Knobs(FamilyKnobs):
         min_length=1,
         json_schema_extra={"expected": "a non-empty list of test, dev"},
     )
+    items: Selection = "first"  # first n of each file, or the study's own §2 items (study_items.py)
     prompts: str = "relreason"
     demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
     settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
@@ -58,3 +62,6 @@ class Knobs(FamilyKnobs):
     annotation_files: list[str] = Field(default_factory=list)
     annotation_limit: int | None = None
     detect_limit: int | None = None
+    # The prompt settings of the annotated responses the judge labels (null: every setting); Table 6 used
+    # §3's Few-shot (A) responses, so the paper profile judges few_answer.
+    detect_settings: list[str] | None = None

@@ -124,6 +124,21 @@ def detection_plan(profile: Profile) -> tuple[list[str], int | None]:
     return methods, None if limit is None else int(limit)
 
 
+def judged_settings(profile: Profile) -> tuple[str, ...] | None:
+    """The settings of the annotated responses the judge labels (knob ``detect_settings``; None: all).
+
+    Why: Table 6 scores §3's Few-shot (A) responses only, so an F1 over every setting is not its number.
+    """
+    chosen = profile.get("detect_settings")
+    if chosen is None:
+        return None
+    unknown = [s for s in chosen if s not in prompts.SETTINGS]
+    if unknown or not chosen:
+        what = f"{unknown} unknown" if unknown else "is empty (null judges every setting)"
+        raise ConfigError(f"detect_settings {what}; known: {', '.join(prompts.SETTINGS)}")
+    return tuple(chosen)
+
+
 Target = tuple[dict[str, Any], detection.DetectionTarget]
 
 
@@ -197,7 +212,11 @@ class Detection(Step):
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
         methods, _ = detection_plan(profile)
         max_tokens = int(profile.get("judge_max_tokens"))
-        targets = annotation_targets(stored.get("annotations", [])) + response_targets(stored["responses"])
+        settings = judged_settings(profile)
+        annotated = [
+            r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings
+        ]
+        targets = annotation_targets(annotated) + response_targets(stored["responses"])
         plan = []
         for meta, target in targets:
             for method in methods:

@@ -1,8 +1,9 @@
 -- §2.4: Pearson correlation of accuracy and SCR across the (dataset, model, setting) points of
 -- selfcontra_scr, over every model ('all') and per model, and per answer order: 'answer' (answer-first,
 -- the study's -0.634 over Table 2), 'reason' (reason-first, Table 8) and 'all' (both pooled).  Only
--- points without a split (the study's section-2 files and our own labels) count: section-3 files
--- re-label the Few-shot (A) responses of larger samples and would count a setting twice.
+-- the study's section-2 points (imported, without a split) and our own labels (one point per WinoBias
+-- split: pro and anti are points of their own) count: section-3 files re-label the Few-shot (A)
+-- responses of larger samples and would count a setting twice.
 -- t_stat = r * sqrt(df / (1 - r^2)) with df = n_points - 2; p_value is its two-sided p from Student's t
 -- with df degrees of freedom, by the exact finite series for whole df (theta = atan(|t| / sqrt(df));
 -- even df: P(|T| < t) = sin(theta) * sum_{j=0}^{df/2-1} c_j cos^{2j}(theta), c_0 = 1,
@@ -11,7 +12,7 @@
 with scr as (
     select model, split_part(setting, '_', 2) as answer_order, accuracy, scr
     from {{ ref('selfcontra_scr') }}
-    where split is null
+    where split is null or labels = 'ours'
 ),
 points as (
     select 'all' as model, 'all' as answer_order, accuracy, scr from scr

@@ -1,8 +1,10 @@
 -- Our own models' Self-Contra responses, labelled by a judge (no human labels needed): accuracy
--- (from the parser), and judged SCR with its types, per model x dataset x setting x method x judge.
+-- (from the parser), and judged SCR with its types, per model x dataset x split x setting x method x
+-- judge.  split keeps WinoBias pro- and anti-stereotype items apart (anti_test / pro_test; NULL for the
+-- other datasets), selection says which items the run asked (study / first / generated).
 -- judged_scr is over responses with a verdict (n_judged); unparsed verdicts are counted apart.
 with agg as (
-    select d.model, d.dataset, d.setting, d.method, d.judge,
+    select d.model, d.dataset, a.split, a.selection, d.setting, d.method, d.judge,
            count(*) as n,
            count(*) filter (where a.correct) as n_correct,
            count(*) filter (where d.status = 'ok') as n_judged,
@@ -11,11 +13,11 @@ with agg as (
            count(*) filter (where d.type = 'type2') as n_type2,
            count(*) filter (where d.type = 'type3') as n_type3
     from {{ ref('stg_detections') }} d
-    join {{ ref('stg_parsed_answers') }} a on d.target_kind = 'response' and a.prompt_id = d.target_id
+    join {{ ref('int_selfcontra_answers') }} a on d.target_kind = 'response' and a.prompt_id = d.target_id
         and a.model = d.model
-    group by d.model, d.dataset, d.setting, d.method, d.judge
+    group by d.model, d.dataset, a.split, a.selection, d.setting, d.method, d.judge
 )
-select model, dataset, setting, method, judge, n,
+select model, dataset, split, selection, setting, method, judge, n,
        round(n_correct::double / n, 4) as accuracy,
        round({{ wilson_low('n_correct', 'n') }}, 4) as accuracy_ci_low,
        round({{ wilson_high('n_correct', 'n') }}, 4) as accuracy_ci_high,
@@ -25,4 +27,4 @@ select model, dataset, setting, method, judge, n,
        round({{ wilson_high('n_self_contra', 'n_judged') }}, 4) as scr_ci_high,
        n_type1, n_type2, n_type3
 from agg
-order by model, dataset, setting, method, judge
+order by model, dataset, split nulls first, setting, method, judge
