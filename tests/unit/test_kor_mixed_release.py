@@ -29,6 +29,7 @@ from relreason_dagster.benchmarks.kor.commands import mixed_rows
 from relreason_dagster.benchmarks.kor.family import KorFamily
 from relreason_dagster.benchmarks.kor.mixed_release import parse_file_name, score_file
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
 
@@ -36,6 +37,26 @@ FIXTURES = paths.REPO_ROOT / "tests" / "fixtures" / "kor_mixed_0923"
 DATA = paths.reference_dir() / "korbench"
 PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "kor" / "published.csv"
 FAMILY = KorFamily()
+ORACLE = "scripted-oracle"
+
+
+def _insert_new(con: duckdb.DuckDBPyConnection, table: str, row: dict, key: str | None) -> None:
+    """Insert ``row`` unless ``key``'s value is already stored (several models share samples/prompts)."""
+    if key and con.execute(f"SELECT count(*) FROM raw.{table} WHERE {key} = ?", [row[key]]).fetchone()[0]:
+        return
+    names = ", ".join(row)
+    con.execute(
+        f"INSERT INTO raw.{table} ({names}) VALUES ({', '.join('?' for _ in row)})", list(row.values())
+    )
+
+
+def paper_oracle_samples() -> list:
+    """The paper profile's items a scripted oracle answers here: every counterfactual question (the
+    study's whole pool of the category) and 10 logic questions (a subset)."""
+    samples = FAMILY.generate(get_profile("paper", "kor"), DEFAULT_SEED)
+    counterfactual = [s for s in samples if s.task == "counterfactual"]
+    logic = [s for s in samples if s.task == "logic"][:10]
+    return counterfactual + logic
 
 
 @pytest.fixture(scope="module")
@@ -98,33 +119,39 @@ def built(scores, tmp_path_factory):
                 sample = r.sample
                 prompt = Prompt.for_sample(sample, s.setting, [{"role": "user", "content": "-"}], "t", 10)
                 parsed = FAMILY.parse(sample, s.setting, r.response)
-                rows = {
-                    "samples": sample.row(),
-                    "prompts": {**prompt.row(), "kind": "test"},
-                    "parsed_answers": parsed.row(
-                        {
-                            "prompt_id": prompt.prompt_id,
-                            "model": s.model,
-                            "sample_id": sample.sample_id,
-                            "benchmark": "kor",
-                            "task": sample.task,
-                            "split": sample.split,
-                            "setting": s.setting,
-                        }
-                    ),
+                keys = {
+                    "prompt_id": prompt.prompt_id,
+                    "model": s.model,
+                    "sample_id": sample.sample_id,
+                    "benchmark": "kor",
+                    "task": sample.task,
+                    "split": sample.split,
+                    "setting": s.setting,
                 }
-                for table, row in rows.items():
-                    key = "sample_id" if table == "samples" else "prompt_id"
-                    if (
-                        table != "parsed_answers"
-                        and con.execute(
-                            f"SELECT count(*) FROM raw.{table} WHERE {key} = ?", [row[key]]
-                        ).fetchone()[0]
-                    ):
-                        continue  # both models answered the same records: one sample, one prompt
-                    names = ", ".join(row)
-                    marks = ", ".join("?" for _ in row)
-                    con.execute(f"INSERT INTO raw.{table} ({names}) VALUES ({marks})", list(row.values()))
+                _insert_new(con, "samples", sample.row(), "sample_id")
+                _insert_new(con, "prompts", {**prompt.row(), "kind": "test"}, "prompt_id")
+                _insert_new(con, "parsed_answers", parsed.row(keys), None)
+        # A paper-profile run of a scripted oracle (a chat model: zero-shot) on part of the items.
+        profile = get_profile("paper", "kor")
+        oracle = paper_oracle_samples()
+        by_id = {x.sample_id: x for x in oracle}
+        for prompt in FAMILY.build_prompts(oracle, profile):
+            if prompt.setting != "zero_shot":
+                continue
+            sample = by_id[prompt.sample_id]
+            parsed = FAMILY.parse(sample, prompt.setting, FAMILY.render_gold(sample, prompt.setting))
+            keys = {
+                "prompt_id": prompt.prompt_id,
+                "model": ORACLE,
+                "sample_id": sample.sample_id,
+                "benchmark": "kor",
+                "task": sample.task,
+                "split": sample.split,
+                "setting": prompt.setting,
+            }
+            _insert_new(con, "samples", sample.row(), "sample_id")
+            _insert_new(con, "prompts", {**prompt.row(), "kind": "test"}, "prompt_id")
+            _insert_new(con, "parsed_answers", parsed.row(keys), None)
         store_family(con, "kor", read_published("kor", PUBLISHED_CSV))
     finally:
         con.close()
@@ -158,6 +185,32 @@ def test_kor_vs_study_marks_a_slice_as_not_comparable(built):
         "SELECT count(*), count(*) FILTER (WHERE comparable) FROM marts.kor_vs_study WHERE published"
     ).fetchone()
     assert published[0] > 0 and published[0] == published[1]  # Tables 2 and 3: the official pool
+
+
+def test_each_comparable_row_is_on_the_studys_items_and_pool(built):
+    """Acceptance 5 (KOR): after the scripted oracle's paper-profile answers, a row marked comparable
+    stands on every item the study pooled for that cell (here: all 250 counterfactual questions),
+    and every other row says why not in one line."""
+    rows = built.execute(
+        "SELECT setting, category, metric, n, comparable, why_not FROM marts.kor_vs_study "
+        "WHERE model = ? ORDER BY ALL",
+        [ORACLE],
+    ).fetchall()
+    comparable = [(s, c, m, n) for s, c, m, n, ok, _ in rows if ok]
+    assert comparable == [
+        ("zero_shot", "counterfactual", "accuracy", 250),
+        ("zero_shot", "counterfactual", "real_life_ratio", 250),
+    ]
+    asked = built.execute(
+        "SELECT count(DISTINCT sample_id) FROM intermediate.int_kor_answers "
+        "WHERE model = ? AND category = 'counterfactual' AND source = 'official' AND setting = 'zero_shot'",
+        [ORACLE],
+    ).fetchone()[0]
+    paper_items = {x.sample_id for x in paper_oracle_samples() if x.task == "counterfactual"}
+    assert asked == len(paper_items) == 250
+    why = {(c, n): w for _s, c, _m, n, ok, w in rows if not ok}
+    assert why[("logic", 10)] == "10 of the study's 250 questions (the profile asks a subset)"
+    assert why[("overall", 260)] == "260 of the study's 1250 questions (the profile asks a subset)"
 
 
 def test_every_released_model_gives_table_3s_pass_rates():
