@@ -28,6 +28,7 @@ from relreason_dagster.benchmarks.base import Prompt
 from relreason_dagster.benchmarks.kor.commands import mixed_rows
 from relreason_dagster.benchmarks.kor.family import KorFamily
 from relreason_dagster.benchmarks.kor.mixed_release import parse_file_name, score_file
+from relreason_dagster.benchmarks.kor.steps import base_of
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from relreason_dagster.storage.schema import ensure_schema
@@ -38,6 +39,7 @@ DATA = paths.reference_dir() / "korbench"
 PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "kor" / "published.csv"
 FAMILY = KorFamily()
 ORACLE = "scripted-oracle"
+BASE = "scripted-base"  # a base model whose models.yaml entry says base_of: scripted-oracle
 
 
 def _insert_new(con: duckdb.DuckDBPyConnection, table: str, row: dict, key: str | None) -> None:
@@ -152,6 +154,31 @@ def built(scores, tmp_path_factory):
             _insert_new(con, "samples", sample.row(), "sample_id")
             _insert_new(con, "prompts", {**prompt.row(), "kind": "test"}, "prompt_id")
             _insert_new(con, "parsed_answers", parsed.row(keys), None)
+        # Its base model (three-shot, as Table 2 asks base models) on the same counterfactual questions.
+        for prompt in FAMILY.build_prompts(oracle, profile):
+            sample = by_id[prompt.sample_id]
+            if prompt.setting != "three_shot" or sample.task != "counterfactual":
+                continue
+            parsed = FAMILY.parse(sample, prompt.setting, "no bracketed answer")
+            keys = {
+                "prompt_id": prompt.prompt_id,
+                "model": BASE,
+                "sample_id": sample.sample_id,
+                "benchmark": "kor",
+                "task": sample.task,
+                "split": sample.split,
+                "setting": prompt.setting,
+            }
+            _insert_new(con, "prompts", {**prompt.row(), "kind": "test"}, "prompt_id")
+            _insert_new(con, "parsed_answers", parsed.row(keys), None)
+        models_file = tmp_path_factory.mktemp("models") / "models.yaml"
+        models_file.write_text(
+            f"models:\n  - {{name: {BASE}, litellm_model: x/b, kind: base, base_of: {ORACLE}}}\n"
+            f"  - {{name: {ORACLE}, litellm_model: x/c}}\n"
+        )
+        for model in (BASE, ORACLE):
+            assert base_of(model, models_file) == (ORACLE if model == BASE else None)
+        _insert_new(con, "kor_model_pairs", {"model": BASE, "base_of": base_of(BASE, models_file)}, None)
         store_family(con, "kor", read_published("kor", PUBLISHED_CSV))
     finally:
         con.close()
@@ -211,6 +238,39 @@ def test_each_comparable_row_is_on_the_studys_items_and_pool(built):
     why = {(c, n): w for _s, c, _m, n, ok, w in rows if not ok}
     assert why[("logic", 10)] == "10 of the study's 250 questions (the profile asks a subset)"
     assert why[("overall", 260)] == "260 of the study's 1250 questions (the profile asks a subset)"
+
+
+def test_base_vs_chat_pairs_ours_by_base_of_and_the_studys_by_name(built):
+    """§5: per category, the base model's three-shot accuracy beside its chat model's zero-shot one."""
+    ours = built.execute(
+        "SELECT category, base_accuracy, chat_accuracy, change, base_n, chat_n, comparable, why_not "
+        "FROM marts.kor_base_vs_chat WHERE NOT published AND base_model = ? AND chat_model = ? ORDER BY ALL",
+        [BASE, ORACLE],
+    ).fetchall()
+    assert ours == [
+        ("counterfactual", 0.0, 1.0, -1.0, 250, 250, True, None),
+        (
+            "overall",
+            0.0,
+            1.0,
+            -1.0,
+            250,
+            260,
+            False,
+            "250 and 260 of the study's 1250 questions (the profile asks a subset)",
+        ),
+    ]
+    study = built.execute(
+        "SELECT base_model, chat_model, base_accuracy, chat_accuracy, change FROM marts.kor_base_vs_chat "
+        "WHERE published AND category = 'logic'"
+    ).fetchall()
+    pairs = {(b, c) for b, c, *_ in study}
+    assert ("Meta-Llama-3.1-8B", "Meta-Llama-3.1-8B-Instruct") in pairs
+    assert ("OLMo-7B-0724-hf", "OLMo-7B-0724-Instruct-hf") in pairs and (
+        "Gemma-2-9b",
+        "Gemma-2-9b-It",
+    ) in pairs
+    assert all(round(b - c, 4) == d for _, _, b, c, d in study)
 
 
 def test_every_released_model_gives_table_3s_pass_rates():
