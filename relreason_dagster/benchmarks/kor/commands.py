@@ -240,7 +240,7 @@ def mixed_rows(scores: list[Any]) -> list[dict[str, Any]]:
         row["table3_accuracy"] = table3(row["model"], row["setting"], "accuracy")
         row["table3_pass_rate"] = table3(row["model"], row["setting"], "pass_rate")
         printed = row["table3_pass_rate"]
-        row["diff_points"] = None if printed is None else round(100 * (row["pass_rate"] - printed), 2)
+        row["diff_points"] = None if printed is None else round(100 * (row["pass_rate"] - printed), 2) or 0.0
     return rows
 
 
