@@ -210,3 +210,14 @@ def test_parquet_reads_as_the_jsonl_and_ruletaker_rows_carry_their_rule(tmp_path
     (direct,) = [p for p in FAMILY.build_prompts([ruletaker], PAPER) if p.setting == "direct"]
     message = direct.messages[0]["content"]
     assert rule["mixin"] in message and rule["rule"][0] in message and rule["assertion/question"] in message
+
+
+def test_an_import_rebuilds_the_samples(tmp_path, monkeypatch, capsys):
+    """`paper` reads the imported file through ``dataset_file: auto``, a knob value that does not change
+    with the file: the import folder's listing is an input of the samples' key instead."""
+    from relreason_dagster.storage.built_from import samples_key
+
+    monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
+    before = samples_key("flenqa", PAPER, DEFAULT_SEED, code="same code")
+    assert main(["flenqa", "import", str(write_jsonl(tmp_path / "FLenQA_hf.jsonl", released_rows()))]) == 0
+    assert samples_key("flenqa", PAPER, DEFAULT_SEED, code="same code") != before

@@ -1,9 +1,11 @@
 """`relreason flenqa import PATH`: FLenQA's own command, registered by the family (see ``cli.py``).
 
 It reads the study's released dataset (``FLenQA_hf.jsonl`` or its parquet copy), reports what it
-could not use row by row, and stores the usable rows as ``$RELREASON_HOME/flenqa/FLenQA.jsonl``: the
-``paper`` profile (``dataset_file: auto``) then asks the study's exact items instead of generated ones.
-Plain argparse and plain Python: importing this module imports neither Dagster nor a tokenizer.
+could not use row by row, and stores the usable rows as
+``$RELREASON_HOME/imports/flenqa/FLenQA.jsonl``: the ``paper`` profile (``dataset_file: auto``) then
+asks the study's exact items instead of generated ones (the import folder's listing is an input of the
+samples, so the next run rebuilds them).  Plain argparse and plain Python: importing this module
+imports neither Dagster nor a tokenizer.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from relreason_dagster.errors import ConfigError
 
 RELEASED_VERSION = "flenqa-released-1"
 SOURCE = "released"  # variant.source of a released row; generated samples carry no source
-IMPORTED_NAME = "FLenQA.jsonl"  # where `relreason flenqa import` puts the file, under RELREASON_HOME/flenqa
+IMPORTED_NAME = "FLenQA.jsonl"  # what `relreason flenqa import` writes, under RELREASON_HOME/imports/flenqa
 
 TASK_NAMES = {
     "monorel": MONOREL,
@@ -64,8 +64,9 @@ REQUIRED = (
 
 
 def imported_path() -> Path:
-    """Where ``relreason flenqa import`` keeps the file: ``$RELREASON_HOME/flenqa/FLenQA.jsonl``."""
-    return paths.relreason_home_path() / "flenqa" / IMPORTED_NAME
+    """Where ``relreason flenqa import`` keeps the file: ``$RELREASON_HOME/imports/flenqa/FLenQA.jsonl``
+    (under ``paths.imports_dir``, whose listing is an input of the samples: an import rebuilds them)."""
+    return paths.imports_dir() / "flenqa" / IMPORTED_NAME
 
 
 def resolve(value: str | None) -> Path | None:
