@@ -49,6 +49,13 @@ def relreason_home() -> Path:
 DUCKDB_NAME = "relreason.duckdb"
 
 
+def imports_dir() -> Path:
+    """Data a user imported for a family (e.g. `relreason flenqa import`), ``$RELREASON_HOME/imports``:
+    an input of every family's samples (``storage/built_from.py`` hashes its listing), so an import
+    rebuilds the samples that read it instead of keeping stale ones."""
+    return relreason_home_path() / "imports"
+
+
 def duckdb_path() -> Path:
     return relreason_home() / DUCKDB_NAME
 

@@ -79,6 +79,8 @@ class ModelSpec:
     # "chat" (instruction-tuned) or "base" (a pretrained model): studies that prompt the two
     # differently (KOR-Bench: chat zero-shot, base three-shot) ask each only what the paper asked it.
     kind: str = "chat"
+    # A base model's entry may name its chat model (KOR-Bench §5 pairs them: marts.kor_base_vs_chat).
+    base_of: str | None = None
     # How its thinking arrives when not in LiteLLM's ``reasoning_content`` (llm/reasoning.py):
     # None splits a reply that starts with ``<think>``; "think_tags" also one with only ``</think>``;
     # "none" never splits.
@@ -226,6 +228,7 @@ class ModelEntry(BaseModel):
     context_window: int | None = Field(_DEFAULT["context_window"], gt=0, json_schema_extra=_POSITIVE)
     workers: int = Field(_DEFAULT["workers"], gt=0, json_schema_extra=_POSITIVE)
     kind: str = Field(_DEFAULT["kind"], json_schema_extra=_says(" or ".join(map(repr, MODEL_KINDS))))
+    base_of: str | None = Field(None, json_schema_extra=_says("the name of this base model's chat model"))
     reasoning: str | None = Field(
         _DEFAULT["reasoning"], json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
     )

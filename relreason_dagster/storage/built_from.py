@@ -8,10 +8,10 @@ are all still there, keeps them.
 
 The key hashes everything a build reads: the code (this package, the data-quality suites, families
 registered from elsewhere) and the installed engines (``fingerprints.py``), the family's profile
-section with the run's overrides, the seed, the reference data's listing and any data folder the
-profile names by absolute path.  Prompts add the key of the samples they were built from.  An edit
-anywhere in the code rebuilds every family: a needless rebuild costs seconds, a stale one would cost
-correctness.
+section with the run's overrides, the seed, the reference data's listing, the listing of the data
+imported into the home (``paths.imports_dir``) and any data folder the profile names by absolute
+path.  Prompts add the key of the samples they were built from.  An edit anywhere in the code rebuilds
+every family: a needless rebuild costs seconds, a stale one would cost correctness.
 
 A model's parsed answers (``raw.parsed_answers``) are a function of its stored responses, the test
 prompts, the samples and the parsing code; :func:`parsed_key` hashes those (an order-free hash of the
@@ -45,6 +45,7 @@ def _key(*parts: Any, params: Mapping[str, Any]) -> str:
     reference = paths.reference_dir()
     digest.update(f"{reference}\0".encode())
     hash_listing(digest, reference, set())
+    hash_listing(digest, paths.imports_dir(), set())  # data imported into the home (a family's knob reads it)
     hash_named_paths(digest, dict(params))
     return digest.hexdigest()
 

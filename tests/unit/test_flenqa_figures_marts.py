@@ -6,8 +6,9 @@ and positions, read from ``profiles.yaml``: three tasks x 100 instances x 5 leng
 positions, plus the minimal texts) for two models and both prompts.  Whether an answer is correct
 depends on its padding and position only (each cell of the grid gets its own share of correct
 answers), so a mart pooling one cell too many or too few shows in its accuracy, and its ``n`` must
-be the study's: Figure 1 600 per point, Figure 3 300, Figure 4 600, Figure 5 300 (the captions and
-§4; Figure 4 pools both irrelevant paddings, so 2 x 300).  §7's dependence tests are compared with
+be the study's: Figure 1 600 per point, Figure 3 300, Figure 4 600, Figure 5 300, Figure 6 300 (the
+captions and §4; Figure 4 pools both irrelevant paddings, so 2 x 300).  §7's dependence tests are
+compared with
 ``scipy.stats.fisher_exact`` on the same counts.
 """
 
@@ -107,6 +108,17 @@ def _fill(con: duckdb.DuckDBPyConnection, grid: dict[str, Any]) -> list[dict[str
                                 json.dumps(detail),
                             )
                         )
+    # §5's next-word prompts on every padded text (as the paper profile asks them), correct by cell.
+    for sample_id, task, split, variant, _label in list(samples):
+        cell = json.loads(variant)
+        if split != "test":
+            continue
+        prompt_id = f"{sample_id}-next_word"
+        prompts.append((prompt_id, sample_id, task, split, "next_word", cell["length"] + 10))
+        index = int(cell["base_id"].rsplit("-", 1)[1])
+        correct = index % 100 < SHARE[(cell["padding"], cell["position"])]
+        for model in MODELS:
+            answers.append((prompt_id, model, sample_id, task, split, "next_word", correct, "{}"))
     _insert(
         con,
         "samples",
@@ -142,6 +154,7 @@ def _fill(con: duckdb.DuckDBPyConnection, grid: dict[str, Any]) -> list[dict[str
             **json.loads(a[7]),
         }
         for a in answers
+        if a[5] != "next_word"
     ]
 
 
@@ -222,6 +235,18 @@ def test_each_figure_pools_what_the_study_pooled(built, mart, n, group, pools):
         key = r[group] if group else None
         assert r["accuracy"] == _expected(pools[key]), (mart, r)
         assert r["ci_low"] < r["accuracy"] < r["ci_high"] or r["accuracy"] == 1.0
+
+
+def test_figure_6_pools_300_per_point_on_one_configuration(built):
+    """Figure 6: "each point reflects the performance across 300 samples" (3 tasks x 100): under the
+    paper profile's grid, next word and reasoning are read on the different padding, random dispersion
+    only, not on all 12 cells (3,600 per point)."""
+    rows = _dicts(built["con"], "SELECT * FROM marts.flenqa_next_word")
+    lengths = paper_grid()["lengths"]
+    assert len(rows) == len(MODELS) * len(lengths)
+    assert {(r["n_next_word"], r["n_reasoning"]) for r in rows} == {(300, 300)}
+    share = _expected([("different", "random")])
+    assert {(r["next_word_accuracy"], r["reasoning_accuracy"]) for r in rows} == {(share, share)}
 
 
 def test_the_dependence_tests_agree_with_scipy(built):

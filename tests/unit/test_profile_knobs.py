@@ -23,6 +23,7 @@ from relreason_dagster.benchmarks.kor.family import _max_tokens as kor_max_token
 
 BEFORE: dict[str, dict[str, Any]] = {
     "empty/flenqa": {
+        "dataset_file": None,  # added with issue 45 (the study's released dataset)
         "generation": None,
         "lengths": [250, 500, 1000, 2000, 3000],
         "max_tokens": {"cot": 1024, "direct": 64, "next_word": 8},
@@ -100,6 +101,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "stereotypes": ["anti"],
     },
     "paper/flenqa": {
+        "dataset_file": "auto",  # added with issue 45 (the study's released dataset)
         "generation": {"temperature": 0, "top_p": 0},
         "lengths": [250, 500, 1000, 2000, 3000],
         "max_tokens": {"cot": 1024, "direct": 64, "next_word": 8},
@@ -186,6 +188,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "stereotypes": ["anti", "pro"],
     },
     "smoke/flenqa": {
+        "dataset_file": None,  # added with issue 45 (the study's released dataset)
         "generation": None,
         "lengths": [250, 1000],
         "max_tokens": {"cot": 128, "direct": 16, "next_word": 4},

@@ -28,7 +28,7 @@ SEED = SEEDS / "same-task-more-tokens-flenqa.txt"
 CSV_PATH = REPO / "relreason_dagster" / "benchmarks" / "flenqa" / "published.csv"
 HEADER = (
     "family,source,model,task,category,dataset,setting,split,n,length,padding,position,"
-    "metric,value,printed,note"
+    "metric,value,printed,note,comparable,why_not"
 ).split(",")
 SOURCE = "Appendix C Table 1"
 # The table's labels -> the family's keys (labels only; every number comes from the text).
@@ -73,11 +73,16 @@ def table(paper: str) -> dict[tuple[str, str, str], str]:
     return parse_table(paper)
 
 
-def _rows() -> list[dict[str, str]]:
+def _all_rows() -> list[dict[str, str]]:
     with CSV_PATH.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         assert reader.fieldnames == HEADER
         return list(reader)
+
+
+def _rows() -> list[dict[str, str]]:
+    """Appendix C's rows."""
+    return [r for r in _all_rows() if r["source"] == SOURCE]
 
 
 def test_the_parser_reads_the_whole_table(table: dict[tuple[str, str, str], str]) -> None:
@@ -127,3 +132,56 @@ def test_section_3_4_quotes_the_direct_rows_averaged_over_tasks(paper: str) -> N
     (low,) = [m for m in mean if m not in above]
     assert low.startswith(lowest.group(1))
     assert round(mean[low], 2) == Decimal(lowest.group(2))
+
+
+# Appendix B's token tables: the study's padding names -> ours.
+PADDING = {"Books": "different", "Same": "similar"}
+FIGURE_TASK = {"Figure 10": "Ruletaker", "Figure 11": "MonoRel", "Figure 12": "PIR"}
+
+
+def parse_token_tables(text: str) -> dict[tuple[str, str, str], str]:
+    """``{(task, padding, length): printed}`` of Figures 10-12 (Appendix B), each the tab-separated
+    block above its caption."""
+    cells: dict[tuple[str, str, str], str] = {}
+    lines = text.splitlines()
+    for figure, task in FIGURE_TASK.items():
+        end = next(i for i, line in enumerate(lines) if line.startswith(f"{figure}: Summary of statistics"))
+        start = max(i for i in range(end) if lines[i].startswith("Padding\tTarget Input"))
+        padding = ""
+        for line in lines[start:end]:
+            parts = line.split("\t")
+            if len(parts) == 3 and parts[1].isdigit():
+                padding = PADDING.get(parts[0], padding)
+                cells[(task, padding, parts[1])] = parts[2]
+    return cells
+
+
+def test_appendix_b_token_means_are_the_printed_ones(paper: str) -> None:
+    table = parse_token_tables(paper)
+    assert len(table) == 3 * 2 * 5
+    rows = [r for r in _all_rows() if r["source"].startswith("Appendix B")]
+    assert {(r["task"], r["padding"], r["length"]): r["printed"] for r in rows} == table
+    for r in rows:
+        assert FIGURE_TASK[r["source"].removeprefix("Appendix B ")] == r["task"]
+        assert r["metric"] == "mean_tokens" and r["value"] == r["printed"]
+        assert r["comparable"] == "false" and r["why_not"]
+
+
+def test_the_section_1_headline_is_the_printed_drop(paper: str) -> None:
+    found = re.search(
+        r"on average over all tested models, a drop in accuracy from \$(\d\.\d+)\$ to \$(\d\.\d+)\$", paper
+    )
+    assert found and "3000 tokens" in paper[: found.start()][-300:]
+    rows = [r for r in _all_rows() if r["source"] == "§1"]
+    assert [(r["length"], r["printed"], r["value"]) for r in rows] == [
+        ("", found.group(1), found.group(1)),
+        ("3000", found.group(2), found.group(2)),
+    ]
+    assert all(r["comparable"] == "false" and r["why_not"] for r in rows)
+
+
+def test_appendix_c_cells_are_marked_not_comparable() -> None:
+    """The study's minimal texts are not in its released dataset: no run asks the same items."""
+    assert {(r["comparable"], r["why_not"].startswith("the study's minimal texts")) for r in _rows()} == {
+        ("false", True)
+    }

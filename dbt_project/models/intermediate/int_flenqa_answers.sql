@@ -1,12 +1,15 @@
 -- FLenQA answers with the coordinates of their sample (length, padding, position), what the parser
 -- read (answer, answer-first, key sentences covered) and the prompt's input tokens.  length 0 /
--- padding 'none' is the minimal text (key paragraphs only).  Provider errors are left out.
+-- padding 'none' is the minimal text (key paragraphs only).  item_source: 'released' for a row of the
+-- study's released dataset (profile knob dataset_file), 'generated' for ours.  Provider errors are
+-- left out.
 select a.prompt_id, a.model, a.task, a.setting, a.sample_id, a.parse_status, a.correct,
        a.label,
        json_extract_string(a.variant, '$.base_id') as base_id,
        coalesce(json_extract(a.variant, '$.length')::integer, 0) as length,
        json_extract_string(a.variant, '$.padding') as padding,
        json_extract_string(a.variant, '$.position') as position,
+       coalesce(json_extract_string(a.variant, '$.source'), 'generated') as item_source,
        json_extract_string(a.detail, '$.answer') as answer,
        json_extract(a.detail, '$.answer_first')::boolean as answer_first,
        json_extract(a.detail, '$.keys_covered')::integer as keys_covered,

@@ -61,7 +61,8 @@ class FlenqaFamily:
                 messages = [{"role": "user", "content": message}]
                 length = int(sample.variant.get("length") or 0)
                 target = tolerance = None
-                if length:
+                # A released row's length is the study's target in the study's tokenizer, not ours.
+                if length and sample.variant.get("source") != "released":
                     tokenizer = sample.variant.get("tokenizer")
                     target = length + _skeleton_tokens(sample.task, setting, question, rule, tokenizer)
                     tolerance = round(target * TOLERANCE)  # 5% of the prompt's own target

@@ -9,16 +9,21 @@ own coordinates, so a sample does not change when the grid around it grows.
 Lengths are tokens of the ``{facts + padding}`` text, counted with the profile's
 tokenizer (default: the local model's) and recorded in each sample; the prompts
 add their fixed instructions on top (``target_tokens`` of each prompt).
+
+With the profile knob ``dataset_file`` (a path, or ``auto`` for the file `relreason flenqa import`
+stored) the samples are the study's released rows instead (``dataset.py``): nothing is generated.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable
 from importlib.metadata import version
 from typing import Any
 
 from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
+from relreason_dagster.benchmarks.flenqa import dataset
 from relreason_dagster.benchmarks.flenqa import padding as pad_mod
 from relreason_dagster.benchmarks.flenqa.instances import TASKS, BaseInstance, base_instances
 from relreason_dagster.benchmarks.flenqa.paragraphs import expand
@@ -32,6 +37,7 @@ GENERATOR_VERSION = "flenqa-gen-1"
 POOL_SIZE = 100
 LENGTHS = (250, 500, 1000, 2000, 3000)
 MINIMAL = "none"  # padding/position of the key-paragraphs-only baseline
+_LOG = logging.getLogger(__name__)
 
 
 def token_counter(tokenizer: str) -> Callable[[str], int]:
@@ -69,6 +75,9 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
     paddings = _profile_list(profile, "paddings", pad_mod.PADDINGS)
     positions = _profile_list(profile, "positions", pad_mod.POSITIONS)
     tokenizer = str(profile.get("tokenizer"))
+    released = dataset.resolve(profile.get("dataset_file"))
+    if released is not None:
+        return _released(released, profile, seed, tasks, lengths, paddings, positions, tokenizer)
     source = prose_source(profile.get("prose_dir"))
     documents = load_prose(source) if "different" in paddings else ()
     tokens = pad_mod.TokenCounter(token_counter(tokenizer))
@@ -109,6 +118,36 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
                         samples.append(
                             _sample(inst, own, seed, padded, kind, position, tokens, common, length)
                         )
+    return samples
+
+
+def _released(
+    file: Any,
+    profile: Profile,
+    seed: int,
+    tasks: list[str],
+    lengths: list[int],
+    paddings: list[str],
+    positions: list[str],
+    tokenizer: str,
+) -> list[Sample]:
+    """The study's released rows in the profile's grid: no sample of our own (no minimal texts either:
+    the release has none); skipped rows are logged one line each."""
+    grid = {
+        "tasks": tasks,
+        "lengths": lengths,
+        "paddings": paddings,
+        "positions": positions,
+        "n_base": int(profile.get("n_base")),
+    }
+    samples, skipped = dataset.released_samples(file, seed, token_counter(tokenizer), grid, tokenizer)
+    for row in skipped:
+        _LOG.warning("flenqa dataset %s: %s (skipped)", file, row)
+    if not samples:
+        raise ConfigError(
+            f"flenqa dataset_file {file}: no row in the profile's grid (tasks {tasks}, lengths {lengths}, "
+            f"paddings {paddings}, positions {positions}); widen the grid or give the released file"
+        )
     return samples
 
 

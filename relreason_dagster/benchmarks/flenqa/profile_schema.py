@@ -35,3 +35,6 @@ class Knobs(FamilyKnobs):
     tokenizer: str = DEFAULT_TOKENIZER
     prose_dir: str | None = None  # null: the bundled Python docs as unrelated prose
     generation: dict[str, float] | None = None
+    # The study's released dataset (FLenQA_hf.jsonl or its parquet) instead of generated items: a path,
+    # or auto = the file `relreason flenqa import` stored, generated items when there is none.
+    dataset_file: str | None = None

@@ -1,4 +1,5 @@
-"""`relreason kor rescore FILE...`: KOR-Bench's own command, registered by the family (see ``cli.py``).
+"""`relreason kor rescore FILE...` and `relreason kor rescore-mixed FILE...`: KOR-Bench's own commands,
+registered by the family (see ``cli.py``).
 
 Plain argparse and plain Python: importing this module imports neither Dagster nor the scorer.
 """
@@ -55,6 +56,20 @@ def register(subparsers: Any, context: CommandContext) -> None:
     )
     res.add_argument("--json", action="store_true", help="per-file results with every disagreement as JSON")
     res.set_defaults(handler=functools.partial(rescore, context=context))
+    mix = korsub.add_parser(
+        "rescore-mixed",
+        help="score evaluation_<model>_mixed_<setting>.jsonl.json files (0923_mixed) as kor_mixed does; "
+        "beside Table 3",
+    )
+    mix.add_argument("files", nargs="+", metavar="FILE")
+    mix.add_argument(
+        "--data", default=None, help="official KOR-Bench folder (default: $RELREASON_REFERENCE_DIR/korbench)"
+    )
+    mix.add_argument(
+        "--gold", choices=["file", "data"], default="file", help="gold recorded in the file or the dataset's"
+    )
+    mix.add_argument("--json", action="store_true", help="the rows as JSON")
+    mix.set_defaults(handler=functools.partial(rescore_mixed, context=context))
 
 
 def _rows(results: list[Any]) -> list[dict[str, Any]]:
@@ -163,4 +178,88 @@ def rescore(args: argparse.Namespace, context: CommandContext) -> int:
             )
     if all(row["table2"] is None for row in rows):
         print("table2: no Table 2 values found (relreason_dagster/benchmarks/kor/published.csv)")
+    return 0
+
+
+MIXED_COLUMNS = [
+    "model",
+    "setting",
+    "n",
+    "accuracy",
+    "table3_accuracy",
+    "pass_rate",
+    "table3_pass_rate",
+    "diff_points",
+    "pooled_pass_rate",
+    "file_pass_rate",
+    "agreement",
+    "skipped",
+]
+
+
+def mixed_rows(scores: list[Any]) -> list[dict[str, Any]]:
+    """One row per file and an ``overall`` row per model with all three settings, Table 3 beside each.
+
+    ``pass_rate`` is Table 3's reading (mean over records of each record's share right, as
+    ``marts.kor_mixed``); ``pooled_pass_rate`` counts questions; ``diff_points`` = ours - printed, in
+    points (Multi-R: Table 3 prints its accuracy as the one value).
+    """
+    from relreason_dagster.benchmarks.kor.mixed_release import overall
+    from relreason_dagster.benchmarks.kor.scoring.table2 import published_value
+
+    def table3(model: str, setting: str, metric: str) -> float | None:
+        if setting == "Multi-R" and metric == "pass_rate":
+            metric = "accuracy"  # one question per record: the printed single value
+        return published_value("Table 3", model, "mixed", metric, setting)
+
+    rows: list[dict[str, Any]] = []
+    by_model: dict[str, list[Any]] = {}
+    for s in scores:
+        by_model.setdefault(s.model, []).append(s)
+        rows.append(
+            {
+                "model": s.model,
+                "setting": s.setting,
+                "n": s.n,
+                "accuracy": s.accuracy,
+                "pass_rate": s.pass_rate,
+                "pooled_pass_rate": s.pooled_pass_rate,
+                "file_pass_rate": s.file_pass_rate,
+                "agreement": s.agreement,
+                "skipped": len(s.skipped),
+            }
+        )
+    for model, members in by_model.items():
+        total = overall(members)
+        if total is not None:
+            rows.append(
+                {"model": model, "setting": "overall", "n": sum(m.n for m in members), **total}
+                | {"agreement": None, "skipped": sum(len(m.skipped) for m in members)}
+            )
+    for row in rows:
+        row["table3_accuracy"] = table3(row["model"], row["setting"], "accuracy")
+        row["table3_pass_rate"] = table3(row["model"], row["setting"], "pass_rate")
+        printed = row["table3_pass_rate"]
+        row["diff_points"] = None if printed is None else round(100 * (row["pass_rate"] - printed), 2) or 0.0
+    return rows
+
+
+def rescore_mixed(args: argparse.Namespace, context: CommandContext) -> int:
+    """Released mixed files judged by the family's parse; per-record and pooled pass rates, Table 3's."""
+    import json
+
+    from relreason_dagster.benchmarks.kor.mixed_release import score_file
+
+    data = Path(args.data) if args.data else paths.reference_dir() / "korbench"
+    scores = []
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            raise ConfigError(f"no such evaluation file: {path}")
+        scores.append(score_file(path, data, gold_source=args.gold))
+    rows = mixed_rows(scores)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(context.format_table(MIXED_COLUMNS, [[_cell(row[c]) for c in MIXED_COLUMNS] for row in rows]))
     return 0

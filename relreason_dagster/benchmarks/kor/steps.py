@@ -22,8 +22,12 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import yaml
+
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import (
     ANSWERS_JOIN,
     Profile,
@@ -225,4 +229,46 @@ class SelfCorrection(Step):
         )
 
 
-STEPS = (SelfCorrection(),)
+def base_of(model: str, models_file: Path | None = None) -> str | None:
+    """The ``base_of`` of ``model``'s models.yaml entry (the chat model it is the base of), or None.
+
+    Read here, not through ``llm/registry.py`` (a layer above the families): only this one optional
+    field, and a file that cannot be read gives None (the registry has already refused a bad one
+    before any run starts).
+    """
+    file = models_file or paths.models_path()
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    for entry in data.get("models") or [] if isinstance(data, dict) else []:
+        if isinstance(entry, dict) and entry.get("name") == model:
+            value = entry.get("base_of")
+            return str(value) if value else None
+    return None
+
+
+class ModelPairs(Step):
+    """Which chat model each base model is the base of (models.yaml ``base_of``; KOR-Bench §5)."""
+
+    name = "kor_model_pairs"
+    description = (
+        "The model's models.yaml base_of (the chat model it is the base of), so marts.kor_base_vs_chat "
+        "can pair base and chat models as KOR-Bench §5 does (raw.kor_model_pairs; asks no model)."
+    )
+    table = "kor_model_pairs"
+    stage = "per_model"
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        chat = base_of(model)
+        return StepRows(
+            rows=[{"model": model, "base_of": chat}],
+            replace_where="model = ?",
+            replace_params=[model],
+            summary={"base_of": chat or "-"},
+        )
+
+
+STEPS = (SelfCorrection(), ModelPairs())

@@ -1,4 +1,4 @@
-"""Tables of schema ``raw`` the KOR-Bench family owns: its self-correction rounds.
+"""Tables of schema ``raw`` the KOR-Bench family owns: its self-correction rounds, its model pairs.
 
 ``storage/schema.py`` creates every registered family's ``RAW_TABLES`` beside the generic ones and adds
 ``ADDED_COLUMNS`` to an older DuckDB file in place, so a family owns its tables' columns here.
@@ -24,6 +24,13 @@ RAW_TABLES: dict[str, str] = {
         history VARCHAR,
         robust_correct BOOLEAN,
         PRIMARY KEY (model, sample_id, round)
+    """,
+    # Each model's models.yaml base_of (the chat model it is the base of; null for most): KOR-Bench
+    # §5's base-vs-chat pairs (steps.ModelPairs, marts.kor_base_vs_chat).
+    "kor_model_pairs": """
+        model VARCHAR NOT NULL,
+        base_of VARCHAR,
+        PRIMARY KEY (model)
     """,
 }
 

@@ -7,7 +7,10 @@ kept with the trail back to the paper text) holds one row per printed cell, ``va
 
 Model names: a file's model (``gpt-4o``) is matched to the table's (``GPT-4o-2024-05-13``)
 case-insensitively, exactly or with a date suffix (``-20…``) on the table's side; a citation in
-parentheses is ignored.  Categories match case-insensitively; ``overall`` is the Overall column.
+parentheses is ignored, and ``.`` reads as ``-`` (``claude-3-5-sonnet`` is Table 3's
+``Claude-3.5-sonnet``).  Categories match case-insensitively; ``overall`` is the Overall column.
+``published_value`` looks up the same way in another table (Table 3: category ``mixed``, setting
+``Multi-Q`` / ``Multi-R`` / ``Multi-RQ`` / ``overall``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ _SETTINGS = ("zero_shot", "three_shot")
 
 
 def _norm(name: str) -> str:
-    return _CITATION_RE.sub("", name).strip().lower()
+    return _CITATION_RE.sub("", name).strip().lower().replace(".", "-")
 
 
 def _setting(value: str) -> str:
@@ -33,14 +36,14 @@ def _setting(value: str) -> str:
 
 
 @functools.cache
-def _rows(path: Path) -> tuple[dict[str, str], ...]:
+def _rows(path: Path, table: str = TABLE) -> tuple[dict[str, str], ...]:
     if not path.is_file():
         return ()
     with path.open(encoding="utf-8", newline="") as handle:
         return tuple(
             row
             for row in csv.DictReader(handle)
-            if row.get("family", "kor") == "kor" and (row.get("source") or "").startswith(TABLE)
+            if row.get("family", "kor") == "kor" and (row.get("source") or "").startswith(table)
         )
 
 
@@ -67,3 +70,19 @@ def table2_value(
         except (KeyError, ValueError):
             continue
     return found[0] if len(set(found)) == 1 else None
+
+
+def published_value(
+    table: str, model: str, category: str, metric: str, setting: str, path: Path = PUBLISHED_CSV
+) -> float | None:
+    """``table``'s cell for ``model`` x ``category`` x ``setting`` x ``metric`` (exact setting), or None."""
+    found = {
+        float(row["value"])
+        for row in _rows(path, table)
+        if row.get("metric") == metric
+        and _norm(row.get("category") or "") == category.lower()
+        and (row.get("setting") or "") == setting
+        and (row.get("value") or "") != ""
+        and _model_matches(model, row.get("model") or "")
+    }
+    return found.pop() if len(found) == 1 else None
