@@ -516,6 +516,12 @@ class FamilyCheck:
     warn: bool = False
 
 
+# The key of ``stored`` that holds a per-model step's model entry when the step asks for it
+# (``Step.reads_model_entry``): one row, the entry as the launch resolved it (name, litellm_model,
+# kind, base_of, params, ...).  So a family reads a field of models.yaml without reading the file.
+MODEL_ENTRY = "model_entry"
+
+
 class Step:
     """Defaults for a :class:`FollowUpStep` to subclass: it asks no model, reads nothing, follows no
     other step; a subclass sets its name, table and stage and overrides what it does."""
@@ -528,6 +534,7 @@ class Step:
     model_knob: str | None = None
     after: tuple[str, ...] = ()
     legacy_benchmark: str | None = None
+    reads_model_entry: bool = False  # per-model: ``stored[MODEL_ENTRY]`` holds the model's entry
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {}

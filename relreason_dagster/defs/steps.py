@@ -12,12 +12,13 @@ follows the step's stage:
   the profile knob the step names).
 """
 
+import dataclasses
 import sys
 from typing import Any
 
 import dagster as dg
 
-from relreason_dagster.benchmarks.base import FollowUpStep, Reply, StepPrompt
+from relreason_dagster.benchmarks.base import MODEL_ENTRY, FollowUpStep, Reply, StepPrompt
 from relreason_dagster.benchmarks.registry import FAMILIES, family_steps
 from relreason_dagster.defs.assets import parsed_answers
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
@@ -72,6 +73,8 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 name: fetch_dicts(con, sql, params)
                 for name, (sql, params) in step.reads(model, profile).items()
             }
+        if per_model and getattr(step, "reads_model_entry", False):  # as the launch resolved it
+            stored[MODEL_ENTRY] = [dataclasses.asdict(run_settings.model(model))]
         counts = {"prompts": 0, "model_calls": 0, "shared_prompts": 0, "from_cache": 0, "errors": 0}
         store = ResponseStore.default()
         progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))

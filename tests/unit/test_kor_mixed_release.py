@@ -13,6 +13,7 @@ reference KOR-Bench data (the questions and golds behind the records' ids).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -30,6 +31,7 @@ from relreason_dagster.benchmarks.kor.family import KorFamily
 from relreason_dagster.benchmarks.kor.mixed_release import parse_file_name, score_file
 from relreason_dagster.benchmarks.kor.steps import base_of
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.registry import load_registry
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
@@ -176,9 +178,10 @@ def built(scores, tmp_path_factory):
             f"models:\n  - {{name: {BASE}, litellm_model: x/b, kind: base, base_of: {ORACLE}}}\n"
             f"  - {{name: {ORACLE}, litellm_model: x/c}}\n"
         )
+        entries = {name: dataclasses.asdict(spec) for name, spec in load_registry(models_file).items()}
         for model in (BASE, ORACLE):
-            assert base_of(model, models_file) == (ORACLE if model == BASE else None)
-        _insert_new(con, "kor_model_pairs", {"model": BASE, "base_of": base_of(BASE, models_file)}, None)
+            assert base_of(entries[model]) == (ORACLE if model == BASE else None)
+        _insert_new(con, "kor_model_pairs", {"model": BASE, "base_of": base_of(entries[BASE])}, None)
         store_family(con, "kor", read_published("kor", PUBLISHED_CSV))
     finally:
         con.close()

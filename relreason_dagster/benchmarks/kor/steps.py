@@ -22,14 +22,11 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import (
     ANSWERS_JOIN,
+    MODEL_ENTRY,
     Profile,
     Reply,
     Sample,
@@ -229,23 +226,10 @@ class SelfCorrection(Step):
         )
 
 
-def base_of(model: str, models_file: Path | None = None) -> str | None:
-    """The ``base_of`` of ``model``'s models.yaml entry (the chat model it is the base of), or None.
-
-    Read here, not through ``llm/registry.py`` (a layer above the families): only this one optional
-    field, and a file that cannot be read gives None (the registry has already refused a bad one
-    before any run starts).
-    """
-    file = models_file or paths.models_path()
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
-        return None
-    for entry in data.get("models") or [] if isinstance(data, dict) else []:
-        if isinstance(entry, dict) and entry.get("name") == model:
-            value = entry.get("base_of")
-            return str(value) if value else None
-    return None
+def base_of(entry: dict[str, Any] | None) -> str | None:
+    """The ``base_of`` of a model entry (the chat model this base model is the base of), or None."""
+    value = (entry or {}).get("base_of")
+    return str(value) if value else None
 
 
 class ModelPairs(Step):
@@ -258,11 +242,12 @@ class ModelPairs(Step):
     )
     table = "kor_model_pairs"
     stage = "per_model"
+    reads_model_entry = True  # base_of from the entry the launch resolved: no file read here
 
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
-        chat = base_of(model)
+        chat = base_of((stored.get(MODEL_ENTRY) or [None])[0])
         return StepRows(
             rows=[{"model": model, "base_of": chat}],
             replace_where="model = ?",
