@@ -226,7 +226,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         limit=getattr(args, "limit", None),
         model_options=model_options,
         dlm_train_size=getattr(args, "train_size", None),
-        judge=family_options.pop("judge", None),
+        judge=family_options.get("judge"),  # run_pipeline's keyword too (the plan carries it)
     )
     families = benchmarks or sorted(plan.sections)
     if getattr(args, "dry_run", False):

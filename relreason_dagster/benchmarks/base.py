@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from relreason_dagster.errors import ConfigError
 
 
 def stable_hash(*parts: Any, length: int = 16) -> str:
@@ -258,8 +260,20 @@ class Profile:
         an AttributeError at once and each knob has its declared type, instead of ``get("n_iid")``
         wrapped in a cast.  Values were checked when the profile was read, so this only fills defaults
         (not strict, so a test's tuple reads as the declared list)."""
+        cached = self.__dict__.get("_typed")
+        if cached is not None and cached[0] is knobs:
+            return cached[1]
         set_now = {key: value for key, value in self.params.items() if value is not None}
-        return knobs.model_validate(set_now, strict=False)
+        try:
+            value = knobs.model_validate(set_now, strict=False)
+        except ValidationError as exc:  # a section not read through profiles.py (a test's, a notebook's)
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ConfigError(
+                f"profile {self.name!r}: {where}: {first['msg']}, got {first.get('input')!r}"
+            ) from None
+        object.__setattr__(self, "_typed", (knobs, value))  # a frozen section: read once per instance
+        return value
 
     def declares(self, key: str) -> bool:
         """Whether ``key`` is a knob of this family (generic code asks before reading one, e.g. the

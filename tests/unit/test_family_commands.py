@@ -56,8 +56,9 @@ def test_family_commands_keep_the_names_users_type(monkeypatch):
     top = _subcommands(build_parser())
     monkeypatch.setattr(cli, "family_command_modules", lambda: [])
     registered = set(top) - set(_subcommands(build_parser()))
-    assert registered == {"kor", "selfcontra"}
-    assert set(_subcommands(top["kor"])) == {"rescore"}
+    assert registered == {"flenqa", "kor", "selfcontra"}
+    assert set(_subcommands(top["flenqa"])) == {"import"}
+    assert set(_subcommands(top["kor"])) == {"rescore", "rescore-mixed"}
     assert set(_subcommands(top["selfcontra"])) == {"import-annotations", "export-annotations", "detect"}
     monkeypatch.undo()
     assert {m.__name__.rsplit(".", 2)[1] for m in family_command_modules()} == registered
@@ -98,7 +99,11 @@ def stopped_run(tmp_path, monkeypatch) -> dict[str, object]:
     """The keywords `relreason run` passes to run_pipeline, which is replaced by a stand-in that
     records them and stops the run with a ConfigError (so nothing is launched)."""
     models = tmp_path / "models.yaml"
-    models.write_text("models:\n  - name: local\n    litellm_model: local/smollm2-135m\n")
+    # The smoke profile's Self-Contra judge is checked at the door with the models: it must exist.
+    models.write_text(
+        "models:\n  - name: local\n    litellm_model: local/smollm2-135m\n"
+        "  - name: smollm2-135m\n    litellm_model: local/smollm2-135m\n"
+    )
     monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RELREASON_MODELS", str(models))
     seen: dict[str, object] = {}

@@ -22,15 +22,9 @@ import pytest
 from relreason_dagster.benchmarks.base import Profile, Sample
 from relreason_dagster.benchmarks.flenqa import padding, parsing, prompts
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
-from relreason_dagster.benchmarks.flenqa.generate import (
-    LENGTHS,
-    MINIMAL,
-    POOL_SIZE,
-    sample_text,
-    select_balanced,
-)
+from relreason_dagster.benchmarks.flenqa.generate import MINIMAL, sample_text, select_balanced
 from relreason_dagster.benchmarks.flenqa.instances import MONOREL, PIR, RULETAKER, TASKS, base_instances
-from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
+from relreason_dagster.benchmarks.flenqa.profile_schema import LENGTHS, POOL_SIZE, Knobs
 from relreason_dagster.benchmarks.flenqa.prose import load_prose
 from relreason_dagster.benchmarks.flenqa.solver import solve
 from relreason_dagster.benchmarks.registry import get_family

@@ -13,7 +13,7 @@ from relreason_dagster.benchmarks.flenqa.generate import (
 )
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
-from relreason_dagster.benchmarks.flenqa.profile_schema import DEFAULT_MAX_TOKENS
+from relreason_dagster.benchmarks.flenqa.profile_schema import DEFAULT_MAX_TOKENS, Knobs
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.tokenizer import count_tokens
 
@@ -44,11 +44,11 @@ class FlenqaFamily:
 
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Every setting of the profile for every sample; next-word prompts only for padded texts."""
-        settings = list(profile.get("settings"))
+        settings = list(profile.typed(Knobs).settings)
         unknown = [s for s in settings if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
-        max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.get("max_tokens"))}
+        max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.typed(Knobs).max_tokens)}
         out: list[Prompt] = []
         for sample in samples:
             text = sample_text(sample)

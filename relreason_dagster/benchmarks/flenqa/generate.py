@@ -27,6 +27,7 @@ from relreason_dagster.benchmarks.flenqa import dataset
 from relreason_dagster.benchmarks.flenqa import padding as pad_mod
 from relreason_dagster.benchmarks.flenqa.instances import TASKS, BaseInstance, base_instances
 from relreason_dagster.benchmarks.flenqa.paragraphs import expand
+from relreason_dagster.benchmarks.flenqa.profile_schema import POOL_SIZE, Knobs
 from relreason_dagster.benchmarks.flenqa.prompts import split_last_word
 from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
 from relreason_dagster.errors import ConfigError
@@ -34,8 +35,6 @@ from relreason_dagster.llm.tokenizer import vocab_model
 
 BENCHMARK = "flenqa"
 GENERATOR_VERSION = "flenqa-gen-1"
-POOL_SIZE = 100
-LENGTHS = (250, 500, 1000, 2000, 3000)
 MINIMAL = "none"  # padding/position of the key-paragraphs-only baseline
 _LOG = logging.getLogger(__name__)
 
@@ -51,7 +50,7 @@ def token_counter(tokenizer: str) -> Callable[[str], int]:
 
 
 def _profile_list(profile: Profile, key: str, known: tuple[Any, ...]) -> list[Any]:
-    values = list(profile.get(key))
+    values = list(getattr(profile.typed(Knobs), key))
     unknown = [v for v in values if v not in known]
     if unknown:
         raise ConfigError(f"flenqa profile {key}: unknown {unknown}; known: {', '.join(map(str, known))}")
@@ -69,16 +68,16 @@ def select_balanced(instances: list[BaseInstance], n: int) -> list[BaseInstance]
 
 def generate_samples(profile: Profile, seed: int) -> list[Sample]:
     tasks = _profile_list(profile, "tasks", TASKS)
-    lengths = [int(x) for x in profile.get("lengths")]
+    lengths = [int(x) for x in profile.typed(Knobs).lengths]
     if any(x < 100 for x in lengths):
         raise ConfigError(f"flenqa lengths must be at least 100 tokens, got {lengths}")
     paddings = _profile_list(profile, "paddings", pad_mod.PADDINGS)
     positions = _profile_list(profile, "positions", pad_mod.POSITIONS)
-    tokenizer = str(profile.get("tokenizer"))
-    released = dataset.resolve(profile.get("dataset_file"))
+    tokenizer = str(profile.typed(Knobs).tokenizer)
+    released = dataset.resolve(profile.typed(Knobs).dataset_file)
     if released is not None:
         return _released(released, profile, seed, tasks, lengths, paddings, positions, tokenizer)
-    source = prose_source(profile.get("prose_dir"))
+    source = prose_source(profile.typed(Knobs).prose_dir)
     documents = load_prose(source) if "different" in paddings else ()
     tokens = pad_mod.TokenCounter(token_counter(tokenizer))
     common = {
@@ -97,12 +96,12 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
             for inst in pool
         }
         all_paragraphs = [p for inst in pool for p in keys[inst.base_id]]
-        for inst in select_balanced(pool, int(profile.get("n_base"))):
+        for inst in select_balanced(pool, int(profile.typed(Knobs).n_base)):
             own = keys[inst.base_id]
             others = [
                 p for p in all_paragraphs if p not in own
             ]  # similar padding's pool (entities filtered later)
-            if profile.get("minimal"):
+            if profile.typed(Knobs).minimal:
                 samples.append(_sample(inst, own, seed, None, MINIMAL, MINIMAL, tokens, common))
             for length in lengths:
                 for kind in paddings:
@@ -138,7 +137,7 @@ def _released(
         "lengths": lengths,
         "paddings": paddings,
         "positions": positions,
-        "n_base": int(profile.get("n_base")),
+        "n_base": int(profile.typed(Knobs).n_base),
     }
     samples, skipped = dataset.released_samples(file, seed, token_counter(tokenizer), grid, tokenizer)
     for row in skipped:

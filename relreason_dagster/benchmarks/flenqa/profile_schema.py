@@ -14,12 +14,15 @@ from pydantic import Field
 
 from relreason_dagster.benchmarks.base import FamilyKnobs
 from relreason_dagster.benchmarks.flenqa import padding, prompts
-from relreason_dagster.benchmarks.flenqa.generate import LENGTHS, POOL_SIZE
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER
 
 DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 8}
 
+
+# The study's grid, the knobs' defaults (generate.py reads them from here: the knobs are declared first).
+POOL_SIZE = 100
+LENGTHS = (250, 500, 1000, 2000, 3000)
 
 class Knobs(FamilyKnobs):
     """A flenqa section: the grid (tasks x base instances x lengths x paddings x positions), the settings."""

@@ -39,7 +39,7 @@ from relreason_dagster.benchmarks.kor.items import (
     official_items,
 )
 from relreason_dagster.benchmarks.kor.parsing import extract_final
-from relreason_dagster.benchmarks.kor.profile_schema import DEFAULT_MAX_TOKENS
+from relreason_dagster.benchmarks.kor.profile_schema import DEFAULT_MAX_TOKENS, Knobs
 from relreason_dagster.benchmarks.kor.scoring import (
     require_parser,
     score_official,
@@ -61,13 +61,13 @@ MAX_COUNTED_CHARS = 2_097_152
 
 
 def data_dir(profile: Profile) -> Path:
-    raw = Path(str(profile.get("data_dir"))).expanduser()
+    raw = Path(str(profile.typed(Knobs).data_dir)).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
 def resolve_source(profile: Profile) -> str:
     """``official`` or ``generated`` for this run (``auto`` looks for the data folder)."""
-    source = str(profile.get("source"))
+    source = str(profile.typed(Knobs).source)
     if source not in SOURCES:
         raise ConfigError(f"kor source {source!r} unknown; use one of {', '.join(SOURCES)}")
     if source == "auto":
@@ -82,26 +82,26 @@ def item_of(sample: Sample) -> KorItem:
 
 def pool(profile: Profile, seed: int) -> tuple[list[PoolItem], list[str]]:
     """The run's questions and the categories skipped (generated items needing absent rule texts)."""
-    categories = check_categories(list(profile.get("categories")))
-    per_rule = int(profile.get("questions_per_rule"))
+    categories = check_categories(list(profile.typed(Knobs).categories))
+    per_rule = int(profile.typed(Knobs).questions_per_rule)
     source = resolve_source(profile)
     if source == "official":
-        return official_items(data_dir(profile), categories, dict(profile.get("rules")), per_rule), []
+        return official_items(data_dir(profile), categories, dict(profile.typed(Knobs).rules), per_rule), []
     folder = data_dir(profile)
     return generated_items(
         folder if folder.is_dir() else None,
         categories,
-        dict(profile.get("generated_rules")),
+        dict(profile.typed(Knobs).generated_rules),
         per_rule,
         seed,
-        int(profile.get("level")),
+        int(profile.typed(Knobs).level),
     )
 
 
 def settings_by_kind(profile: Profile) -> dict[str, list[str]]:
     """The profile's ``settings_by_kind``, checked: kinds of models.yaml, settings of the profile."""
-    raw = dict(profile.get("settings_by_kind"))
-    chosen = list(profile.get("settings"))
+    raw = dict(profile.typed(Knobs).settings_by_kind)
+    chosen = list(profile.typed(Knobs).settings)
     for kind, wanted in raw.items():
         if kind not in MODEL_KINDS:
             raise ConfigError(f"kor settings_by_kind: kind {kind!r} unknown; use {' or '.join(MODEL_KINDS)}")
@@ -163,7 +163,7 @@ def _token_counts(sample: Sample, setting: str, response: str) -> dict[str, int 
 
 
 def _max_tokens(profile: Profile, setting: str) -> int:
-    value = profile.get("max_tokens")
+    value = profile.typed(Knobs).max_tokens
     return int(value.get(setting, DEFAULT_MAX_TOKENS) if isinstance(value, dict) else value)
 
 
@@ -182,7 +182,7 @@ class KorFamily:
     parse_statuses: tuple[str, ...] = ("ok", "na")
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
-        rounds = profile.get("self_correction_rounds")
+        rounds = profile.typed(Knobs).self_correction_rounds
         if not isinstance(rounds, int) or not 0 <= rounds <= MAX_SELF_CORRECTION_ROUNDS:
             raise ConfigError(
                 f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds!r}"
@@ -190,15 +190,15 @@ class KorFamily:
         items, _ = pool(profile, seed)
         out = [self._single(p, seed) for p in items]
         source = resolve_source(profile)
-        if profile.get("stepwise") and source == "official":
-            chosen = dict(profile.get("rules")).get("cipher")
+        if profile.typed(Knobs).stepwise and source == "official":
+            chosen = dict(profile.typed(Knobs).rules).get("cipher")
             steps = step_items(
                 data_dir(profile),
                 [str(r) for r in chosen] if chosen else None,
-                int(profile.get("questions_per_rule")),
+                int(profile.typed(Knobs).questions_per_rule),
             )
             out.extend(self._step(item, facts, seed) for item, facts in steps)
-        for setting, n in dict(profile.get("mixed")).items():
+        for setting, n in dict(profile.typed(Knobs).mixed).items():
             if source == "official":
                 records = mixed.official_records(data_dir(profile), setting, int(n))
             else:
@@ -291,7 +291,7 @@ class KorFamily:
 
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Each question in every chosen setting; each mixed record in its own setting."""
-        chosen = list(profile.get("settings"))
+        chosen = list(profile.typed(Knobs).settings)
         unknown = [s for s in chosen if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"kor settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")

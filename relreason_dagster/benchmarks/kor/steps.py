@@ -42,6 +42,7 @@ from relreason_dagster.benchmarks.kor.family import (
     MIXED_TASK,
     KorFamily,
 )
+from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.tokenizer import count_tokens
@@ -65,7 +66,7 @@ ORDER BY a.prompt_id
 
 def rounds_of(profile: Profile) -> int:
     """The profile's ``self_correction_rounds`` (0..5); anything else is one ConfigError line."""
-    rounds = int(profile.get("self_correction_rounds"))
+    rounds = int(profile.typed(Knobs).self_correction_rounds)
     if not 0 <= rounds <= MAX_SELF_CORRECTION_ROUNDS:
         raise ConfigError(f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds}")
     return rounds
@@ -174,7 +175,7 @@ class SelfCorrection(Step):
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> Iterator[tuple[dict[str, Any], list[_Round]]]:
         rounds = rounds_of(profile)
-        limit = int(profile.get("context_tokens"))
+        limit = int(profile.typed(Knobs).context_tokens)
         for base in stored["base"]:
             sample = Sample.from_row(base)
             wrong = base["parse_status"] != "error" and not base["correct"] and base["content"] is not None

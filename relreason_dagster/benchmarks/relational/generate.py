@@ -27,6 +27,7 @@ from relreason_dagster.benchmarks.relational.family_tree import (
     generate_family_tree,
 )
 from relreason_dagster.benchmarks.relational.graph import GraphParams, generate_graph
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.benchmarks.relational.tasks import FAMILY, TASKS, task_spec
 from relreason_dagster.errors import ConfigError
 
@@ -129,12 +130,12 @@ def make_sample(
 
 def split_sizes(profile: Profile) -> list[tuple[str, int, int]]:
     """``(split, count, n)`` per split; few-shot covers both the nl/tv and the CoT exemplars."""
-    n_train = int(profile.get("n_train_nodes"))
-    n_fewshot = max(int(profile.get("n_fewshot")), int(profile.get("n_fewshot_cot")))
+    n_train = int(profile.typed(Knobs).n_train_nodes)
+    n_fewshot = max(int(profile.typed(Knobs).n_fewshot), int(profile.typed(Knobs).n_fewshot_cot))
     return [
         ("fewshot", n_fewshot, n_train),
-        ("iid", int(profile.get("n_iid")), n_train),
-        ("ood", int(profile.get("n_ood")), int(profile.get("n_ood_nodes"))),
+        ("iid", int(profile.typed(Knobs).n_iid), n_train),
+        ("ood", int(profile.typed(Knobs).n_ood), int(profile.typed(Knobs).n_ood_nodes)),
     ]
 
 
@@ -146,7 +147,7 @@ def generate_samples(
     graph_params: GraphParams | None = None,
 ) -> list[Sample]:
     """All samples of the profile for ``tasks``, in task, split, index order."""
-    variant = str(profile.get("family_tree_variant"))
+    variant = str(profile.typed(Knobs).family_tree_variant)
     if variant not in VARIANTS:
         raise ConfigError(f"unknown family_tree_variant {variant!r}; known: {', '.join(VARIANTS)}")
     samples: list[Sample] = []

@@ -31,6 +31,7 @@ from collections import defaultdict
 from relreason_dagster.benchmarks.base import Profile, Prompt, Sample, stable_hash
 from relreason_dagster.benchmarks.relational.derivations import derive
 from relreason_dagster.benchmarks.relational.generate import decode_gold, sample_predicates
+from relreason_dagster.benchmarks.relational.profile_schema import SETTINGS, Knobs
 from relreason_dagster.benchmarks.relational.tasks import (
     BASE_STATEMENTS,
     BASE_TV_MEANING,
@@ -41,7 +42,6 @@ from relreason_dagster.benchmarks.relational.tasks import (
 from relreason_dagster.errors import ConfigError
 
 TEMPLATE_VERSION = "relational-prompt-1"
-SETTINGS = ("nl", "nl_cot", "tv")
 TEST_SPLITS = ("iid", "ood")
 
 FAMILY_ROLE = "You are an agent who determines the relations in a family."
@@ -231,15 +231,15 @@ def build_prompt(sample: Sample, setting: str, fewshot: list[Sample], max_tokens
 
 def build_prompts(samples: list[Sample], profile: Profile) -> list[Prompt]:
     """Prompts for every iid/ood sample and setting; few-shot examples are the same task's first ones."""
-    settings = list(profile.get("settings"))
+    settings = list(profile.typed(Knobs).settings)
     # Optional per-split restriction (the smoke profile skips the longest OOD prompts).
-    split_settings: dict[str, list[str]] = dict(profile.get("split_settings"))
+    split_settings: dict[str, list[str]] = dict(profile.typed(Knobs).split_settings)
     for setting in settings + [x for v in split_settings.values() for x in v]:
         if setting not in SETTINGS:
             raise ConfigError(f"unknown relational setting {setting!r}; known: {', '.join(SETTINGS)}")
-    n_fewshot = int(profile.get("n_fewshot"))
-    n_fewshot_cot = int(profile.get("n_fewshot_cot"))
-    max_tokens = int(profile.get("max_tokens"))
+    n_fewshot = int(profile.typed(Knobs).n_fewshot)
+    n_fewshot_cot = int(profile.typed(Knobs).n_fewshot_cot)
+    max_tokens = int(profile.typed(Knobs).max_tokens)
     fewshot_by_task: dict[str, list[Sample]] = defaultdict(list)
     for s in samples:
         if s.split == "fewshot":

@@ -16,6 +16,7 @@ from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
 from relreason_dagster.benchmarks.selfcontra import generate, loaders, parsing, prompts, study_items
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
+from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.errors import ConfigError
 
 BENCHMARK = "selfcontra"
@@ -29,7 +30,7 @@ def order_of(setting: str) -> str:
 
 
 def data_dir(profile: Profile) -> Path:
-    raw = Path(str(profile.get("data_dir"))).expanduser()
+    raw = Path(str(profile.typed(Knobs).data_dir)).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
@@ -38,7 +39,7 @@ WINOBIAS_SPLITS = ("test", "dev")
 
 
 def _choice(profile: Profile, knob: str, known: tuple[str, ...]) -> tuple[str, ...]:
-    chosen = tuple(profile.get(knob))
+    chosen = tuple(getattr(profile.typed(Knobs), knob))
     unknown = [value for value in chosen if value not in known]
     if unknown or not chosen:
         raise ConfigError(f"selfcontra {knob} {list(chosen)} invalid; choose from {', '.join(known)}")
@@ -47,7 +48,7 @@ def _choice(profile: Profile, knob: str, known: tuple[str, ...]) -> tuple[str, .
 
 def demonstrations_file(profile: Profile) -> Path:
     """The study's demonstrations JSON (knob ``demonstrations_file``, relative to the reference folder)."""
-    raw = Path(str(profile.get("demonstrations_file"))).expanduser()
+    raw = Path(str(profile.typed(Knobs).demonstrations_file)).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
@@ -59,7 +60,7 @@ _OTHER_GENDER = {"her": "his", "his": "her", "she": "he", "he": "she", "him": "h
 def selection(profile: Profile) -> str:
     """``first`` (the first n of each file: WinoBias lines 1..n, WinoGrande dev) or ``study`` (the study's
     own §2 items: its WinoBias lines in its order, WinoGrande train_xs; study_items.py)."""
-    value = str(profile.get("items"))
+    value = str(profile.typed(Knobs).items)
     if value not in study_items.SELECTIONS:
         raise ConfigError(
             f"selfcontra items {value!r} invalid; choose from {', '.join(study_items.SELECTIONS)}"
@@ -142,7 +143,7 @@ class SelfContraFamily:
     parse_statuses: tuple[str, ...] = ("ok", "na")
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
-        sources = dict(profile.get("sources"))
+        sources = dict(profile.typed(Knobs).sources)
         # Which items (first n, or the study's own): kept on every sample, so a mart can tell whether a
         # run's numbers are on the study's items; generated items are never the study's.
         study = selection(profile)
@@ -170,12 +171,12 @@ class SelfContraFamily:
         return out
 
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
-        chosen = list(profile.get("settings"))
+        chosen = list(profile.typed(Knobs).settings)
         unknown = [s for s in chosen if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"selfcontra settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
-        max_tokens = int(profile.get("max_tokens"))
-        wording = str(profile.get("prompts"))
+        max_tokens = int(profile.typed(Knobs).max_tokens)
+        wording = str(profile.typed(Knobs).prompts)
         if wording not in prompts.WORDINGS:
             known = ", ".join(prompts.WORDINGS)
             raise ConfigError(f"selfcontra prompts {wording!r} unknown; choose from {known}")

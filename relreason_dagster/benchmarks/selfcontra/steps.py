@@ -33,6 +33,7 @@ from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_rows
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
+from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.errors import ConfigError
 
 JUDGE_KIND = "judge"
@@ -83,8 +84,8 @@ class Annotations(Step):
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
-        files = annotation_paths(list(profile.get("annotation_files")))
-        batch = read_annotation_files(files, limit=profile.get("annotation_limit"))
+        files = annotation_paths(list(profile.typed(Knobs).annotation_files))
+        batch = read_annotation_files(files, limit=profile.typed(Knobs).annotation_limit)
         if files and not batch.results:
             raise ConfigError(batch.summary_line())
         rows = [row for result in batch.results for row in annotation_rows(result)]
@@ -115,12 +116,12 @@ class Annotations(Step):
 
 def detection_plan(profile: Profile) -> tuple[list[str], int | None]:
     """``(methods, limit)``: the detection methods and annotated rows per file the profile asks for."""
-    methods = list(profile.get("detect_methods"))
+    methods = list(profile.typed(Knobs).detect_methods)
     unknown = [m for m in methods if m not in detection.METHODS]
     if unknown or not methods:
         what = f"{unknown} unknown" if unknown else "is empty"
         raise ConfigError(f"detect_methods {what}; known: {', '.join(detection.METHODS)}")
-    limit = profile.get("detect_limit")
+    limit = profile.typed(Knobs).detect_limit
     return methods, None if limit is None else int(limit)
 
 
@@ -129,7 +130,7 @@ def judged_settings(profile: Profile) -> tuple[str, ...] | None:
 
     Why: Table 6 scores §3's Few-shot (A) responses only, so an F1 over every setting is not its number.
     """
-    chosen = profile.get("detect_settings")
+    chosen = profile.typed(Knobs).detect_settings
     if chosen is None:
         return None
     unknown = [s for s in chosen if s not in prompts.SETTINGS]
@@ -211,7 +212,7 @@ class Detection(Step):
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
         methods, _ = detection_plan(profile)
-        max_tokens = int(profile.get("judge_max_tokens"))
+        max_tokens = int(profile.typed(Knobs).judge_max_tokens)
         settings = judged_settings(profile)
         annotated = [
             r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings

@@ -20,6 +20,7 @@ import torch
 from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
 from relreason_dagster.benchmarks.relational.dlm.config import RECIPES, DLMConfig, config_for, default_recipe
 from relreason_dagster.benchmarks.relational.generate import make_sample
+from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 from relreason_dagster.benchmarks.relational.tasks import TASKS, task_spec
 from relreason_dagster.errors import ConfigError
 
@@ -65,27 +66,27 @@ class DLMSettings:
 
 def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings:
     """Read ``dlm_*`` keys of a relational profile; ``train_size`` (the CLI flag) wins over the profile."""
-    tasks = tuple(profile.get("dlm_tasks") or TASKS)
+    tasks = tuple(profile.typed(Knobs).dlm_tasks or TASKS)
     for task in tasks:
         task_spec(task)
-    seeds = tuple(int(s) for s in profile.get("dlm_seeds"))
+    seeds = tuple(int(s) for s in profile.typed(Knobs).dlm_seeds)
     if not seeds:
         raise ConfigError("dlm_seeds is empty; give at least one seed")
-    size = train_size if train_size else profile.get("dlm_train_size")
+    size = train_size if train_size else profile.typed(Knobs).dlm_train_size
     if size is not None and int(size) < 1:
         raise ConfigError(f"DLM train size must be ≥ 1, got {size}")
-    overrides = dict(profile.get("dlm_overrides"))
+    overrides = dict(profile.typed(Knobs).dlm_overrides)
     DLMConfig.from_dict(overrides)  # unknown keys fail here, with the known ones named
-    recipe = str(profile.get("dlm_recipe") or "") or None
+    recipe = str(profile.typed(Knobs).dlm_recipe or "") or None
     if recipe is not None and recipe not in RECIPES:
         raise ConfigError(f"unknown dlm_recipe {recipe!r}; known: {', '.join(RECIPES)}")
     recipes: list[str | None] = []
-    for name in profile.get("dlm_recipes") or []:
+    for name in profile.typed(Knobs).dlm_recipes or []:
         if name != DEFAULT and name not in RECIPES:
             known = ", ".join([DEFAULT, *RECIPES])
             raise ConfigError(f"unknown recipe {name!r} in dlm_recipes; known: {known}")
         recipes.append(None if name == DEFAULT else name)
-    per_recipe = {str(k): dict(v or {}) for k, v in (profile.get("dlm_recipe_overrides") or {}).items()}
+    per_recipe = {str(k): dict(v or {}) for k, v in (profile.typed(Knobs).dlm_recipe_overrides or {}).items()}
     for name, values in per_recipe.items():
         if name not in RECIPES:
             raise ConfigError(f"unknown recipe {name!r} in dlm_recipe_overrides; known: {', '.join(RECIPES)}")
@@ -112,7 +113,7 @@ def training_samples(
         )
     size = size or len(ordered)
     n = int(ordered[0].input["n"])
-    variant = str(profile.get("family_tree_variant"))
+    variant = str(profile.typed(Knobs).family_tree_variant)
     extra = [make_sample(task, "fewshot", i, n, run_seed, variant) for i in range(len(ordered), size)]
     return tuple((ordered + extra)[:size])
 
