@@ -250,8 +250,9 @@ def kor_paper_cpu(api_base: str, concurrency: int = 64, limit: int | None = None
     return out
 
 
-def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
-    """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls."""
+def bench_gateway_cpu(calls: int = 60, rounds: int = 12, kor_limit: int | None = None) -> dict[str, Any]:
+    """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls;
+    ``kor_limit`` (a quick check of the bench) asks only that many KOR prompts."""
     from relreason_dagster.llm import litellm_overhead
 
     quiet = {"fallbacks": []}
@@ -302,7 +303,7 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
             loop.close()
         end_to_end = run_model_ab(api_base)
-        kor = kor_paper_cpu(api_base)
+        kor = kor_paper_cpu(api_base, limit=kor_limit)
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
@@ -334,7 +335,8 @@ def render(result: dict[str, Any]) -> str:
         "the call before the LiteLLM tuning, tuned is what the gateway sends now; hosted_vllm and "
         "aiohttp_openai are the tuned call through LiteLLM's lighter providers for OpenAI-compatible servers "
         "(aiohttp_openai reports no token usage and cannot outlive an event loop, so the gateway cannot use "
-        "it: it shows LiteLLM's own floor); plain_aiohttp is a bare HTTP client.",
+        "it: it shows LiteLLM's own floor); direct is the direct transport's call (its encoded body, the "
+        "pooled session, the reply read into the stored outcome); plain_aiohttp is a bare HTTP client.",
         "",
         "| variant | CPU ms / call (p25) | median | ÷ untuned |",
         "|---|---|---|---|",
