@@ -112,10 +112,10 @@ def _server(reasoning: str | None, port: int = 0) -> FakeOpenAIServer:
     )
 
 
-def _spec(api_base: str, transport: str, served: str, **kw) -> ModelSpec:
+def _spec(api_base: str, transport: str, served: str, provider: str = "openai", **kw) -> ModelSpec:
     return ModelSpec(
         name="same-model",
-        litellm_model=f"openai/{served}",
+        litellm_model=f"{provider}/{served}",
         params={"temperature": 0},
         api_base=api_base,
         api_key_env=KEY_ENV,
@@ -127,13 +127,14 @@ def _spec(api_base: str, transport: str, served: str, **kw) -> ModelSpec:
     )
 
 
-def _run(tmp_path, transport: str, reasoning: str | None, served: str, port: int = 0) -> tuple:
+def _run(tmp_path, transport: str, reasoning: str | None, served: str, provider: str, port: int = 0) -> tuple:
     """One transport's run into a lake of its own: (rows by prompt id, stats, requests the server saw,
     the server's port: the other transport's server takes the same one, so the api_base and with it
     the request hash are the same)."""
     store = ResponseStore(Lake.open(tmp_path / transport / "lake"))
     with _server(reasoning, port) as server:
-        stats = run_model(store, _spec(server.api_base, transport, served), _prompts(), backoff_base_s=0.001)
+        spec = _spec(server.api_base, transport, served, provider)
+        stats = run_model(store, spec, _prompts(), backoff_base_s=0.001)
         sent = sorted(
             (e.key, e.attempt, e.status, e.malformed, json.dumps(e.params, sort_keys=True))
             for e in server.entries()
@@ -146,12 +147,15 @@ def _kind(error: str | None) -> str | None:
     return None if error is None else error.split(":", 1)[0]
 
 
-@pytest.mark.parametrize("reasoning", [None, "field", "think_tags"])
-def test_both_transports_store_equal_rows(tmp_path, monkeypatch, reasoning):
+@pytest.mark.parametrize(
+    "provider,reasoning",
+    [("openai", None), ("openai", "field"), ("openai", "think_tags"), ("hosted_vllm", "think_tags")],
+)
+def test_both_transports_store_equal_rows(tmp_path, monkeypatch, provider, reasoning):
     monkeypatch.setenv(KEY_ENV, KEY)
     served = "fake-thinker" if reasoning else "fake-plain"
-    rows_l, stats_l, sent_l, port = _run(tmp_path, "litellm", reasoning, served)
-    rows_d, stats_d, sent_d, _ = _run(tmp_path, "direct", reasoning, served, port)
+    rows_l, stats_l, sent_l, port = _run(tmp_path, "litellm", reasoning, served, provider)
+    rows_d, stats_d, sent_d, _ = _run(tmp_path, "direct", reasoning, served, provider, port)
 
     assert sent_d == sent_l  # the same requests, attempts, statuses and params on the wire
     assert set(rows_d) == set(rows_l) == {p["prompt_id"] for p in _prompts()}
