@@ -224,6 +224,7 @@ def test_switching_transport_re_asks_nothing(store, monkeypatch, first, then):
         after = run_model(store, _spec(server.api_base, then, "fake-switch"), prompts)
         assert server.entries() == []
     assert after.called == 0 and after.skipped == len(prompts)
+    assert f"over the {first} transport" in before.summary()  # the run's line names its transport
 
 
 def test_the_default_transport_follows_the_protocol():
