@@ -43,5 +43,6 @@ LMEVAL_STAMP := $(LMEVAL_VENV)/.lm-eval-installed
 $(LMEVAL_STAMP):
 	-python3 -m venv $(LMEVAL_VENV) && $(LMEVAL_VENV)/bin/pip install -q 'lm-eval[api]==0.4.13' && touch $(LMEVAL_STAMP)
 
+# `make bench ONLY=concurrency,gateway_cpu` runs only those sections (run_all.py --only).
 bench: $(STAMP) $(LMEVAL_STAMP)
-	$(PY) tests/perf/run_all.py
+	$(PY) tests/perf/run_all.py $(if $(ONLY),--only $(ONLY))

@@ -1,11 +1,18 @@
-"""The gateway: send prompts to one model through LiteLLM and store every outcome.
+"""The gateway: send prompts to one model (through LiteLLM or the direct transport) and store every outcome.
 
 This module drives a run (:func:`run_model`, and :func:`run_slice` in a worker process); what it
 uses lives beside it: the cache key (``request_key.py``), the requests a run makes
 (``draw_plan.py``), provider errors and backoff (``provider_errors.py``), reading a reply
 (``replies.py``), group commit (``lake_writer.py``), the counters and progress lines
-(``run_stats.py``), a run's shares for its worker processes (``worker_shares.py``) and LiteLLM's
-switched-off per-call work and prices (``litellm_overhead.py``).
+(``run_stats.py``), a run's shares for its worker processes (``worker_shares.py``), LiteLLM's
+switched-off per-call work and prices (``litellm_overhead.py``) and the direct transport to
+OpenAI-compatible servers (``direct_transport.py``).
+
+* **Two transports, one row.**  A model that speaks the OpenAI protocol to an ``api_base`` is sent
+  over one pooled aiohttp session (``direct_transport.py``: ~0.2 ms of CPU per call where LiteLLM
+  spends 2–4 ms); every other provider through ``litellm.acompletion``.  Everything around the call
+  (cache key, plan, retries, rate limits, budget, storage) is shared, so the stored row, the
+  request hash and the error kinds are the same whichever transport sent it.
 
 Design choices, and why:
 
@@ -69,7 +76,7 @@ from typing import Any
 # LiteLLM is imported on the first call (litellm_overhead.litellm_module), after
 # relreason_dagster/llm/__init__.py has set its offline environment defaults.
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm import litellm_overhead, rejected_params
+from relreason_dagster.llm import direct_transport, litellm_overhead, rejected_params
 from relreason_dagster.llm import workers as worker_processes
 from relreason_dagster.llm.draw_plan import Work, plan_requests, sort_key, work_size, work_tokens
 from relreason_dagster.llm.lake_writer import DEFAULT_FLUSH_INTERVAL_S, LakeWriter
@@ -85,7 +92,7 @@ from relreason_dagster.llm.provider_errors import (
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
 from relreason_dagster.llm.registry import ModelSpec, api_key
-from relreason_dagster.llm.replies import Outcome, read_reply
+from relreason_dagster.llm.replies import Outcome, read_body, read_reply
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
 from relreason_dagster.llm.worker_shares import slice_payloads
 from relreason_dagster.storage.claims import model_claim
@@ -105,10 +112,13 @@ _UNKNOWN_BENCHMARK = "unknown"
 
 @dataclass
 class _Job:
-    """A request on its way: the attempts made so far and when the last one ended (for the stats)."""
+    """A request on its way and the attempts made so far.
+
+    ``request`` is what the transport sends: LiteLLM's kwargs, or the direct transport's encoded body.
+    """
 
     work: Work
-    kwargs: dict[str, Any]
+    request: Any
     attempts: int = 0
 
 
@@ -144,7 +154,13 @@ class _Runner:
         # (a cancelled call keeps computing and holds the model's lock), so it gets
         # no hard timeout; remote calls get one in case the client's own fails.
         self.hard_timeout = None if spec.provider == "local" else spec.timeout_s + _HARD_TIMEOUT_SLACK_S
-        self.stats = RunStats(model=spec.name)
+        self.stats = RunStats(model=spec.name, transport=spec.transport_used)
+        # The direct transport's pooled session (opened on the first call, in the run's own loop).
+        self.client = (
+            direct_transport.DirectClient(spec, self.api_key)
+            if spec.transport_used == direct_transport.DIRECT
+            else None
+        )
         self.total = 0
         self.redact = redactor_for(spec)
         self.limiter = RateLimiter(spec.rpm, spec.tpm)
@@ -250,6 +266,13 @@ class _Runner:
                 )
             )
 
+    def _request(self, work: Work) -> Any:
+        """What the transport sends for ``work`` (built once: a retry sends the same)."""
+        if self.client is not None:
+            params = {**work.params, **self.extra_kwargs} if self.extra_kwargs else work.params
+            return self.client.body(work.messages, params)
+        return self._call_kwargs(work)
+
     def _call_kwargs(self, work: Work) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(self.quiet_kwargs)
         kwargs.update(work.params)
@@ -275,12 +298,16 @@ class _Runner:
         start = time.monotonic()
         try:
             try:
-                response = await asyncio.wait_for(
-                    litellm_overhead.litellm_module().acompletion(**job.kwargs), self.hard_timeout
-                )
+                if self.client is not None:  # its session's own timeout bounds the call
+                    reply: Any = await self.client.complete(job.request)
+                else:
+                    reply = await asyncio.wait_for(
+                        litellm_overhead.litellm_module().acompletion(**job.request), self.hard_timeout
+                    )
             finally:
                 self.limiter.release(slot)
-            outcome = read_reply(response, time.monotonic() - start, job.attempts, self.spec)
+            read = read_body if self.client is not None else read_reply
+            outcome = read(reply, time.monotonic() - start, job.attempts, self.spec)
         except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
             latency = time.monotonic() - start
             kind, retryable = classify_error(exc)
@@ -336,7 +363,7 @@ class _Runner:
                         wake.clear()
                         await wake.wait()
                         continue
-                    job = _Job(work, self._call_kwargs(work))
+                    job = _Job(work, self._request(work))
                 delay = await self._attempt(job)
                 if delay is None:
                     continue
@@ -360,6 +387,8 @@ class _Runner:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if self.client is not None:
+                await self.client.close()
 
     async def _drive_in_workers(self, to_call: list[Work], n: int) -> None:
         """Send the calls from ``n`` processes (``llm/workers.py``), each every n-th request.
@@ -484,8 +513,9 @@ class _Runner:
         self.stats.cached += len(cache_pairs)
         self._report()
         if to_call:
-            _register_builtin_providers(self.spec)
-            litellm_overhead.price_unknown_model_at_zero(self.spec.litellm_model)
+            if self.client is None:
+                _register_builtin_providers(self.spec)
+                litellm_overhead.price_unknown_model_at_zero(self.spec.litellm_model)
             to_call.sort(key=lambda w: sort_key(w.messages))
             self.stats.work_total = sum(work_size(w) for w in to_call)
             try:
@@ -562,8 +592,9 @@ def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -
     slice, and what was written before it is still reported, so nothing is lost.
     """
     spec: ModelSpec = payload["spec"]
-    _register_builtin_providers(spec)
-    litellm_overhead.price_unknown_model_at_zero(spec.litellm_model)
+    if spec.transport_used != direct_transport.DIRECT:
+        _register_builtin_providers(spec)
+        litellm_overhead.price_unknown_model_at_zero(spec.litellm_model)
     base_s, cap_s = payload["backoff_s"]
     runner = _Runner(
         ResponseStore(Lake.open(payload["lake_url"])),

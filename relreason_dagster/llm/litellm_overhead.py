@@ -9,6 +9,7 @@ record of which models LiteLLM cannot price, so a stand-in zero is never reporte
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from typing import Any
 
@@ -35,9 +36,49 @@ _unpriced: set[str] = set()
 
 
 def price_known(litellm_model: str) -> bool:
-    """Whether LiteLLM's offline cost map has a price for this model (not our stand-in zero)."""
+    """Whether LiteLLM's offline cost map has a price for this model (not our stand-in zero).
+
+    A model the map surely cannot price is answered without importing LiteLLM (~3 s on 2 cores):
+    a run of a self-hosted model over the direct transport then never imports it.
+    """
+    if litellm_model in _unpriced:
+        return False
+    if litellm_model not in _zero_priced and _surely_unpriced(litellm_model):
+        with _zero_price_lock:
+            _unpriced.add(litellm_model)
+        return False
     price_unknown_model_at_zero(litellm_model)
     return litellm_model not in _unpriced
+
+
+@functools.cache
+def _cost_map_names() -> frozenset[str] | None:
+    """The model names of LiteLLM's bundled cost map (lower case), read from its file; None if not found."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    found = importlib.util.find_spec("litellm")  # finds the package without importing it
+    folders = list(found.submodule_search_locations or []) if found is not None else []
+    for folder in folders:
+        path = Path(folder) / "model_prices_and_context_window_backup.json"
+        try:
+            return frozenset(name.lower() for name in json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _surely_unpriced(litellm_model: str) -> bool:
+    """True when no name LiteLLM would look the model up by is in its cost map (and LiteLLM is not
+    imported: once it is, a user may have registered prices, so LiteLLM itself is asked)."""
+    if "litellm" in sys.modules:
+        return False
+    names = _cost_map_names()
+    if names is None:
+        return False
+    bare = litellm_model.split("/", 1)[-1]
+    return not any(n.lower() in names for n in (litellm_model, bare, bare.rsplit("/", 1)[-1]))
 
 
 def call_cost(litellm_model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import random
 from datetime import UTC, datetime
 from typing import Any
@@ -28,8 +29,96 @@ class MalformedReply(Exception):
     """A 200 reply that breaks the chat-completions protocol (no choices, a choice without a message)."""
 
 
-# What LiteLLM raises (as a 500) for some replies it cannot read: named as malformed, not as a server error.
-_LITELLM_MALFORMED_MARKERS = ("response with no 'choices'", "Invalid response object")
+class ProviderError(Exception):
+    """A failed call of the direct transport (``llm/direct_transport.py``), already classified.
+
+    ``kind`` and ``retryable`` are what :func:`classify_error` gives LiteLLM's exception for the
+    same failure; ``headers`` (a 429's ``Retry-After``) are read by :func:`retry_after_seconds`.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        retryable: bool,
+        message: str,
+        status_code: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+        self.status_code = status_code
+        self.headers = headers or {}
+
+
+# What LiteLLM's exception mapping looks for in a 400's text to raise its more specific errors.
+_CONTEXT_MARKERS = (
+    "context length",
+    "context_length_exceeded",
+    "maximum context length",
+    "input is too long",
+    "prompt is too long",
+    "too many tokens",
+)
+_CONTENT_POLICY_MARKERS = ("content_policy_violation", "content management policy", "content_filter")
+# Status -> (kind, retryable), as LiteLLM's mapping names an OpenAI-compatible provider's errors.
+_STATUS_KINDS: dict[int, tuple[str, bool]] = {
+    401: ("authentication", False),
+    403: ("permission_denied", False),
+    404: ("not_found", False),
+    408: ("timeout", True),
+    422: ("bad_request", False),
+    429: ("rate_limit", True),
+}
+
+
+def _reply_message(raw: bytes) -> str:
+    """A provider's error text: ``error.message`` (``message``, ``detail``) of a JSON body, else the body."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())[:_ERROR_MAX_CHARS] or "(empty body)"
+    if isinstance(body, dict):
+        error = body.get("error")
+        for candidate in (
+            error.get("message") if isinstance(error, dict) else error,
+            body.get("message"),
+            body.get("detail"),
+        ):
+            if isinstance(candidate, str) and candidate:
+                return candidate
+    return text
+
+
+def status_error(status: int, raw: bytes, headers: dict[str, str]) -> ProviderError:
+    """The :class:`ProviderError` of a non-2xx reply: its kind from the status (and a 400's text)."""
+    message = _reply_message(raw)
+    lowered = message.lower()
+    if status == 400 and any(m in lowered for m in _CONTEXT_MARKERS):
+        kind, retryable = "context_length_exceeded", False
+    elif status == 400 and any(m in lowered for m in _CONTENT_POLICY_MARKERS):
+        kind, retryable = "content_policy", False
+    elif status in _STATUS_KINDS:
+        kind, retryable = _STATUS_KINDS[status]
+    elif status >= 500:
+        kind, retryable = "server_error", True
+    else:
+        kind, retryable = "bad_request", False
+    return ProviderError(kind, retryable, f"HTTP {status}: {message}", status, headers)
+
+
+# What LiteLLM raises (as a 500, or an APIError / APIConnectionError, depending on the provider) for
+# replies it cannot read, a body that is not JSON among them: named as malformed, not as a server error.
+_LITELLM_MALFORMED_MARKERS = (
+    "response with no 'choices'",
+    "Invalid response object",
+    "Empty or invalid response from LLM endpoint",
+    "Unable to get json response",
+)
+# What LiteLLM raises as a 500 when the connection broke (the server closed it without an answer):
+# a connection error, as the direct transport names it (both are retried the same way).
+_LITELLM_CONNECTION_MARKERS = ("OpenAIException - Connection error", "Exception - Server disconnected")
 
 
 def _status_code(exc: BaseException) -> int | None:
@@ -48,11 +137,16 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
     """
     if isinstance(exc, MalformedReply):
         return "malformed_reply", True
+    if isinstance(exc, ProviderError):
+        return exc.kind, exc.retryable
     litellm = litellm_module()
-    if isinstance(exc, litellm.InternalServerError):
+    if isinstance(exc, (litellm.InternalServerError, litellm.APIError, litellm.APIConnectionError)):
         text = str(exc)
         if any(marker in text for marker in _LITELLM_MALFORMED_MARKERS):
             return "malformed_reply", True
+        broken = any(marker in text for marker in _LITELLM_CONNECTION_MARKERS)
+        if broken and isinstance(exc, litellm.InternalServerError):
+            return "connection_error", True
     checks: list[tuple[type[BaseException], str, bool]] = [
         (litellm.ContextWindowExceededError, "context_length_exceeded", False),
         (litellm.ContentPolicyViolationError, "content_policy", False),

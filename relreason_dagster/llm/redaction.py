@@ -22,6 +22,7 @@ a path (``*_FILE``, ``*_PATH``, ``*_DIR`` variables).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -77,16 +78,29 @@ def secrets_of(env: Mapping[str, str], key_names: Iterable[str]) -> Redactor:
 
 
 def registry_key_names(path: Path | None = None) -> set[str]:
-    """Every ``api_key_env`` named in the registry (``RELREASON_MODELS``); none if it cannot be read."""
+    """Every ``api_key_env`` named in the registry (``RELREASON_MODELS``); none if it cannot be read.
+
+    Read once per version of the file (path, size, modification time): every run of a model asks,
+    and parsing and checking the registry took ~20–50 ms before its first request.
+    """
     if path is None:
         from relreason_dagster import paths
 
         path = paths.models_path()
     try:
+        info = os.stat(path)
+    except OSError:
+        return set()
+    return set(_key_names(str(path), info.st_size, info.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=8)
+def _key_names(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
+    try:
         specs = load_registry(path)
     except Exception:  # noqa: BLE001 - a registry that does not load names no keys; the spec's still counts
-        return set()
-    return {spec.api_key_env for spec in specs.values() if spec.api_key_env}
+        return frozenset()
+    return frozenset(spec.api_key_env for spec in specs.values() if spec.api_key_env)
 
 
 def redactor_for(spec: ModelSpec) -> Redactor:

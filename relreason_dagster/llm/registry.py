@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -90,11 +90,20 @@ class ModelSpec:
     # Requests and estimated tokens per minute the provider allows (llm/rate_limits.py).
     rpm: int | None = None
     tpm: int | None = None
+    # How calls are sent (llm/direct_transport.py): "direct" or "litellm"; None: ``transport_used``'s rule.
+    transport: str | None = None
 
     @property
     def provider(self) -> str:
         """The LiteLLM provider prefix (``openai`` in ``openai/gpt-4o``), or '' if none."""
         return self.litellm_model.split("/", 1)[0] if "/" in self.litellm_model else ""
+
+    @property
+    def transport_used(self) -> str:
+        """``transport`` if set, else "direct" for an OpenAI-protocol model with an api_base, else LiteLLM."""
+        if self.transport:
+            return self.transport
+        return "direct" if self.api_base and self.provider in ("openai", "hosted_vllm") else "litellm"
 
 
 def _display(path: Path) -> str:
@@ -237,6 +246,9 @@ class ModelEntry(BaseModel):
     )
     rpm: int | None = Field(_DEFAULT["rpm"], gt=0, json_schema_extra=_POSITIVE)
     tpm: int | None = Field(_DEFAULT["tpm"], gt=0, json_schema_extra=_POSITIVE)
+    transport: Literal["direct", "litellm"] | None = Field(
+        _DEFAULT["transport"], json_schema_extra=_says("'direct' or 'litellm'")
+    )
 
     @field_validator("name")
     @classmethod
@@ -334,6 +346,11 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
             f"{where}: {prefix}.name: {checked.name!r} is the built-in {reserved}; pick another name"
         )
     spec = ModelSpec(**checked.model_dump())
+    if spec.transport == "direct" and not (spec.api_base and spec.provider in ("openai", "hosted_vllm")):
+        raise ConfigError(
+            f"{where}: {prefix}.transport: 'direct' speaks the OpenAI protocol to an api_base; give an "
+            "openai/ or hosted_vllm/ model an api_base, or remove transport"
+        )
     if spec.workers > 1 and spec.provider == "local":
         raise ConfigError(
             f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "

@@ -8,6 +8,7 @@ reading one is a pure function of the reply that the tests call with a hand-buil
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,19 +81,135 @@ def read_reply(response: Any, latency: float, attempts: int, spec: ModelSpec | N
     if message is None:
         raise MalformedReply("200 reply whose first choice has no message")
     usage = getattr(response, "usage", None)
-    finish_reason = getattr(choice, "finish_reason", None)
-    content = content_text(getattr(message, "content", None))
-    reasoning = getattr(message, "reasoning_content", None)
-    reasoning = content_text(reasoning) if reasoning is not None else None
+    details = getattr(usage, "completion_tokens_details", None)
+    return _outcome(
+        getattr(message, "content", None),
+        getattr(message, "reasoning_content", None),
+        getattr(choice, "finish_reason", None),
+        getattr(usage, "prompt_tokens", None),
+        getattr(usage, "completion_tokens", None),
+        getattr(details, "reasoning_tokens", None),
+        latency,
+        attempts,
+        spec,
+    )
+
+
+# How LiteLLM (1.110) names other servers' finish reasons: these four, every other name (``eos``,
+# ``abort``, ``end_turn``, ...) is "stop".  The equivalence test keeps the two transports in step.
+_FINISH_NAMES: dict[str, tuple[str, ...]] = {
+    "length": (
+        "length",
+        "max_tokens",
+        "MAX_TOKENS",
+        "CONTINUATION",
+        "compaction",
+        "pause_turn",
+        "model_context_window_exceeded",
+    ),
+    "tool_calls": ("tool_calls", "tool_use", "TOOL_CALL"),
+    "function_call": ("function_call",),
+    "content_filter": (
+        "content_filter",
+        "content_filtered",
+        "refusal",
+        "sensitive",
+        "guardrail_intervened",
+        "ERROR_TOXIC",
+        "SAFETY",
+        "RECITATION",
+        "LANGUAGE",
+        "OTHER",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "NO_IMAGE",
+        "IMAGE_RECITATION",
+        "IMAGE_OTHER",
+        "ESCALATION",
+    ),
+}
+_FINISH_REASONS = {name: canonical for canonical, names in _FINISH_NAMES.items() for name in names}
+
+
+# A reply that opens with a thinking block, split as LiteLLM splits it (the block's text kept as sent).
+_LEADING_THINKING = re.compile(
+    r"<(?:think|thinking|budget:thinking)>(.*?)</(?:think|thinking|budget:thinking)>(.*)", re.DOTALL
+)
+
+
+def read_body(body: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> Outcome:
+    """:func:`read_reply` for the direct transport's parsed JSON body: the same :class:`Outcome`.
+
+    Where LiteLLM normalises a reply before :func:`read_reply` sees it, this does the same: a
+    missing or unknown ``finish_reason`` is ``"stop"``, other servers' names for it are mapped as
+    LiteLLM maps them, thinking sent as ``reasoning`` (newer vLLM) counts as ``reasoning_content``,
+    and a reply that opens with a ``<think>`` block has it split off before ``reasoning.py`` sees
+    the text.
+    """
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(body, dict):
+        raise MalformedReply(f"200 reply that is not a JSON object: {body!r:.80}")
+    if not isinstance(choices, list) or not choices:
+        raise MalformedReply(
+            "200 reply with no choices" if choices is None else f"200 reply with choices={choices!r:.80}"
+        )
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedReply("200 reply whose first choice has no message")
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    details = usage.get("completion_tokens_details")
+    finish = choice.get("finish_reason")
+    content = message.get("content")
+    # Where LiteLLM finds the thinking: its own field, vLLM's ``reasoning``, else a leading tag block.
+    if "reasoning_content" in message:
+        reasoning = message["reasoning_content"]
+    elif "reasoning" in message:
+        reasoning = message["reasoning"]
+    else:
+        reasoning = None
+        tagged = _LEADING_THINKING.match(content) if isinstance(content, str) else None
+        if tagged is not None:
+            reasoning, content = tagged.group(1), tagged.group(2)
+    return _outcome(
+        content,
+        reasoning,
+        _FINISH_REASONS.get(finish, "stop") if isinstance(finish, str) else "stop",
+        usage.get("prompt_tokens"),
+        usage.get("completion_tokens"),
+        details.get("reasoning_tokens") if isinstance(details, dict) else None,
+        latency,
+        attempts,
+        spec,
+    )
+
+
+def _outcome(
+    raw_content: Any,
+    raw_reasoning: Any,
+    finish_reason: Any,
+    raw_prompt_tokens: Any,
+    raw_completion_tokens: Any,
+    raw_reasoning_tokens: Any,
+    latency: float,
+    attempts: int,
+    spec: ModelSpec | None,
+) -> Outcome:
+    """The stored outcome of a reply's parts, whichever transport read them."""
+    content = content_text(raw_content)
+    reasoning = content_text(raw_reasoning) if raw_reasoning is not None else None
     inline_answer, inline = split_reasoning(content, spec.reasoning if spec is not None else None)
     if inline is not None:
         content = inline_answer
         reasoning = inline if not reasoning else f"{reasoning}\n\n{inline}"
     elif reasoning:
         content = content.lstrip()  # LiteLLM's own split of a <think> block leaves its blank lines
-    details = getattr(usage, "completion_tokens_details", None)
-    prompt_tokens = token_count(getattr(usage, "prompt_tokens", None))
-    completion_tokens = token_count(getattr(usage, "completion_tokens", None))
+    prompt_tokens = token_count(raw_prompt_tokens)
+    completion_tokens = token_count(raw_completion_tokens)
     return Outcome(
         content=content,
         finish_reason=None if finish_reason is None else str(finish_reason),
@@ -102,6 +219,6 @@ def read_reply(response: Any, latency: float, attempts: int, spec: ModelSpec | N
         attempts=attempts,
         error=None,
         reasoning=reasoning or None,
-        reasoning_tokens=token_count(getattr(details, "reasoning_tokens", None)),
+        reasoning_tokens=token_count(raw_reasoning_tokens),
         cost_usd=call_cost(spec.litellm_model, prompt_tokens, completion_tokens) if spec else None,
     )

@@ -46,6 +46,8 @@ class RunStats:
     # with a higher budget asks them), and the USD the model's stored calls cost (None: no budget).
     budget_stopped: int = 0
     spent_usd: float | None = None
+    # How the calls were sent: "direct" (llm/direct_transport.py) or "litellm"; "" when unknown.
+    transport: str = ""
 
     @property
     def done(self) -> int:
@@ -61,6 +63,8 @@ class RunStats:
             line += " (" + ", ".join(f"{k} {v}" for k, v in sorted(self.error_kinds.items())) + ")"
         if self.workers > 1:
             line += f" from {self.workers} worker processes"
+        if self.transport and self.called:
+            line += f" over the {self.transport} transport"
         line += f" in {self.seconds:.1f} s"
         if self.waited_s > 0:
             line += f", {self.waited_s:.1f} s of it waiting for another run of this model"

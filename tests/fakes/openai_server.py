@@ -11,7 +11,8 @@ rerun of a test sees the same faults in the same places.
 names have arrived (``met`` is then set): a test of "these ran at the same
 time" that no machine load can fake.
 
-Faults: ``rate_limit_fraction`` → 429 with ``Retry-After``;
+Faults: ``rate_limit_fraction`` → 429 with ``Retry-After``; a scripted ``502`` answers an HTML page, as a
+proxy in front of a server does;
 ``server_error_fraction`` → 500; ``drop_fraction`` → the connection is closed
 without an answer (:data:`DROP`; the client sees a connection error at once);
 ``hang_fraction`` → no answer at all (the connection is held until
@@ -26,9 +27,9 @@ supported with this model." / "Unsupported value: 'temperature' does not support
 ``param`` and ``code`` set as OpenAI sets them).
 ``malformed`` (a function of (prompt key, attempt) returning one of
 :data:`MALFORMED_KINDS` or None) turns a 200 into a reply of that broken
-shape: no choices, empty choices, a choice without a message, null content.  Every fault is the server's
-decision, never a client timeout racing a slow machine: a test that wants
-exact attempt counts uses drops, not hangs, and a generous client timeout.
+shape: no choices, empty choices, a choice without a message, null content, an HTML page instead
+of JSON.  Every fault is the server's decision, never a client timeout racing a slow machine: a
+test that wants exact attempt counts uses drops, not hangs, and a generous client timeout.
 Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
 time, status; ``None`` for a hang; the model name sent; the malformed shape, if
 any; the generation params of the body) for assertions, in arrival order.
@@ -39,6 +40,9 @@ any; the generation params of the body) for assertions, in arrival order.
 ``"think_tags"`` (a ``<think>…</think>`` block before the answer in ``content``, as open models such as
 DeepSeek-R1 or Qwen3 inline it).  The thinking mentions both "true" and "false", so a parser that read it
 would find an answer in it.
+
+``finish_reason`` (a function of the prompt key) sets an answer's ``finish_reason`` (default
+``"stop"``; it may return None, sent as null, or another server's name such as ``"eos"``).
 
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
@@ -90,6 +94,7 @@ MALFORMED_KINDS: tuple[str, ...] = (
     "no_message",  # a choice with a finish_reason and no "message"
     "null_content",  # "message": {"role": "assistant", "content": null}, finish_reason "length"
     "null_content_no_finish",  # content null and finish_reason null: nothing says what happened
+    "not_json",  # an HTML page with status 200 (a proxy's login or error page)
 )
 MalformedFn = Callable[[str, int], "str | None"]
 
@@ -148,6 +153,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_html(self, status: int, page: str) -> None:
+        data = page.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
@@ -217,6 +230,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif status == 500:
             self._send_json(500, {"error": {"message": "internal error (fake)", "type": "server_error"}})
+        elif status == 502:
+            self._send_html(502, "<html><body><h1>502 Bad Gateway</h1> (fake proxy)</body></html>")
         elif status == 400:
             self._send_json(400, owner.rejection(body))
         elif status == 401:
@@ -232,6 +247,8 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
+        elif shape == "not_json":
+            self._send_html(200, "<html><body>Please sign in (fake proxy page)</body></html>")
         elif shape is not None:
             self._send_json(200, _malformed_body(shape, key, attempt, str(body.get("model", "fake"))))
         else:
@@ -267,7 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
                         {
                             "index": 0,
                             "message": message,
-                            "finish_reason": "stop",
+                            "finish_reason": owner.finish_reason(key) if owner.finish_reason else "stop",
                         }
                     ],
                     "usage": usage,
@@ -326,6 +343,7 @@ class FakeOpenAIServer:
         hold_until_in_flight: int = 0,
         reject_params: dict[str, str] | None = None,
         reasoning: dict[str, str] | None = None,
+        finish_reason: Callable[[str], str | None] | None = None,
     ) -> None:
         if rate_limit_fraction + server_error_fraction + hang_fraction + drop_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
@@ -349,6 +367,8 @@ class FakeOpenAIServer:
         self.seed = seed
         self.responder = responder or default_answer
         self.reasoning: dict[str, str] = dict(reasoning or {})  # model name -> REASONING_STYLES
+        # The finish_reason of an answer, by prompt key (None: "stop"; a function may return null).
+        self.finish_reason = finish_reason
         self.requested_port = port  # 0: any free port
         self.log: list[LogEntry] = []
         self._attempts: Counter[str] = Counter()

@@ -28,6 +28,12 @@ MAX_ATTEMPTS = 4
 TIMEOUT_S = 120.0
 
 
+@pytest.fixture(params=["direct", "litellm"])
+def transport(request) -> str:
+    """Every test here runs on both of the gateway's transports (llm/direct_transport.py)."""
+    return request.param
+
+
 @pytest.fixture
 def server():
     with FakeOpenAIServer(
@@ -54,7 +60,7 @@ def _prompts() -> list[dict]:
     ]
 
 
-def test_faults_retries_and_resume(duck, store, server, monkeypatch):
+def test_faults_retries_and_resume(duck, store, server, monkeypatch, transport):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     spec = ModelSpec(
         name="fake-gpt",
@@ -63,6 +69,7 @@ def test_faults_retries_and_resume(duck, store, server, monkeypatch):
         concurrency=64,
         api_base=server.api_base,
         api_key_env="RELREASON_FAKE_KEY",
+        transport=transport,
         timeout_s=TIMEOUT_S,
         max_attempts=MAX_ATTEMPTS,
     )
@@ -127,7 +134,7 @@ def test_faults_retries_and_resume(duck, store, server, monkeypatch):
     assert total_rows == N_PROMPTS
 
 
-def test_concurrency_is_bounded_and_used(duck, store, monkeypatch):
+def test_concurrency_is_bounded_and_used(duck, store, monkeypatch, transport):
     """In-flight requests reach but never exceed spec.concurrency, as the server counts them.
 
     The server holds the first requests until 16 are in flight at once, so "reached" is what it
@@ -141,6 +148,7 @@ def test_concurrency_is_bounded_and_used(duck, store, monkeypatch):
             concurrency=16,
             api_base=srv.api_base,
             api_key_env="RELREASON_FAKE_KEY",
+            transport=transport,
             timeout_s=TIMEOUT_S,
         )
         prompts = [
@@ -161,7 +169,7 @@ def _ordered_prompts(n: int) -> list[dict]:
     ]
 
 
-def test_a_retry_is_sent_before_prompts_not_yet_tried(duck, store, monkeypatch):
+def test_a_retry_is_sent_before_prompts_not_yet_tried(duck, store, monkeypatch, transport):
     """One worker; the first prompt is told to retry at once (429, Retry-After: 0).
 
     Its second request must be the server's next one, ahead of every prompt not yet tried.
@@ -182,6 +190,7 @@ def test_a_retry_is_sent_before_prompts_not_yet_tried(duck, store, monkeypatch):
             concurrency=1,
             api_base=srv.api_base,
             api_key_env="RELREASON_FAKE_KEY",
+            transport=transport,
             timeout_s=TIMEOUT_S,
             max_attempts=3,
         )
@@ -191,7 +200,7 @@ def test_a_retry_is_sent_before_prompts_not_yet_tried(duck, store, monkeypatch):
     assert order == [(first, 429), (first, 200), *((key, 200) for key in rest)]
 
 
-def test_a_server_that_never_answers_times_out_into_an_error_row(duck, store, monkeypatch):
+def test_a_server_that_never_answers_times_out_into_an_error_row(duck, store, monkeypatch, transport):
     """Client timeouts: every request hangs, so the timeout fires whatever the machine's speed."""
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     with FakeOpenAIServer(hang_fraction=1.0) as srv:
@@ -201,6 +210,7 @@ def test_a_server_that_never_answers_times_out_into_an_error_row(duck, store, mo
             concurrency=2,
             api_base=srv.api_base,
             api_key_env="RELREASON_FAKE_KEY",
+            transport=transport,
             timeout_s=1.0,
             max_attempts=2,
         )

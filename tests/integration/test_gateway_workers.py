@@ -56,7 +56,8 @@ def _spec(server: FakeOpenAIServer, name: str, concurrency: int, **fields) -> Mo
     )
 
 
-def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch):
+@pytest.mark.parametrize("transport", ["direct", "litellm"])
+def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch, transport):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     with FakeOpenAIServer(
         rate_limit_fraction=0.15,
@@ -67,7 +68,7 @@ def test_workers_share_the_calls_and_lose_nothing(duck, store, monkeypatch):
         hold_until_in_flight=CONCURRENCY,
         meet_timeout_s=300,
     ) as server:
-        spec = _spec(server, "fake-split", CONCURRENCY, max_attempts=MAX_ATTEMPTS)
+        spec = _spec(server, "fake-split", CONCURRENCY, max_attempts=MAX_ATTEMPTS, transport=transport)
         prompts = _prompts()
         key_of = {p["prompt_id"]: prompt_key(p["messages"]) for p in prompts}
         expected = {pid: server.outcome(key, MAX_ATTEMPTS) for pid, key in key_of.items()}

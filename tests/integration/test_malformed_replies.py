@@ -33,6 +33,12 @@ SCRIPTS: dict[str, tuple[str | None, ...]] = {
 N_EACH = 3  # prompts per script
 
 
+@pytest.fixture(params=["direct", "litellm"])
+def transport(request) -> str:
+    """Every test here runs on both of the gateway's transports (llm/direct_transport.py)."""
+    return request.param
+
+
 def _prompts() -> list[dict]:
     return [
         {
@@ -50,7 +56,7 @@ def _script_of(prompt_id: str) -> str:
     return prompt_id.rsplit("-", 1)[0]
 
 
-def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypatch):
+def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypatch, transport):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     prompts = _prompts()
     script_by_key = {prompt_key(p["messages"]): SCRIPTS[_script_of(p["prompt_id"])] for p in prompts}
@@ -65,6 +71,7 @@ def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypa
             litellm_model="openai/fake-model",
             api_base=server.api_base,
             api_key_env="RELREASON_FAKE_KEY",
+            transport=transport,
             concurrency=4,
             max_attempts=MAX_ATTEMPTS,
             timeout_s=120,
@@ -104,7 +111,7 @@ def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypa
     assert len(log) == expected_requests
 
 
-def test_a_run_again_asks_only_the_malformed_ones(duck, store, monkeypatch):
+def test_a_run_again_asks_only_the_malformed_ones(duck, store, monkeypatch, transport):
     """Error rows are re-asked by the next run like any provider error; stored answers are not."""
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     prompts = _prompts()[: 2 * N_EACH]  # always_empty and always_missing
@@ -116,6 +123,7 @@ def test_a_run_again_asks_only_the_malformed_ones(duck, store, monkeypatch):
             litellm_model="openai/fake-model",
             api_base=server.api_base,
             api_key_env="RELREASON_FAKE_KEY",
+            transport=transport,
             concurrency=2,
             max_attempts=1,
             timeout_s=120,

@@ -14,11 +14,15 @@ comparison.  Each level gets its own prompts (the response cache would
 otherwise answer them) and a fresh DuckDB; the client's CPU time per
 request says how many requests/s one core can drive at best.
 
+The gateway is measured on both of its transports (``llm/direct_transport.py``):
+``direct``, the default for an OpenAI-compatible ``api_base`` (one pooled aiohttp
+session), and ``litellm`` (``litellm.acompletion``, also with ``workers: 2``).
 Two comparisons share the child server: a plain aiohttp client and, where
-``.venv-lmeval`` holds it, lm-evaluation-harness (the bar is "within 0.02 of
-the plain client").  The plain client is then run again at the top level
-spending a fixed extra CPU time per request, which turns "how far behind" into
-"how cheap a call must be" for this machine.
+``.venv-lmeval`` holds it, lm-evaluation-harness (issue 46's bar: the direct
+transport within 0.03 of the plain client, >= 0.94 of ideal at 64 in flight).
+The plain client is then run again at the top level spending a fixed extra
+CPU time per request, which turns "how far behind" into "how cheap a call
+must be" for this machine.
 
 The fake server, as shipped, writes the response headers and body in two
 ``send`` calls without TCP_NODELAY, so on a keep-alive connection Nagle's
@@ -186,13 +190,19 @@ def _peak_in_flight(arrivals: list[float], delay_s: float) -> int:
 
 
 def _level(
-    server: _Server, root: Path, mode: str, c: int, delay_s: float, workers: int = 1
+    server: _Server,
+    root: Path,
+    mode: str,
+    c: int,
+    delay_s: float,
+    workers: int = 1,
+    transport: str = "direct",
 ) -> dict[str, Any]:
     from relreason_dagster.llm.gateway import run_model
     from relreason_dagster.llm.registry import ModelSpec
 
     n = n_prompts_for(c, mode)
-    tag = mode if workers == 1 else f"{mode}-w{workers}"
+    tag = f"{mode}-{transport}" if workers == 1 else f"{mode}-{transport}-w{workers}"
     spec = ModelSpec(
         name=f"fake-{tag}-c{c}",
         litellm_model="openai/fake",
@@ -202,6 +212,7 @@ def _level(
         api_base=server.api_base,
         api_key_env=KEY_ENV,
         timeout_s=30.0,
+        transport=transport,
     )
     prompts = [
         {
@@ -225,6 +236,7 @@ def _level(
     ideal = c / delay_s
     return {
         "concurrency": c,
+        "transport": transport,
         "prompts": n,
         "seconds": round(t.seconds, 2),
         "requests_per_s": round(rate, 1),
@@ -348,8 +360,15 @@ def lm_eval_missing() -> str | None:
     return None
 
 
-def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S) -> dict[str, Any]:
-    """Achieved requests/s at each concurrency level through ``run_model``, server out of and in process."""
+def bench_concurrency(
+    levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S, lm_eval: bool = True
+) -> dict[str, Any]:
+    """Achieved requests/s at each concurrency level through ``run_model``, server out of and in process.
+
+    ``out[mode]`` is the direct transport, ``out["child_litellm"]`` the LiteLLM transport (and
+    ``child_workers`` it with ``workers: 2``); ``lm_eval=False`` leaves lm-evaluation-harness out
+    (a quick check of the bench itself).
+    """
     from relreason_dagster.llm.gateway import run_model
     from relreason_dagster.llm.registry import ModelSpec
 
@@ -362,20 +381,30 @@ def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S
         os.environ[KEY_ENV] = "sk-bench"
         for mode in ("child", "in_process"):
             with _serve(mode, delay_s) as server:
-                # One warm-up request: LiteLLM builds its HTTP client and imports the provider lazily.
+                # One warm-up request per transport: LiteLLM builds its HTTP client and imports the
+                # provider lazily; the direct transport imports aiohttp.
                 warm = ModelSpec(
                     name=f"warm-{mode}",
                     litellm_model="openai/fake",
                     api_base=server.api_base,
                     api_key_env=KEY_ENV,
+                    transport="litellm",
                 )
-                con, store = fresh_duckdb(root / f"warm-{mode}.duckdb")
-                message = [{"role": "user", "content": f"warm {mode}"}]
-                run_model(store, warm, [{"prompt_id": "w", "messages": message, "max_tokens": 8}])
-                con.close()
+                for transport in ("litellm", "direct"):
+                    con, store = fresh_duckdb(root / f"warm-{mode}-{transport}.duckdb")
+                    message = [{"role": "user", "content": f"warm {mode} {transport}"}]
+                    run_model(
+                        store,
+                        dataclasses.replace(warm, transport=transport),
+                        [{"prompt_id": "w", "messages": message, "max_tokens": 8}],
+                    )
+                    con.close()
                 out[mode] = [_level(server, root, mode, c, delay_s) for c in levels]
                 out[f"{mode}_raw_aiohttp"] = [_raw_aiohttp_level(server, mode, c, delay_s) for c in levels]
                 if mode == "child":
+                    out["child_litellm"] = [
+                        _level(server, root, mode, c, delay_s, transport="litellm") for c in levels
+                    ]
                     # The calls split over worker processes (``workers:``), at the levels where one
                     # process is the limit; a warm-up run starts the workers' forkserver first.
                     warm_workers = dataclasses.replace(warm, name="warm-workers", workers=WORKERS)
@@ -387,9 +416,9 @@ def bench_concurrency(levels: tuple[int, ...] = LEVELS, delay_s: float = DELAY_S
                     run_model(store, dataclasses.replace(warm_workers, concurrency=WORKERS), pair)
                     con.close()
                     out["child_workers"] = [
-                        _level(server, root, mode, c, delay_s, WORKERS) for c in levels if c >= 32
+                        _level(server, root, mode, c, delay_s, WORKERS, "litellm") for c in levels if c >= 32
                     ]
-                    missing = lm_eval_missing()
+                    missing = lm_eval_missing() if lm_eval else "left out (lm_eval=False)"
                     out["lm_eval"] = (
                         {"skipped": missing}
                         if missing
@@ -410,7 +439,9 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"`run_model` with `openai/fake` against `FakeOpenAIServer(delay_s={d})` on 127.0.0.1; fresh DuckDB "
         "and distinct prompts per level.  Ideal = concurrency / delay.  Client CPU = this process's CPU "
-        "time per request (with the server in a child process: the gateway + LiteLLM + DuckDB alone).",
+        "time per request (with the server in a child process: the gateway, its transport and the lake "
+        "writes alone).  The tables below the side-by-side one are the direct transport (the default "
+        "for an OpenAI-compatible `api_base`).",
         "",
         "Bare httpx round trip to the fake (sequential, keep-alive): "
         f"{result['round_trip_ms_as_shipped']} ms as shipped, {result['round_trip_ms_nodelay']} ms "
@@ -453,27 +484,33 @@ def _render_side_by_side(result: dict[str, Any]) -> list[str]:
     """The acceptance view: fraction of ideal per client at each level, server in a child process."""
     raw = {r["concurrency"]: r for r in result.get("child_raw_aiohttp", [])}
     split = {r["concurrency"]: r for r in result.get("child_workers", [])}
+    via_litellm = {r["concurrency"]: r for r in result.get("child_litellm", [])}
     lm = result.get("lm_eval", {})
     lm_levels = {r["concurrency"]: r for r in lm.get("levels", [])}
     lines = [
         "",
-        "Side by side, fraction of the ideal rate (server in a child process; one run):",
+        "Side by side, fraction of the ideal rate (server in a child process; one run); client CPU ms "
+        "per request in brackets:",
         "",
-        f"| concurrency | relreason | relreason, workers: {WORKERS} | plain aiohttp | lm-evaluation-harness "
-        "| gap to aiohttp |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| concurrency | relreason, direct transport | relreason, LiteLLM transport "
+        f"| LiteLLM, workers: {WORKERS} | plain aiohttp | lm-evaluation-harness | direct: gap to aiohttp |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
+
+    def cell(r: dict[str, Any] | None) -> str:
+        if r is None:
+            return "-"
+        if "error" in r:
+            return str(r["error"])
+        return f"{r['fraction_of_ideal']:.3f} ({r['client_cpu_ms_per_request']})"
+
     for r in result["child"]:
         c = r["concurrency"]
         b = raw.get(c)
-        e = lm_levels.get(c)
-        lm_cell = "-" if e is None else e.get("error", f"{e.get('fraction_of_ideal', 0):.3f}")
         gap = f"{b['fraction_of_ideal'] - r['fraction_of_ideal']:+.3f}" if b else "-"
-        raw_cell = f"{b['fraction_of_ideal']:.3f}" if b else "-"
-        w = split.get(c)
-        split_cell = f"{w['fraction_of_ideal']:.3f}" if w else "-"
         lines.append(
-            f"| {c} | {r['fraction_of_ideal']:.3f} | {split_cell} | {raw_cell} | {lm_cell} | {gap} |"
+            f"| {c} | {cell(r)} | {cell(via_litellm.get(c))} | {cell(split.get(c))} | {cell(b)} "
+            f"| {cell(lm_levels.get(c))} | {gap} |"
         )
     if lm.get("skipped"):
         lines += ["", f"lm-evaluation-harness not measured: {lm['skipped']}."]

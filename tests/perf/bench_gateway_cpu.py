@@ -24,8 +24,15 @@ Variants:
   gateway cannot use it; it is measured here, in one event loop, as the floor LiteLLM
   itself reaches.
 
+* ``direct``: the direct transport (``llm/direct_transport.py``): its encoded body, one pooled
+  aiohttp session, the reply read into the stored outcome (``replies.read_body``), as the
+  gateway calls it for an OpenAI-compatible ``api_base``.
+
 ``run_model_ab`` does the same end to end: ``run_model`` (hashing, storage,
-concurrency 8) with the tuning switched off and on, alternating in one process.
+concurrency 8) with the LiteLLM tuning switched off and on, and on the direct transport,
+alternating in one process.  ``kor_paper_cpu`` is issue 46's measure: the gateway's whole
+per-prompt CPU (request keys, plan, rate limiter, transport, rows, lake writes and the final
+merge) for the KOR paper profile's prompts, none of them stored, on each transport.
 
 Run: ``.venv/bin/python -m tests.perf.bench_gateway_cpu [calls_per_round] [rounds]``.
 """
@@ -81,6 +88,24 @@ async def _litellm_calls(api_base: str, model: str, extra: dict[str, Any], n: in
             raise RuntimeError(f"unexpected answer: {response}")
 
 
+async def _direct_calls(api_base: str, n: int) -> None:
+    from relreason_dagster.llm.direct_transport import DirectClient
+    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.replies import read_body
+
+    spec = ModelSpec("bench-direct", "openai/bench-zero-priced", api_base=api_base, timeout_s=30.0)
+    client = DirectClient(spec, "sk-bench")
+    try:
+        for i in range(n):
+            body = _kwargs(api_base, "fake", i, {})
+            request = client.body(body["messages"], {"temperature": 0, "max_tokens": 16})
+            outcome = read_body(await client.complete(request), 0.0, 1, spec)
+            if not outcome.content:
+                raise RuntimeError(f"unexpected answer: {outcome}")
+    finally:
+        await client.close()
+
+
 async def _aiohttp_calls(api_base: str, n: int) -> None:
     import aiohttp
 
@@ -96,7 +121,8 @@ async def _aiohttp_calls(api_base: str, n: int) -> None:
 
 
 def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency: int = 8) -> dict[str, Any]:
-    """CPU ms per request of ``run_model`` with the LiteLLM tuning off ("untuned") and on ("tuned").
+    """CPU ms per request of ``run_model`` with the LiteLLM tuning off ("untuned") and on ("tuned"),
+    and on the direct transport ("direct").
 
     "Off" swaps the two tuning hooks for no-ops and uses a model name that stays
     unpriced; each round gets fresh prompts and a fresh DuckDB, so every prompt is a call.
@@ -110,7 +136,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
     os.environ.setdefault("RELREASON_BENCH_KEY", "sk-bench")
     hooks = (litellm_overhead.quiet_kwargs, litellm_overhead.price_unknown_model_at_zero)
     off = (lambda: {}, lambda model: False)
-    cpu: dict[str, list[float]] = {"untuned": [], "tuned": []}
+    cpu: dict[str, list[float]] = {"untuned": [], "tuned": [], "direct": []}
     rng = random.Random(1)
     with isolated_env("gateway-cpu") as root:
         try:
@@ -119,7 +145,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
                 rng.shuffle(order)
                 for name in order:
                     litellm_overhead.quiet_kwargs, litellm_overhead.price_unknown_model_at_zero = (
-                        hooks if name == "tuned" else off
+                        off if name == "untuned" else hooks
                     )
                     spec = ModelSpec(
                         name=name,
@@ -129,6 +155,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
                         api_base=api_base,
                         api_key_env="RELREASON_BENCH_KEY",
                         timeout_s=30.0,
+                        transport="direct" if name == "direct" else "litellm",
                     )
                     batch = [
                         {
@@ -158,11 +185,74 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
         "concurrency": concurrency,
         "cpu_ms_per_request_median": {name: round(v, 2) for name, v in med.items()},
         "ratio_tuned_to_untuned_median": round(med["tuned"] / med["untuned"], 2),
+        "ratio_direct_to_tuned_median": round(med["direct"] / med["tuned"], 2),
     }
 
 
-def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
-    """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls."""
+def kor_paper_cpu(api_base: str, concurrency: int = 64, limit: int | None = None) -> dict[str, Any]:
+    """CPU ms per prompt of ``run_model`` on the KOR paper profile's prompts, every prompt a call.
+
+    One run per transport against the same zero-latency server (in a child process), each into a
+    fresh lake: the gateway's whole per-prompt path, from the request keys to the merged files.
+    ``limit`` takes the first prompts only (a quick check of the bench).  Skipped without the
+    KOR-Bench reference data.
+    """
+    import os
+
+    from relreason_dagster import profiles
+    from relreason_dagster.benchmarks.kor.family import KorFamily, data_dir
+    from relreason_dagster.llm import gateway
+    from relreason_dagster.llm.registry import ModelSpec
+    from tests.perf._common import fresh_duckdb, isolated_env
+
+    paper = profiles.get_profile("paper", "kor")
+    if not data_dir(paper).is_dir():
+        return {"skipped": f"no KOR-Bench data at {data_dir(paper)} (RELREASON_REFERENCE_DIR)"}
+    family = KorFamily()
+    built = family.build_prompts(family.generate(paper, profiles.DEFAULT_SEED), paper)[:limit]
+    os.environ.setdefault("RELREASON_BENCH_KEY", "sk-bench")
+    out: dict[str, Any] = {"prompts": len(built), "concurrency": concurrency}
+    with isolated_env("kor-paper-cpu") as root:
+        for transport in ("direct", "litellm"):
+            spec = ModelSpec(
+                name=f"kor-{transport}",
+                litellm_model="openai/bench-kor",
+                params={"temperature": 0},
+                concurrency=concurrency,
+                api_base=api_base,
+                api_key_env="RELREASON_BENCH_KEY",
+                timeout_s=60.0,
+                transport=transport,
+            )
+            rows = [
+                {
+                    "prompt_id": f"{transport}-{p.prompt_id}",  # fresh per transport: every prompt a call
+                    "messages": [{**m, "content": f"{transport}: {m['content']}"} for m in p.messages],
+                    "max_tokens": p.max_tokens,
+                    "benchmark": "kor",
+                }
+                for p in built
+            ]
+            con, store = fresh_duckdb(root / f"kor-{transport}.duckdb")
+            try:
+                start, wall = time.process_time(), time.perf_counter()
+                stats = gateway.run_model(store, spec, rows)
+                spent, wall = time.process_time() - start, time.perf_counter() - wall
+            finally:
+                con.close()
+            if stats.errors or stats.called + stats.shared != len(rows):
+                raise RuntimeError(stats.summary())
+            out["calls"] = stats.called  # identical prompts share one call
+            out[transport] = {
+                "cpu_ms_per_prompt": round(1000 * spent / len(rows), 3),
+                "wall_s": round(wall, 2),
+            }
+    return out
+
+
+def bench_gateway_cpu(calls: int = 60, rounds: int = 12, kor_limit: int | None = None) -> dict[str, Any]:
+    """Lower-quartile CPU ms per call of each variant over ``rounds`` shuffled rounds of ``calls`` calls;
+    ``kor_limit`` (a quick check of the bench) asks only that many KOR prompts."""
     from relreason_dagster.llm import litellm_overhead
 
     quiet = {"fallbacks": []}
@@ -189,6 +279,7 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
             "tuned": lambda n: _litellm_calls(api_base, tuned_model, quiet, n),
             "hosted_vllm": lambda n: _litellm_calls(api_base, vllm_model, quiet, n),
             "aiohttp_openai": lambda n: _litellm_calls(api_base, aiohttp_model, quiet, n),
+            "direct": lambda n: _direct_calls(api_base, n),
             "plain_aiohttp": lambda n: _aiohttp_calls(api_base, n),
         }
         cpu: dict[str, list[float]] = {name: [] for name in variants}
@@ -212,6 +303,7 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
             loop.close()
         end_to_end = run_model_ab(api_base)
+        kor = kor_paper_cpu(api_base, limit=kor_limit)
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
@@ -228,6 +320,7 @@ def bench_gateway_cpu(calls: int = 60, rounds: int = 12) -> dict[str, Any]:
         "cpu_ms_per_call_median": {name: round(statistics.median(v), 2) for name, v in cpu.items()},
         "ratio_to_untuned_p25": {name: round(p25(v) / base, 2) for name, v in cpu.items()},
         "run_model": end_to_end,
+        "kor_paper": kor,
     }
 
 
@@ -242,7 +335,8 @@ def render(result: dict[str, Any]) -> str:
         "the call before the LiteLLM tuning, tuned is what the gateway sends now; hosted_vllm and "
         "aiohttp_openai are the tuned call through LiteLLM's lighter providers for OpenAI-compatible servers "
         "(aiohttp_openai reports no token usage and cannot outlive an event loop, so the gateway cannot use "
-        "it: it shows LiteLLM's own floor); plain_aiohttp is a bare HTTP client.",
+        "it: it shows LiteLLM's own floor); direct is the direct transport's call (its encoded body, the "
+        "pooled session, the reply read into the stored outcome); plain_aiohttp is a bare HTTP client.",
         "",
         "| variant | CPU ms / call (p25) | median | ÷ untuned |",
         "|---|---|---|---|",
@@ -255,9 +349,23 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"`run_model` end to end ({e2e['prompts_per_round']} prompts, concurrency {e2e['concurrency']}, "
         f"median of {e2e['rounds']} rounds): untuned {med['untuned']} ms CPU per request, tuned "
-        f"{med['tuned']} ms ({e2e['ratio_tuned_to_untuned_median']}×). One core at this CPU cost "
-        f"serves at most ~{1000 / med['tuned']:.0f} requests/s.",
+        f"{med['tuned']} ms ({e2e['ratio_tuned_to_untuned_median']}×), direct transport {med['direct']} ms "
+        f"({e2e['ratio_direct_to_tuned_median']}× tuned LiteLLM). One core at this CPU cost serves at most "
+        f"~{1000 / med['tuned']:.0f} requests/s through LiteLLM, ~{1000 / med['direct']:.0f} directly.",
     ]
+    kor = result.get("kor_paper", {})
+    if "skipped" in kor:
+        lines += ["", f"KOR paper profile: not measured ({kor['skipped']})."]
+    elif kor:
+        direct, via = kor["direct"], kor["litellm"]
+        lines += [
+            "",
+            f"KOR paper profile, {kor['prompts']} prompts, {kor['calls']} calls, none stored (concurrency "
+            f"{kor['concurrency']}, zero-latency server in a child process): the gateway's CPU per prompt "
+            "(request keys, plan, transport, rows, lake writes, final merge) "
+            f"**{direct['cpu_ms_per_prompt']} ms** on the direct transport ({direct['wall_s']} s), "
+            f"{via['cpu_ms_per_prompt']} ms through LiteLLM ({via['wall_s']} s).",
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,116 @@
+"""The direct transport: chat completions to an OpenAI-compatible server over one pooled aiohttp session.
+
+Why not LiteLLM for these: LiteLLM spends 2–4 ms of CPU on every call in every transport it offers
+(docs/measured.md), a bare aiohttp call ~0.2 ms.  Against a self-hosted vLLM / SGLang / llama.cpp / TGI
+server answering thousands of short prompts at high concurrency, that CPU, not the GPU, set the rate:
+0.57 of the ideal at 64 in flight.  A model that speaks the OpenAI protocol to an ``api_base``
+(``openai/…`` or ``hosted_vllm/…``, ``ModelSpec.transport_used``) is therefore sent here by default;
+every other provider, and any entry with ``transport: litellm``, goes through LiteLLM as before.
+
+Nothing else changes for the user, and the tests hold both transports to it
+(``tests/integration/test_transport_equivalence.py``):
+
+* the same request: the model name after its provider prefix, the messages, the params the gateway
+  computed (``request_key.effective_params``: the model's, the profile's generation knobs on top);
+  the request hash is computed before the transport is chosen and does not include it, so switching
+  transport re-asks nothing;
+* the same stored row: the reply is read by ``replies.read_body`` into the same :class:`Outcome`
+  LiteLLM's reply gives (``finish_reason`` normalised as LiteLLM does, thinking from
+  ``reasoning_content`` or a ``<think>`` block, token counts, cost from LiteLLM's cost map);
+* the same error kinds and retries: a non-2xx status becomes :class:`ProviderError` with the kind
+  LiteLLM's exception mapping gives that status (429 keeps its ``Retry-After`` headers), a timeout
+  ``timeout``, a reset or refused connection ``connection_error``, a body that is not JSON or has no
+  message ``malformed_reply``; the provider's own message stays in the text, so a refused generation
+  parameter is still explained (``rejected_params.py``) and a key it echoes still redacted.
+
+One session per run of a model on its event loop (a ``workers:`` process has its own), keep-alive,
+at most ``concurrency`` connections; it is closed when the run's calls end.  aiohttp is imported on
+the first call, like LiteLLM.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from relreason_dagster.llm.provider_errors import MalformedReply, ProviderError, status_error
+from relreason_dagster.llm.registry import ModelSpec
+
+DIRECT = "direct"
+LITELLM = "litellm"
+# The environment variable LiteLLM reads a key from when the entry names none, per provider.
+_DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
+# Idle connections are kept this long, less than servers keep theirs (uvicorn, under vLLM and SGLang:
+# 5 s), so a request is not sent on a connection the server is closing.
+_KEEPALIVE_S = 4.0
+
+
+def wire_model(litellm_model: str) -> str:
+    """The model name the server is sent: the LiteLLM string without its provider prefix."""
+    return litellm_model.split("/", 1)[1] if "/" in litellm_model else litellm_model
+
+
+class DirectClient:
+    """One model's pooled HTTP session to ``{api_base}/chat/completions`` (open it inside the run's loop)."""
+
+    def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
+        if not spec.api_base:
+            raise ValueError(f"model {spec.name!r}: the direct transport needs an api_base")
+        self.url = spec.api_base.rstrip("/") + "/chat/completions"
+        self.model = wire_model(spec.litellm_model)
+        self.timeout_s = spec.timeout_s
+        self.limit = spec.concurrency
+        key = api_key or os.environ.get(_DEFAULT_KEY_ENV.get(spec.provider, ""), "") or None
+        self.headers = {"Content-Type": "application/json"}
+        if key:
+            self.headers["Authorization"] = f"Bearer {key}"
+        self.session: Any = None
+
+    def body(self, messages: list, params: dict[str, Any]) -> bytes:
+        """The request body, encoded once per request (a retry sends the same bytes)."""
+        payload = dict(params)
+        payload["model"] = self.model
+        payload["messages"] = messages
+        return json.dumps(payload, separators=(",", ":")).encode("utf-8")
+
+    def _open(self) -> Any:
+        import aiohttp
+
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
+            timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+            cookie_jar=aiohttp.DummyCookieJar(),
+            raise_for_status=False,
+        )
+        return self.session
+
+    async def complete(self, body: bytes) -> Any:
+        """POST ``body``; the parsed JSON reply, or :class:`ProviderError` / :class:`MalformedReply`."""
+        import aiohttp
+
+        session = self.session or self._open()
+        try:
+            async with session.post(self.url, data=body, headers=self.headers) as response:
+                raw = await response.read()
+                status = response.status
+                if not 200 <= status < 300:
+                    raise status_error(status, raw, dict(response.headers))
+        except TimeoutError:
+            raise ProviderError(
+                "timeout", True, f"Request timed out: no answer within {self.timeout_s:g} s from {self.url}"
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise ProviderError(
+                "connection_error", True, f"Connection error to {self.url}: {type(exc).__name__}: {exc}"
+            ) from None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            text = raw[:200].decode("utf-8", "replace")
+            raise MalformedReply(f"200 reply whose body is not JSON: {text!r}") from None
+
+    async def close(self) -> None:
+        if self.session is not None:
+            session, self.session = self.session, None
+            await session.close()
