@@ -573,6 +573,10 @@ class FigureSpec:
     marts: tuple[str, ...]  # "marts.<table>", read whole
     draw: Callable[[dict[str, Rows]], Any]  # rows per mart -> matplotlib Figure
     hint: str  # what to run when there is no data yet
+    # Why the figure can be empty although the family was answered: the configuration it needs, which
+    # profile leaves it out and which has it.  When every mart is empty but the family has answers,
+    # results/figures.py draws this line instead of ``draw``'s "no answers yet" panel.
+    empty: str = ""
 
     @property
     def file_name(self) -> str:

@@ -24,7 +24,13 @@ from typing import Any
 
 from relreason_dagster.benchmarks.base import ReportSection
 from relreason_dagster.results.comparisons import generic_sections
-from relreason_dagster.results.figures import existing_tables, read_marts, render, report_sections
+from relreason_dagster.results.figures import (
+    empty_reason,
+    existing_tables,
+    read_marts,
+    render,
+    report_sections,
+)
 from relreason_dagster.results.report_tables import (
     OVERVIEW_TABLES,
     Cell,
@@ -186,13 +192,14 @@ def comparison_html(table: ComparisonTable, fold_over: int | None = None) -> str
     )
 
 
-def _figure_html(spec: Any, png: bytes, counts: dict[str, int]) -> str:
+def _figure_html(spec: Any, png: bytes, counts: dict[str, int], empty: str | None = None) -> str:
     data = base64.b64encode(png).decode("ascii")
     rows = ", ".join(f"{m}: {n} rows" for m, n in counts.items())
+    why = f'<span class="empty">Empty: {_e(empty)}</span> ' if empty else ""
     return (
         f'<figure class="plot" id="figure-{spec.name}"><h3>{_e(spec.title)}</h3>'
         f'<img src="data:image/png;base64,{data}" alt="{_e(spec.title)}" data-figure="{spec.name}">'
-        f'<figcaption>{_e(spec.caption)} <span class="src">Source: {_e(rows)}; file '
+        f'<figcaption>{why}{_e(spec.caption)} <span class="src">Source: {_e(rows)}; file '
         f"<code>{spec.file_name}</code>; asset <code>{spec.asset_name}</code>.</span></figcaption></figure>"
     )
 
@@ -480,7 +487,8 @@ def build_report(
         for spec in section.figures:
             png, counts = render(spec, con, out_dir)
             summary.figures.append(out_dir / spec.file_name)
-            figures.setdefault(section.key, []).append(_figure_html(spec, png, counts))
+            empty = empty_reason(spec, con, counts)
+            figures.setdefault(section.key, []).append(_figure_html(spec, png, counts, empty))
     samples, total = select_samples(con, max_samples)
     summary.samples_shown, summary.samples_total = len(samples), total
 
