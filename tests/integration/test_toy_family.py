@@ -146,7 +146,8 @@ def test_the_report_shows_the_toy_section_figure_and_published_rows(home, tmp_pa
     assert ">N/A<" in compare  # the study's empty cell stays empty, never 0
     # The made-up row published.csv marks not comparable is greyed with a dagger, and the footnote says why.
     assert (
-        '<td class="published nc" title="' in compare and '>0.500<sup class="nc">&dagger;1</sup>' in compare
+        '<td class="published nc" title="' in compare
+        and '>0.500<sup class="fn">*</sup><sup class="nc">&dagger;1</sup>' in compare
     )
     table = page[page.index('id="table-toy_vs_study"') :]
     assert "made up: the toy&#x27;s coin flipper was asked other numbers than these</li>" in table
