@@ -5,7 +5,8 @@ folder (found through the registry, so nothing here names a family): the name re
 (``<study>-<model>``, one per study, since two studies ask the same API model with other decoding
 parameters), the paper's own name for it, its LiteLLM model string, the decoding parameters the paper
 states (JSON; ``{}`` when it states none), the environment variable of its key, an ``api_base`` when the
-provider needs one, ``kind`` (``chat`` / ``base``: KOR asks base models three-shot), ``mapping`` (which
+provider needs one, ``kind`` (``chat`` / ``base``: KOR asks base models three-shot), ``base_of`` (a
+base model's chat model in the list, which KOR-Bench §5 compares it with), ``mapping`` (which
 model strings are documented names of the paper's model and which are a choice relreason made, e.g. an
 open model served through a provider, and why) and ``source`` (where in the paper the list and the
 parameters are).
@@ -39,6 +40,7 @@ COLUMNS = (
     "api_key_env",
     "api_base",
     "kind",
+    "base_of",
     "mapping",
     "source",
 )
@@ -57,6 +59,7 @@ class StudyModel:
     api_key_env: str | None = None
     api_base: str | None = None
     kind: str = "chat"
+    base_of: str | None = None  # a base model's chat model in the same list (KOR-Bench §5 pairs them)
     mapping: str = ""
     source: str = ""
 
@@ -106,6 +109,7 @@ def read_study_models(study: str, path: Path) -> list[StudyModel]:
                     api_key_env=row["api_key_env"] or None,
                     api_base=row["api_base"] or None,
                     kind=row["kind"],
+                    base_of=row["base_of"] or None,
                     mapping=row["mapping"],
                     source=row["source"],
                 )
@@ -146,6 +150,7 @@ def add_study(path: Path, which: str) -> list[str]:
             api_base=model.api_base,
             api_key_env=model.api_key_env,
             kind=None if model.kind == "chat" else model.kind,
+            base_of=model.base_of,
         )
         params = json.dumps(model.params) if model.params else "no decoding parameters stated"
         line = f"{model.name}: added ({model.paper_name}, {model.study}: {model.litellm_model}, {params})"
@@ -203,9 +208,7 @@ def said_missing_key(name: str, specs: dict[str, ModelSpec] | None = None) -> bo
     env = missing_key(spec) if spec is not None else None
     if env and name not in _SAID:
         _SAID.add(name)
-        _say(
-            f"relreason: {name}: its key {env} is not set; a run leaves it out (listed, nothing called)"
-        )
+        _say(f"relreason: {name}: its key {env} is not set; a run leaves it out (listed, nothing called)")
     return env is not None
 
 

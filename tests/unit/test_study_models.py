@@ -55,6 +55,15 @@ def test_kor_lists_table_2_s_models_with_their_kind():
         table2 = {r["model"]: r["setting"] for r in csv.DictReader(handle) if r["source"] == "Table 2"}
     kor = {m.paper_name: m.kind for m in study_models("kor")}
     assert kor == {model: "base" if setting == "three_shot" else "chat" for model, setting in table2.items()}
+    # §5 pairs a base model with its chat model: base_of names the chat entry (Mistral-7B-v0.1 has none:
+    # Table 2's chat Mistral is v0.3).
+    entries = {m.name: m for m in study_models("kor")}
+    pairs = {m.paper_name: entries[m.base_of].paper_name for m in entries.values() if m.base_of}
+    assert len(pairs) == sum(kind == "base" for kind in kor.values()) - 1 and "Mistral-7B-v0.1" not in pairs
+    assert all(
+        kor[base] == "base" and kor[chat] == "chat" and chat.startswith(base.replace("-hf", ""))
+        for base, chat in pairs.items()
+    )
 
 
 @pytest.mark.parametrize("study", sorted(SEED_TEXT))
@@ -93,11 +102,12 @@ def test_models_add_study_all_then_a_dry_run_lists_every_model(home, capsys):
     assert out.count(" is not set, so runs leave it out until it is") == len(models)
     for m in models:
         spec = registry[m.name]
-        assert (spec.litellm_model, spec.params, spec.kind, spec.api_key_env) == (
+        assert (spec.litellm_model, spec.params, spec.kind, spec.api_key_env, spec.base_of) == (
             m.litellm_model,
             m.params,
             m.kind,
             m.api_key_env,
+            m.base_of,
         )
     text = (home / "models.yaml").read_text()
     assert main(["models", "add", "--study", "relational"]) == 0  # again: kept, not duplicated
