@@ -205,11 +205,12 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
     from relreason_dagster.benchmarks.registry import baseline_names
     from relreason_dagster.launch_plan import build_plan
-    from relreason_dagster.llm.registry import enabled_models
+    from relreason_dagster.llm.study_models import registry_models, said_missing_key
     from relreason_dagster.pipeline import run_pipeline
 
-    if demo:
-        models = [*enabled_models(paths.models_path()), *baseline_names()]
+    if demo or not args.model:  # the registry's models; a dry run lists those without a key too
+        models = registry_models(paths.models_path(), keep_missing_keys=getattr(args, "dry_run", False))
+        models += baseline_names() if demo else []
     else:
         models = list(dict.fromkeys(args.model))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
@@ -217,8 +218,10 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
     # Bad input is one line and nothing else: the launch is resolved and checked once, here, before the
     # first progress line and before anything is written (launch_plan.py); the runs get it by value.
+    # A dry run calls nothing: a registry model without its key is listed (said once), not checked.
+    dry = getattr(args, "dry_run", False)
     plan = build_plan(
-        models,
+        [m for m in models if not (dry and said_missing_key(m))],
         profile=args.profile,
         benchmarks=benchmarks,
         seed=args.seed,
@@ -386,6 +389,10 @@ def cmd_models(args: argparse.Namespace) -> int:
     from relreason_dagster.llm.registry import add_model, load_registry
 
     path = paths.models_path()
+    if args.models_cmd == "add" and (args.study or not (args.name and args.litellm_model)):
+        from relreason_dagster.llm.study_models import add_study_command
+
+        return add_study_command(path, args.study, args.name)
     if args.models_cmd == "add":
         params: dict[str, Any] = {}
         for item in args.param or []:
@@ -866,10 +873,10 @@ def build_parser() -> argparse.ArgumentParser:
         add_launch_options(launcher)
     run.add_argument(
         "--model",
-        required=True,
         action="append",
         help="a model of models.yaml, a LiteLLM model string with no entry (openai/gpt-4o-mini: its name "
-        "in the results), or a family's trained baseline (dlm); repeat to run several side by side",
+        "in the results), or a family's trained baseline (dlm); repeat to run several side by side "
+        "(default: every enabled model of models.yaml whose key is set)",
     )
     run.add_argument(
         "--benchmark", default=None, help=f"only this family: {families} (default: the profile's families)"
@@ -920,8 +927,11 @@ def build_parser() -> argparse.ArgumentParser:
     msub.add_parser("list").set_defaults(handler=cmd_models)
     add = msub.add_parser("add")
     add.set_defaults(handler=cmd_models)
-    add.add_argument("name")
-    add.add_argument("litellm_model")
+    add.add_argument("name", nargs="?")
+    add.add_argument("litellm_model", nargs="?")
+    add.add_argument(
+        "--study", help="every model a study evaluated: relational, kor, selfcontra, flenqa or all"
+    )
     add.add_argument("--param", action="append", help="generation parameter KEY=VALUE (repeatable)")
     add.add_argument("--concurrency", type=int, default=None)
     add.add_argument("--api-base", default=None)

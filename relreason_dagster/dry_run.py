@@ -17,6 +17,8 @@ bound (``MAX_SAMPLES``) answers in the time of one draw's, where listing a milli
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,11 +94,7 @@ def _draws_to_call(
     cached = store.successes([x for hashes in hashed.values() for x in hashes])
     to_call = {}
     for h, work in works.items():
-        stored = sum(
-            1
-            for x in hashed[h]
-            if x in cached or all((p, x) in stored_ok for p in work.prompt_ids)
-        )
+        stored = sum(1 for x in hashed[h] if x in cached or all((p, x) in stored_ok for p in work.prompt_ids))
         to_call[h] = draws[h] - stored
     return requests, to_call
 
@@ -124,36 +122,66 @@ def estimate(
     families = run_prompts(profile, benchmarks, seed)
     store = _stored_answers()
     out = []
+    # Shared by the models of one estimate (a study's list is dozens of models on the same prompts): a
+    # prompt's tokens are the same for every model, and with nothing stored the plan of two models with
+    # the same kind and params groups the same prompts into the same requests.
+    tokens_of: dict[str, int] = {}
+    plans: dict[str, Estimate] = {}
     for name in dict.fromkeys(models):
         if name in baseline_names():
             out.append(Estimate(model=name, note="a trained baseline: no model calls"))
             continue
         spec = resolve_model(paths.models_path(), name, model_options)
-        prompts = [
-            row
-            for family, (section, rows) in families.items()
-            for row in _asked(spec, family, section, rows, samples=samples, limit=limit)
-        ]
-        works = plan_requests(spec, prompts)
-        draws_of = {str(p["prompt_id"]): int(p["draws"] or 1) for p in prompts}
-        draws = {h: max(draws_of[p] for p in w.prompt_ids) for h, w in works.items()}
-        requests, to_call = _draws_to_call(spec, works, draws, store)
-        called = [(works[h], n) for h, n in to_call.items() if n > 0]
-        tokens = chat_prompt_tokens_many([w.messages for w, _ in called]) if called else []
-        calls = sum(n for _, n in called)
-        est = Estimate(
-            model=name,
-            prompts=len({p["prompt_id"] for p in prompts}),
-            requests=requests,
-            stored=requests - calls,
-            calls=calls,
-            input_tokens=sum(t * n for t, (_, n) in zip(tokens, called, strict=True)),
-            max_output_tokens=sum(int(w.params.get("max_tokens") or 0) * n for w, n in called),
+        same_plan = json.dumps(
+            [spec.kind, spec.params, spec.provider, spec.context_window], sort_keys=True, default=str
         )
+        if store is None and same_plan in plans:
+            est = dataclasses.replace(plans[same_plan], model=name)
+        else:
+            est = _plan_estimate(spec, name, families, store, tokens_of, samples=samples, limit=limit)
+            plans[same_plan] = est
         est.cost_usd = (
-            call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if calls else 0.0
+            call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if est.calls else 0.0
         )
+        est.note = ""
         if est.cost_usd is None:
             est.note = f"LiteLLM has no price for {spec.litellm_model}"
+        elif est.calls and not est.cost_usd:  # e.g. Hugging Face models: the map's 0, not a free call
+            est.note = "LiteLLM's cost map says 0: check the price"
         out.append(est)
     return out
+
+
+def _plan_estimate(
+    spec: ModelSpec,
+    name: str,
+    families: dict[str, tuple[Any, list[dict[str, Any]]]],
+    store: ResponseStore | None,
+    tokens_of: dict[str, int],
+    **run: Any,
+) -> Estimate:
+    """One model's prompts, requests, calls still to make and their tokens (``tokens_of``: the input
+    tokens of each prompt id counted so far, filled here: a request's messages are its prompts')."""
+    prompts = [
+        row
+        for family, (section, rows) in families.items()
+        for row in _asked(spec, family, section, rows, **run)
+    ]
+    works = plan_requests(spec, prompts)
+    draws_of = {str(p["prompt_id"]): int(p["draws"] or 1) for p in prompts}
+    draws = {h: max(draws_of[p] for p in w.prompt_ids) for h, w in works.items()}
+    requests, to_call = _draws_to_call(spec, works, draws, store)
+    called = [(works[h], n) for h, n in to_call.items() if n > 0]
+    todo = {w.prompt_ids[0]: w.messages for w, _ in called if w.prompt_ids[0] not in tokens_of}
+    if todo:
+        tokens_of.update(zip(todo, chat_prompt_tokens_many(list(todo.values())), strict=True))
+    calls = sum(n for _, n in called)
+    return Estimate(
+        model=name,
+        prompts=len({p["prompt_id"] for p in prompts}),
+        requests=requests,
+        stored=requests - calls,
+        calls=calls,
+        input_tokens=sum(tokens_of[w.prompt_ids[0]] * n for w, n in called),
+        max_output_tokens=sum(int(w.params.get("max_tokens") or 0) * n for w, n in called),
+    )

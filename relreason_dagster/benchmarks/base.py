@@ -587,6 +587,10 @@ class FigureSpec:
     marts: tuple[str, ...]  # "marts.<table>", read whole
     draw: Callable[[dict[str, Rows]], Any]  # rows per mart -> matplotlib Figure
     hint: str  # what to run when there is no data yet
+    # Why the figure can be empty although the family was answered: the configuration it needs, which
+    # profile leaves it out and which has it.  When every mart is empty but the family has answers,
+    # results/figures.py draws this line instead of ``draw``'s "no answers yet" panel.
+    empty: str = ""
 
     @property
     def file_name(self) -> str:
@@ -619,8 +623,12 @@ class Comparison:
     ``sql`` (a query of the same columns over the relations in ``needs``, for a family without such a
     mart): the row keys, then ``model, published, source, metric, value, ci_low, ci_high, n, note``.
     ``published`` is true for the paper's models, whose columns the report marks with their
-    ``source``.  ``where`` narrows the rows (SQL on those columns); ``footnote`` says how the study's
-    protocol differs from ours.  A mart not built yet, or without rows, is not shown.
+    ``source``.  Rows may go on with ``comparable, why_not`` (:data:`COMPARABILITY_COLUMNS`, the
+    contract of every ``<family>_vs_study`` mart): a cell whose row is not comparable is greyed with a
+    dagger and its ``why_not`` listed under the table, not shown as the other side's equal; rows
+    without them render as before.  ``where`` narrows the rows (SQL on those columns); ``footnote``
+    says how the study's protocol differs from ours.  A mart not built yet, or without rows, is not
+    shown.
     """
 
     key: str

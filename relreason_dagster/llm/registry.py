@@ -571,6 +571,8 @@ def add_model(
     api_base: str | None = None,
     api_key_env: str | None = None,
     workers: int | None = None,
+    kind: str | None = None,
+    base_of: str | None = None,
 ) -> ModelSpec:
     """Append a model entry to ``path`` as text, so the file's comments and layout survive.
 
@@ -603,6 +605,10 @@ def add_model(
         lines.append(f"{indent}  api_key_env: {_yaml_scalar(api_key_env)}")
     if workers is not None:
         lines.append(f"{indent}  workers: {_yaml_scalar(workers)}")
+    if kind is not None:
+        lines.append(f"{indent}  kind: {_yaml_scalar(kind)}")
+    if base_of is not None:
+        lines.append(f"{indent}  base_of: {_yaml_scalar(base_of)}")
     new_text = text if text.endswith("\n") or not text else text + "\n"
     new_text += "\n".join(lines) + "\n"
     try:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster.benchmarks.base import FigureSpec, ReportSection, Rows
-from relreason_dagster.benchmarks.plotting import DPI, WIDTH_IN, plt
+from relreason_dagster.benchmarks.plotting import DPI, WIDTH_IN, no_data, plt
 from relreason_dagster.benchmarks.registry import family_names, family_sections
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "WIDTH_IN",
     "FigureSpec",
     "all_figures",
+    "empty_reason",
     "existing_tables",
     "get_figure",
     "ordered_families",
@@ -104,13 +105,42 @@ def render_rows(spec: FigureSpec, rows_by_mart: dict[str, Rows]) -> bytes:
     return buffer.getvalue()
 
 
+def empty_reason(spec: FigureSpec, con: Any, counts: dict[str, int]) -> str | None:
+    """Why ``spec`` is empty when its family was answered: its declared ``empty`` line (the profile of
+    the stored answers has no such configuration; which one has), or None when it has rows, declares
+    nothing, or the family has no answers yet (then ``draw``'s own "no answers yet" panel says what to
+    run)."""
+    if not spec.empty or any(counts.values()) or "raw.parsed_answers" not in existing_tables(con):
+        return None
+    (answered,) = con.execute(
+        "SELECT count(*) FROM raw.parsed_answers WHERE benchmark = ?", [spec.study]
+    ).fetchone()
+    return spec.empty if answered else None
+
+
+def render_note(spec: FigureSpec, message: str) -> bytes:
+    """A one-panel PNG that says ``message`` (an empty figure's reason), in the figures' size."""
+    import textwrap
+
+    pyplot = plt()
+    fig, ax = pyplot.subplots(1, 1, figsize=(WIDTH_IN, 2.2))
+    no_data(ax, "\n".join(textwrap.wrap(message, 95)))
+    ax.set_title(spec.title, fontsize=10)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+    pyplot.close(fig)
+    return buffer.getvalue()
+
+
 def render(spec: FigureSpec, con: Any, out_dir: Path | None = None) -> tuple[bytes, dict[str, int]]:
     """Draw ``spec`` from the marts on ``con``; write ``out_dir/<name>.png`` when given.
 
-    Returns the PNG and the row count per mart (what the asset's metadata and the report show).
+    Returns the PNG and the row count per mart (what the asset's metadata and the report show).  A
+    figure that is empty although its family was answered says why (:func:`empty_reason`).
     """
     rows = read_marts(con, spec.marts)
-    png = render_rows(spec, rows)
+    reason = empty_reason(spec, con, {m: len(r) for m, r in rows.items()})
+    png = render_note(spec, reason) if reason else render_rows(spec, rows)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / spec.file_name).write_bytes(png)

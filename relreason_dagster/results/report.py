@@ -24,7 +24,13 @@ from typing import Any
 
 from relreason_dagster.benchmarks.base import ReportSection
 from relreason_dagster.results.comparisons import generic_sections
-from relreason_dagster.results.figures import existing_tables, read_marts, render, report_sections
+from relreason_dagster.results.figures import (
+    empty_reason,
+    existing_tables,
+    read_marts,
+    render,
+    report_sections,
+)
 from relreason_dagster.results.report_tables import (
     OVERVIEW_TABLES,
     Cell,
@@ -98,26 +104,56 @@ def table_html(table: PivotedTable, fold_over: int | None = None) -> str:
     )
 
 
-def _comparison_cell(cell: Cell | None, published: bool) -> str:
+NOT_COMPARABLE = "not comparable"
+
+
+def _comparison_cell(cell: Cell | None, published: bool, reasons: dict[str, int] | None = None) -> str:
+    """One cell of a comparison.  A cell whose row says it is not like with like (``comparable`` false)
+    is greyed (class ``nc``) and carries a dagger numbered after its ``why_not`` line, which the table's
+    footnote lists (``reasons`` maps each line to its number, filled as the cells are drawn)."""
     classes = ["published"] if published else []
     if cell is None:
         return f'<td class="{" ".join([*classes, "na"])}">–</td>'
-    note = f' title="{_e(cell.note)}"' if cell.note else ""
+    titles = [cell.note] if cell.note else []
+    dagger = ""
+    if cell.comparable is False:
+        why = cell.why_not or "the rows give no reason"
+        number = reasons.setdefault(why, len(reasons) + 1) if reasons is not None else 0
+        classes.append("nc")
+        titles.append(f"{NOT_COMPARABLE}: {why}")
+        dagger = f'<sup class="nc">&dagger;{number or ""}</sup>'
+    note = f' title="{_e("; ".join(titles))}"' if titles else ""
     mark = '<sup class="fn">*</sup>' if cell.note and published else ""
     if cell.value is None:  # the paper prints no number here (N/A): the note says why
-        return f'<td class="{" ".join([*classes, "na"])}"{note}>N/A{mark}</td>'
+        return f'<td class="{" ".join([*classes, "na"])}"{note}>N/A{mark}{dagger}</td>'
     interval = (
         f' <span class="ci">[{_num(cell.low, 2)}, {_num(cell.high, 2)}]</span>'
         if cell.low is not None
         else ""
     )
     n = f'<span class="n">n={cell.n}</span>' if cell.n else ""
-    return f'<td class="{" ".join(classes)}"{note}>{_num(cell.value)}{interval}{mark}{n}</td>'
+    return f'<td class="{" ".join(classes)}"{note}>{_num(cell.value)}{interval}{mark}{dagger}{n}</td>'
+
+
+def not_comparable_footnote(reasons: dict[str, int]) -> str:
+    """The table's list of why its greyed cells are not like with like, one numbered line each."""
+    if not reasons:
+        return ""
+    lines = "".join(
+        f'<li><sup class="nc">&dagger;{number}</sup> {_e(why)}</li>'
+        for why, number in sorted(reasons.items(), key=lambda item: item[1])
+    )
+    return (
+        '<div class="footnote nc-note"><span class="nc">Greyed cells with &dagger; are '
+        f"{NOT_COMPARABLE}</span>: the number stands on other items or another pool than the one "
+        f"beside it, so the two are not like with like.<ol>{lines}</ol></div>"
+    )
 
 
 def comparison_html(table: ComparisonTable, fold_over: int | None = None) -> str:
     """Our models and the study's side by side: row keys, our model columns, then the study's published
-    models (header class ``published``, labelled with the table they were printed in)."""
+    models (header class ``published``, labelled with the table they were printed in).  Cells whose rows
+    say they are not comparable are greyed and footnoted with the reason, not shown as equals."""
     spec = table.spec
 
     def head(column: Any) -> str:
@@ -130,10 +166,11 @@ def comparison_html(table: ComparisonTable, fold_over: int | None = None) -> str
         return f'<th class="model">{_e(column.model)}</th>'
 
     header = "".join(f"<th>{_e(k)}</th>" for k in table.row_keys) + "".join(head(c) for c in table.columns)
+    reasons: dict[str, int] = {}
     body = [
         "<tr>"
         + "".join(f'<td class="key">{_e(v)}</td>' for v in keys)
-        + "".join(_comparison_cell(cells.get(c), c.published) for c in table.columns)
+        + "".join(_comparison_cell(cells.get(c), c.published, reasons) for c in table.columns)
         + "</tr>"
         for keys, cells in table.rows
     ]
@@ -151,17 +188,18 @@ def comparison_html(table: ComparisonTable, fold_over: int | None = None) -> str
     foot = f'<p class="footnote">{" ".join(footnote)}</p>' if footnote else ""
     return (
         f'<div class="table comparison" id="table-{spec.key}"><h3>{_e(spec.title)}</h3>'
-        f'<p class="note">{_e(spec.note)}</p>{grid}{foot}</div>'
+        f'<p class="note">{_e(spec.note)}</p>{grid}{not_comparable_footnote(reasons)}{foot}</div>'
     )
 
 
-def _figure_html(spec: Any, png: bytes, counts: dict[str, int]) -> str:
+def _figure_html(spec: Any, png: bytes, counts: dict[str, int], empty: str | None = None) -> str:
     data = base64.b64encode(png).decode("ascii")
     rows = ", ".join(f"{m}: {n} rows" for m, n in counts.items())
+    why = f'<span class="empty">Empty: {_e(empty)}</span> ' if empty else ""
     return (
         f'<figure class="plot" id="figure-{spec.name}"><h3>{_e(spec.title)}</h3>'
         f'<img src="data:image/png;base64,{data}" alt="{_e(spec.title)}" data-figure="{spec.name}">'
-        f'<figcaption>{_e(spec.caption)} <span class="src">Source: {_e(rows)}; file '
+        f'<figcaption>{why}{_e(spec.caption)} <span class="src">Source: {_e(rows)}; file '
         f"<code>{spec.file_name}</code>; asset <code>{spec.asset_name}</code>.</span></figcaption></figure>"
     )
 
@@ -331,6 +369,9 @@ th.published { background: #fff8c5; }
 td.published { background: #fffbdd; }
 .pub { display: block; font-weight: 400; font-size: 11px; color: var(--muted); }
 sup.fn, span.fn { color: #9a6700; }
+td.nc, td.published.nc { color: #8c959f; background: #eef0f2; }
+sup.nc, span.nc { color: #6e7781; font-weight: 600; }
+.nc-note ol { margin: 2px 0 0; padding-left: 18px; list-style: none; }
 .footnote { color: var(--muted); font-size: 12px; margin: 4px 0 12px; }
 figure.plot { margin: 16px 0 24px; }
 figure.plot img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
@@ -446,7 +487,8 @@ def build_report(
         for spec in section.figures:
             png, counts = render(spec, con, out_dir)
             summary.figures.append(out_dir / spec.file_name)
-            figures.setdefault(section.key, []).append(_figure_html(spec, png, counts))
+            empty = empty_reason(spec, con, counts)
+            figures.setdefault(section.key, []).append(_figure_html(spec, png, counts, empty))
     samples, total = select_samples(con, max_samples)
     summary.samples_shown, summary.samples_total = len(samples), total
 

@@ -8,8 +8,9 @@ their Wilson interval computed from the pooled counts; per-slice values keep the
 The overview tables every family shares are here; a family's own are declared in its ``report.py``
 and found through the registry, so nothing here knows a family.  A comparison
 (``benchmarks.base.Comparison``) reads a ``<family>_vs_study`` mart, whose ``published`` rows become
-columns marked with the paper's table.  (The plain-text tables a run prints at its end are
-``results/headline.py``'s.)
+columns marked with the paper's table; its optional ``comparable`` / ``why_not`` columns go into each
+cell, so the page can mark a pair that is not like with like.  (The plain-text tables a run prints at
+its end are ``results/headline.py``'s.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster.benchmarks.base import Comparison, ReportTable
+from relreason_dagster.benchmarks.base import COMPARABILITY_COLUMNS, Comparison, ReportTable
 from relreason_dagster.results.figures import existing_tables, report_sections
 
 WideTable = ReportTable  # the name this module used before tables moved into the families
@@ -75,6 +76,10 @@ class Cell:
     high: float | None
     n: int
     note: str | None = None
+    # A comparison's cell: false when it does not stand beside the other side like with like (other
+    # items, another pool or count per point), with the one-line reason; None when the rows do not say.
+    comparable: bool | None = None
+    why_not: str | None = None
 
 
 @dataclass
@@ -138,8 +143,20 @@ def wide_tables(con: Any, tables: tuple[ReportTable, ...] | None = None) -> list
 
 # --- the study beside ours ---------------------------------------------------------------------------
 
-# The columns of a comparison mart after its row keys (the convention every <family>_vs_study follows).
-COMPARISON_COLUMNS = ("model", "published", "source", "metric", "value", "ci_low", "ci_high", "n", "note")
+# The columns of a comparison mart after its row keys (the convention every <family>_vs_study follows),
+# and, optional after them, whether the row is like with like (``benchmarks.base.COMPARABILITY_COLUMNS``).
+COMPARISON_COLUMNS = (
+    "model",
+    "published",
+    "source",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "note",
+    *COMPARABILITY_COLUMNS,
+)
 
 
 @dataclass(frozen=True)
@@ -219,7 +236,16 @@ def pivot_comparison(spec: Comparison, columns: list[str], records: list[dict[st
         else:
             ours.add(column)
         n = r.get("n")
-        cell = Cell(r.get("value"), r.get("ci_low"), r.get("ci_high"), int(n or 0), r.get("note"))
+        comparable = r.get("comparable")
+        cell = Cell(
+            r.get("value"),
+            r.get("ci_low"),
+            r.get("ci_high"),
+            int(n or 0),
+            r.get("note"),
+            None if comparable is None else bool(comparable),
+            r.get("why_not"),
+        )
         table.setdefault(tuple(r.get(k) for k in keys), {})[column] = cell
     mine = sorted(ours, key=lambda c: (c.model in spec.last_models, c.model))
     rows = sorted(table.items(), key=lambda item: row_sort(item[0], spec.first, spec.last))

@@ -144,6 +144,13 @@ def test_the_report_shows_the_toy_section_figure_and_published_rows(home, tmp_pa
         assert f'{model}<br><span class="pub">(published, Toy Table 1)</span>' in compare
     assert f">{n_correct / n:.3f}" in compare and ">1.000<" in compare and ">0.500<" in compare
     assert ">N/A<" in compare  # the study's empty cell stays empty, never 0
+    # The made-up row published.csv marks not comparable is greyed with a dagger, and the footnote says why.
+    assert (
+        '<td class="published nc" title="' in compare
+        and '>0.500<sup class="fn">*</sup><sup class="nc">&dagger;1</sup>' in compare
+    )
+    table = page[page.index('id="table-toy_vs_study"') :]
+    assert "made up: the toy&#x27;s coin flipper was asked other numbers than these</li>" in table
     # Its closing table, printed by a run that covered it.
     rows = closing["marts.accuracy (toy: parity)"].rows
     assert [list(r[:5]) for r in rows] == [["toy-answerer", "parity", "direct", n, n_correct]]

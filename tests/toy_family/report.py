@@ -89,10 +89,10 @@ VS_STUDY = Comparison(
     row_keys=("task", "setting"),
     sql=f"""
         SELECT task, setting, model, false AS published, 'relreason' AS source, 'accuracy' AS metric,
-               accuracy AS value, ci_low, ci_high, n, NULL AS note
+               accuracy AS value, ci_low, ci_high, n, NULL AS note, true AS comparable, NULL AS why_not
         FROM marts.accuracy WHERE benchmark = '{BENCHMARK}'
         UNION ALL
-        SELECT task, setting, model, true, source, metric, value, NULL, NULL, NULL, note
+        SELECT task, setting, model, true, source, metric, value, NULL, NULL, NULL, note, comparable, why_not
         FROM marts.study_reference WHERE family = '{BENCHMARK}'
     """,
     needs=("marts.accuracy", "marts.study_reference"),

@@ -372,3 +372,22 @@ def test_figure_asset_puts_the_png_in_its_metadata(con, tmp_path, monkeypatch):
     assert (tmp_path / "home" / "plots" / "kor_accuracy.png").read_bytes()[:8] == PNG
     deps = {d.asset_key for d in asset.specs_by_key[asset.key].deps}
     assert deps == {dg.AssetKey(["marts", "kor_accuracy"]), dg.AssetKey(["marts", "kor_self_correction"])}
+
+
+def test_an_empty_figure_of_an_answered_family_says_which_profile_has_its_configuration(con, tmp_path):
+    """After the smoke demo FLenQA is answered but has no duplicate padding: Figure 3 says that, and
+    which profile has it, in its PNG and its caption, instead of "no answers yet"."""
+    spec = figures.get_figure("flenqa_figure3")
+    assert spec.empty and "paper" in spec.empty
+    con.execute("CREATE TABLE marts.flenqa_figure3 (model VARCHAR, length INTEGER)")
+    con.execute("CREATE TABLE raw.parsed_answers (prompt_id VARCHAR, model VARCHAR, benchmark VARCHAR)")
+    assert figures.empty_reason(spec, con, {"marts.flenqa_figure3": 0}) is None  # nothing answered yet
+    con.execute("INSERT INTO raw.parsed_answers VALUES ('p', 'm', 'flenqa')")
+    assert figures.empty_reason(spec, con, {"marts.flenqa_figure3": 0}) == spec.empty
+    assert figures.empty_reason(spec, con, {"marts.flenqa_figure3": 3}) is None  # rows: drawn as always
+    png, counts = render(spec, con)
+    assert png.startswith(PNG) and counts == {"marts.flenqa_figure3": 0}
+    assert png != render_rows(spec, {"marts.flenqa_figure3": []})  # not the "no answers yet" panel
+    page = report.build_report(con, tmp_path / "report").path.read_text()
+    figure = page[page.index('id="figure-flenqa_figure3"') :]
+    assert figure[: figure.index("</figure>")].count('<span class="empty">Empty: The stored FLenQA') == 1

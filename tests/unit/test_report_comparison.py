@@ -123,3 +123,52 @@ def test_a_model_two_tables_print_for_the_same_row_gets_a_column_per_table(con):
         ("Paper model A", "Table 2"),
         ("Paper model A", "Table 4"),
     ]
+
+
+def test_a_pair_that_is_not_like_with_like_is_greyed_and_footnoted(con):
+    """Rows carrying ``comparable`` / ``why_not``: a false cell (ours or the study's) is greyed with a
+    numbered dagger and the table lists each reason once; a true one reads as before."""
+    why_ours = "1 sample per point where the study pools 300"
+    why_theirs = "the study's pool is items relreason cannot rebuild"
+    rows = [
+        {**r, "comparable": True, "why_not": None}
+        for r in ROWS
+        if not (r["task"] == "first" and r["model"] in ("alpha", "Paper model B"))
+    ]
+    rows += [
+        _row("first", "alpha", False, "acc", 0.25, comparable=False, why_not=why_ours),
+        _row(
+            "first",
+            "Paper model B",
+            True,
+            "acc",
+            0.875,
+            source="Table 10",
+            comparable=False,
+            why_not=why_theirs,
+        ),
+        _row("third", "alpha", False, "acc", 0.5, comparable=False, why_not=why_ours),
+    ]
+    _mart(con, rows)
+    [table] = report_tables.comparison_tables(con, (SPEC,))
+    assert "comparable" not in table.row_keys and "why_not" not in table.row_keys
+    cells = dict(table.rows)[("first", "acc")]
+    assert {c.model: cells[c].comparable for c in table.columns if c in cells} == {
+        "alpha": False,
+        "zeta": True,
+        "Paper model B": False,
+        "Paper model A": True,
+    }
+    page = report.comparison_html(table)
+    assert '<td class="nc" title="not comparable: 1 sample per point' in page  # ours, greyed
+    assert '<td class="published nc" title="not comparable: the study&#x27;s pool' in page
+    assert page.count('&dagger;1</sup><span class="n">') == 2 and page.count("&dagger;2</sup></td>") == 1
+    assert f'<li><sup class="nc">&dagger;1</sup> {why_ours}</li>' in page  # each reason once
+    assert page.count("<li>") == 2
+
+
+def test_a_comparison_without_the_columns_renders_as_before(con):
+    _mart(con, ROWS)
+    [table] = report_tables.comparison_tables(con, (SPEC,))
+    page = report.comparison_html(table)
+    assert 'nc"' not in page and "&dagger;" not in page and "not comparable" not in page

@@ -117,6 +117,9 @@ STUDY_FIGURES = (
         marts=("marts.flenqa_figure3",),
         draw=_study_figure("marts.flenqa_figure3", None),
         hint=_HINT,
+        empty="The stored FLenQA answers have no duplicate padding: their profile pads with other text only "
+        "(smoke: different padding, random positions). The paper profile has it: relreason run --model M "
+        "--benchmark flenqa --profile paper.",
     ),
     FigureSpec(
         name="flenqa_figure4",
@@ -128,6 +131,10 @@ STUDY_FIGURES = (
         marts=("marts.flenqa_figure4",),
         draw=_study_figure("marts.flenqa_figure4", "position"),
         hint=_HINT,
+        empty="The stored FLenQA answers have no adjacent key paragraphs placed first, in the middle or "
+        "last: "
+        "their profile places them at random only (smoke). The paper profile has all four positions: "
+        "relreason run --model M --benchmark flenqa --profile paper.",
     ),
     FigureSpec(
         name="flenqa_figure5",

@@ -1,0 +1,230 @@
+"""The studies' own models: ``relreason models add --study relational|kor|selfcontra|flenqa|all``.
+
+Each family that reproduces a study lists the models its paper evaluated in ``study_models.csv`` in its
+folder (found through the registry, so nothing here names a family): the name relreason gives the entry
+(``<study>-<model>``, one per study, since two studies ask the same API model with other decoding
+parameters), the paper's own name for it, its LiteLLM model string, the decoding parameters the paper
+states (JSON; ``{}`` when it states none), the environment variable of its key, an ``api_base`` when the
+provider needs one, ``kind`` (``chat`` / ``base``: KOR asks base models three-shot), ``base_of`` (a
+base model's chat model in the list, which KOR-Bench §5 compares it with), ``mapping`` (which
+model strings are documented names of the paper's model and which are a choice relreason made, e.g. an
+open model served through a provider, and why) and ``source`` (where in the paper the list and the
+parameters are).
+
+Adding writes ordinary ``models.yaml`` entries (``llm/registry.add_model``); an entry already there is
+kept as it is.  A model whose key is not set stays out of runs that take the registry's models, with one
+line saying so (:func:`leave_out_missing_keys`); ``relreason run --dry-run`` still lists it with its calls
+and cost, since nothing is called.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from relreason_dagster.benchmarks.registry import family_folder, family_names
+from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.registry import ModelSpec, add_model, enabled_models, load_registry
+
+STUDY_MODELS_FILE = "study_models.csv"
+COLUMNS = (
+    "name",
+    "paper_name",
+    "litellm_model",
+    "params",
+    "api_key_env",
+    "api_base",
+    "kind",
+    "base_of",
+    "mapping",
+    "source",
+)
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class StudyModel:
+    """One model a study evaluated, as relreason registers it."""
+
+    study: str
+    name: str
+    paper_name: str
+    litellm_model: str
+    params: dict[str, Any] = field(default_factory=dict)
+    api_key_env: str | None = None
+    api_base: str | None = None
+    kind: str = "chat"
+    base_of: str | None = None  # a base model's chat model in the same list (KOR-Bench §5 pairs them)
+    mapping: str = ""
+    source: str = ""
+
+
+def study_files() -> dict[str, Path]:
+    """``{family: study_models.csv}`` of every registered family that lists its study's models."""
+    out = {}
+    for name in family_names():
+        path = family_folder(name) / STUDY_MODELS_FILE
+        if path.is_file():
+            out[name] = path
+    return out
+
+
+def read_study_models(study: str, path: Path) -> list[StudyModel]:
+    """The models of ``path``; a malformed row is a one-line error naming the file, line and fix."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise ConfigError(f"{path}: the header must be {','.join(COLUMNS)}")
+        out = []
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if not row["name"] or not row["litellm_model"]:
+                raise ConfigError(f"{where}: name and litellm_model must not be empty")
+            try:
+                params = json.loads(row["params"] or "{}")
+            except json.JSONDecodeError as exc:
+                raise ConfigError(
+                    f'{where}: params is not JSON ({exc.msg}); write e.g. {{"temperature": 0}}'
+                ) from None
+            if not isinstance(params, dict):
+                raise ConfigError(f'{where}: params must be a JSON object, e.g. {{"temperature": 0}}')
+            if row["kind"] not in ("chat", "base"):
+                raise ConfigError(f"{where}: kind {row['kind']!r} must be chat or base")
+            if not row["mapping"] or not row["source"]:
+                raise ConfigError(
+                    f"{where}: say where the model is from (source) and how it is mapped (mapping)"
+                )
+            out.append(
+                StudyModel(
+                    study=study,
+                    name=row["name"],
+                    paper_name=row["paper_name"],
+                    litellm_model=row["litellm_model"],
+                    params=params,
+                    api_key_env=row["api_key_env"] or None,
+                    api_base=row["api_base"] or None,
+                    kind=row["kind"],
+                    base_of=row["base_of"] or None,
+                    mapping=row["mapping"],
+                    source=row["source"],
+                )
+            )
+    return out
+
+
+def study_models(which: str) -> list[StudyModel]:
+    """The models of study ``which`` (a family name) or of every study (``all``), in file order."""
+    files = study_files()
+    if which != ALL and which not in files:
+        known = ", ".join([*files, ALL]) or "none"
+        raise ConfigError(f"no study {which!r} lists its models; --study takes one of: {known}")
+    chosen = files if which == ALL else {which: files[which]}
+    return [model for study, path in chosen.items() for model in read_study_models(study, path)]
+
+
+def missing_key(spec: ModelSpec | StudyModel) -> str | None:
+    """The environment variable ``spec`` needs and that is not set, or None."""
+    env = spec.api_key_env
+    return env if env and not os.environ.get(env) else None
+
+
+def add_study(path: Path, which: str) -> list[str]:
+    """Add every model of ``which`` to the registry at ``path``; one line per model, saying what happened
+    (added, already there, and whether its key is set)."""
+    existing = load_registry(path) if path.exists() else {}
+    lines = []
+    for model in study_models(which):
+        if model.name in existing:
+            lines.append(f"{model.name}: already in {path}, kept as it is")
+            continue
+        add_model(
+            path,
+            model.name,
+            model.litellm_model,
+            params=model.params or None,
+            api_base=model.api_base,
+            api_key_env=model.api_key_env,
+            kind=None if model.kind == "chat" else model.kind,
+            base_of=model.base_of,
+        )
+        params = json.dumps(model.params) if model.params else "no decoding parameters stated"
+        line = f"{model.name}: added ({model.paper_name}, {model.study}: {model.litellm_model}, {params})"
+        env = missing_key(model)
+        if env:
+            line += f"; {env} is not set, so runs leave it out until it is"
+        lines.append(line)
+    return lines
+
+
+def leave_out_missing_keys(names: list[str], specs: dict[str, ModelSpec]) -> tuple[list[str], list[str]]:
+    """``names`` without the registry entries whose key is not set, and one line for each left out."""
+    kept, said = [], []
+    for name in names:
+        spec = specs.get(name)
+        env = missing_key(spec) if spec is not None else None
+        if env:
+            said.append(f"relreason: {name} left out: its key {env} is not set (api_key_env in models.yaml)")
+        else:
+            kept.append(name)
+    return kept, said
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def registry_models(path: Path, *, keep_missing_keys: bool = False) -> list[str]:
+    """The enabled models of the registry at ``path`` for a run that names none: those whose key is not
+    set stay out with one line each, unless ``keep_missing_keys`` (a dry run, which calls nothing, lists
+    them and says the key is missing)."""
+    specs = enabled_models(path)
+    if keep_missing_keys:
+        for name in specs:
+            said_missing_key(name, specs)
+        return list(specs)
+    kept, said = leave_out_missing_keys(list(specs), specs)
+    for line in said:
+        _say(line)
+    if not kept:
+        raise ConfigError(
+            f"no model to run: {path} has no enabled model whose key is set; name one with --model"
+        )
+    return kept
+
+
+_SAID: set[str] = set()
+
+
+def said_missing_key(name: str, specs: dict[str, ModelSpec] | None = None) -> bool:
+    """For a dry run: whether registry model ``name`` has no key set, saying so once in one line."""
+    from relreason_dagster import paths
+
+    spec = (specs if specs is not None else load_registry(paths.models_path())).get(name)
+    env = missing_key(spec) if spec is not None else None
+    if env and name not in _SAID:
+        _SAID.add(name)
+        _say(f"relreason: {name}: its key {env} is not set; a run leaves it out (listed, nothing called)")
+    return env is not None
+
+
+def add_study_command(path: Path, study: str | None, name: str | None) -> int:
+    """``relreason models add --study S``: add the study's models and print a line per model."""
+    if not study or name:
+        raise ConfigError(
+            "relreason models add takes NAME LITELLM_MODEL, or --study "
+            f"{'|'.join([*study_files(), ALL])} alone"
+        )
+    lines = add_study(path, study)
+    for line in lines:
+        print(line)
+    added = sum(": added (" in line for line in lines)
+    print(
+        f"{added} of {len(lines)} models added to {path}; `relreason run --profile paper --dry-run` lists "
+        "their calls and cost without calling any"
+    )
+    return 0
