@@ -930,7 +930,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("name", nargs="?")
     add.add_argument("litellm_model", nargs="?")
     add.add_argument(
-        "--study", help="every model a study evaluated: relational, kor, selfcontra, flenqa or all"
+        "--study", help=f"every model a study evaluated: {families} or all"
     )
     add.add_argument("--param", action="append", help="generation parameter KEY=VALUE (repeatable)")
     add.add_argument("--concurrency", type=int, default=None)

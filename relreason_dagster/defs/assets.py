@@ -251,7 +251,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
             if generation.get(row["benchmark"]):
                 row["params"] = generation[row["benchmark"]]
             row["samples"] = samples.get(row["benchmark"], 1)
-        stats = run_model(ResponseStore(lake), spec, todo, progress=progress)
+        stats = run_model(ResponseStore(lake), spec, todo, progress=progress, key_checked=True)
         if stats.errors == 0 and stats.done == stats.total and not stats.budget_stopped:
             # The listing now holds this pass's writes.
             after = answered.pass_key(lake, spec, families, asked)

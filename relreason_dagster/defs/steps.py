@@ -91,6 +91,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 connect=duckdb.get_connection,
                 store=store,
                 progress=progress,
+                key_checked=True,  # run_settings.model checked it (or the launch did)
             )
             counts["prompts"] += len(batch)
             counts["model_calls"] += result.stats.called

@@ -66,6 +66,7 @@ def ask_model(
     connect: Connect,
     store: ResponseStore,
     progress: ProgressFn | None = None,
+    key_checked: bool = False,
 ) -> Asked:
     """Store ``prompts`` (benchmark ``benchmark``, kind ``kind``), ask ``spec``'s model, return the replies.
 
@@ -86,7 +87,7 @@ def ask_model(
         upsert_rows(con, "prompts", rows)
     # The model's calls write the lake only; DuckDB is not open meanwhile.
     todo = [{**row, "messages": json.loads(row["messages"])} for row in rows]
-    stats = run_model(store, spec, todo, progress=progress)
+    stats = run_model(store, spec, todo, progress=progress, key_checked=key_checked)
     stored = store.latest(spec.name, ids)
     replies = {}
     for pid in ids:

@@ -91,7 +91,7 @@ from relreason_dagster.llm.provider_errors import (
 )
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
-from relreason_dagster.llm.registry import ModelSpec, api_key
+from relreason_dagster.llm.registry import ModelSpec, api_key, require_api_key
 from relreason_dagster.llm.replies import Outcome, read_body, read_reply
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
 from relreason_dagster.llm.worker_shares import slice_payloads
@@ -555,6 +555,7 @@ def run_model(
     backoff_cap_s: float = DEFAULT_BACKOFF_CAP_S,
     seed: int | None = None,
     extra_kwargs: dict[str, Any] | None = None,
+    key_checked: bool = False,
 ) -> RunStats:
     """Answer ``prompts`` with ``spec``'s model and store one row per prompt in the lake.
 
@@ -562,12 +563,15 @@ def run_model(
     ``max_tokens`` and optionally ``benchmark`` (the lake partition) and
     ``params`` (the study's generation params, on top of the model's; in the
     cache key).  Provider errors are stored, not raised; a missing API key is a
-    ConfigError before any call.  ``backoff_*`` and ``seed`` (jitter)
+    ConfigError before any call, unless the caller ``key_checked`` it already (a pipeline step: its
+    launch checked each key once).  ``backoff_*`` and ``seed`` (jitter)
     exist so tests can make retries fast and reproducible; ``extra_kwargs``
     go to every ``litellm.acompletion`` call but not into the cache key.
     Works from sync code and from inside a running event loop (it then runs
     on a helper thread).
     """
+    if not key_checked:
+        require_api_key(spec)
     coro_kwargs = dict(
         progress=progress,
         backoff_base_s=backoff_base_s,

@@ -55,7 +55,7 @@ def check_budget_priced(spec: ModelSpec) -> None:
     budget: the spend would stay at zero and the budget would never stop anything)."""
     if spec.max_cost is None:
         return
-    if not litellm_overhead.price_known(spec.litellm_model):
+    if not litellm_overhead.priced(spec.litellm_model):
         raise ConfigError(
             f"model {spec.name!r}: max_cost needs a price, and LiteLLM's cost map has none for "
             f"{spec.litellm_model}; remove max_cost or use a model LiteLLM can price"

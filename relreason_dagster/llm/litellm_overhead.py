@@ -51,6 +51,20 @@ def price_known(litellm_model: str) -> bool:
     return litellm_model not in _unpriced
 
 
+def priced(litellm_model: str) -> bool:
+    """Whether LiteLLM's cost map prices the model, asked without registering anything (the launch's
+    check of a ``max_cost``: registering a stand-in price makes LiteLLM log a warning line)."""
+    if litellm_model in _zero_priced:
+        return litellm_model not in _unpriced
+    if _surely_unpriced(litellm_model):
+        return False
+    try:
+        litellm_module().get_model_info(model=litellm_model)
+    except Exception:  # noqa: BLE001 - LiteLLM raises a bare Exception subclass for "not mapped"
+        return False
+    return True
+
+
 @functools.cache
 def _cost_map_names() -> frozenset[str] | None:
     """The model names of LiteLLM's bundled cost map (lower case), read from its file; None if not found."""
