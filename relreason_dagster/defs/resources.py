@@ -18,7 +18,6 @@ from dagster_dbt import DbtCliResource
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
-from relreason_dagster.benchmarks.registry import FAMILIES, get_family
 from relreason_dagster.errors import ConfigError
 
 
@@ -124,16 +123,9 @@ class RunSettings(dg.ConfigurableResource):
         A profile without a section for a family does not run it (its defaults are the
         paper-sized grid, which a small custom profile never means).
         """
-        in_profile = sorted(self._sections())
-        names = self.benchmarks or [name for name in FAMILIES if name in in_profile]
-        for name in names:
-            get_family(name)  # a ConfigError naming the known ones
-            if name not in in_profile:
-                raise ConfigError(
-                    f"profile {self.profile!r} has no settings for benchmark {name!r}; "
-                    f"add a {name!r} section to it in your profile file (relreason.yaml or --profile-file)"
-                )
-        return names
+        from relreason_dagster.launch_plan import run_families
+
+        return list(run_families(self.profile, self._sections(), self.benchmarks))
 
     def _sections(self) -> dict[str, dict[str, Any]]:
         """The profile's sections: those the launch resolved (parsed once per process), else
