@@ -254,6 +254,21 @@ def _events_of(instance: dg.DagsterInstance, run_id: str) -> list[Any]:
     return [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
 
 
+def _kill_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """End a broken pool's other processes with SIGKILL before waiting for the pool.
+
+    The pool's own clean-up sends SIGTERM and then waits for each process; a process whose SIGTERM
+    handler raises (a handler it inherited, e.g. one the CLI installed) has that exception caught by
+    the pool's worker loop, lives on, and the wait never ends: a fresh-clone CI run sat there with
+    both test workers idle until the per-test timeout printed the stacks (the pool's manager thread
+    in ``join_executor_internals``).  Their runs are already reported as ended with the pool.
+    """
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.kill()
+
+
 def _pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
     """Run processes forked from a forkserver that has the definitions loaded (no ~9 s import per run).
 
@@ -536,6 +551,7 @@ def launch(
                         running.pop(future)
                         finish(_died(run, concurrent.futures.process.BrokenProcessPool()))
                     release_dead_runs(instance)  # their Dagster runs are STARTED with a dead pid
+                    _kill_workers(pool)
                     pool.shutdown(wait=True, cancel_futures=True)
                     pool = None
         finally:

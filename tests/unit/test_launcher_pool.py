@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import signal
 import time
 
 import dagster as dg
@@ -33,10 +34,17 @@ def _scripted_in_thread(planned, executor, instance, run_config, tags) -> RunOut
     return RunOutcome(planned, "", True, now, now)
 
 
+def _raise_on_sigterm(signum, frame) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def _scripted_in_child(planned, executor, run_config, tags) -> RunOutcome:
     if planned.partition == "crash":
         os._exit(3)  # the run's process dies mid-run, as a segfault or the OOM killer would do it
     if planned.partition == "slow":
+        # A SIGTERM handler that raises, as one inherited from the CLI would: the pool's worker loop
+        # catches the exception and the process outlives the pool's SIGTERM (the CI hang).
+        signal.signal(signal.SIGTERM, _raise_on_sigterm)
         time.sleep(30)  # still running when the other one dies
     now = time.time()
     return RunOutcome(planned, f"child-{os.getpid()}-{executor}", True, now, now)  # where it ran
