@@ -24,10 +24,11 @@ demo: $(STAMP)
 
 # Two test processes (pytest-xdist), each taking whole test files: most tests are one Python thread
 # waiting on its own subprocesses, so two share a 2-core machine well.  TEST_WORKERS=0 runs them in one.
+# --durations: the slowest tests are listed at the end of every run, so the ~15 min budget is watched.
 TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+	$(VENV)/bin/pytest -q --durations=25 $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
