@@ -12,8 +12,6 @@ from __future__ import annotations
 import csv
 import json
 import random
-import subprocess
-import sys
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ from relreason_dagster.benchmarks.selfcontra.annotation_store import store_impor
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
+from tests.dbt_home import dbt_build, dicts, insert
 
 # The study's numbers, the relational family's published.csv: dlm_vs_llm reads Table 1's DLM from them.
 PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "relational" / "published.csv"
@@ -90,12 +89,6 @@ def _parse(pred: set[Hashable] | None, gold: set[Hashable], detail: dict[str, An
     return score_cells(pred, gold, N_CELLS, sorted(pred), detail)
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
-    for row in rows:
-        names = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        con.execute(f"INSERT INTO raw.{table} ({names}) VALUES ({marks})", list(row.values()))
-
 
 def _random_cases(n: int) -> list[tuple[set[int], set[int]]]:
     rng = random.Random(18)
@@ -147,9 +140,9 @@ def _fill(con: duckdb.DuckDBPyConnection, annotation_csv: Path) -> dict[str, Any
     prompts.append({**prompts[0], "prompt_id": "u-nl", "sample_id": iid["sample_id"], "task": "IsUncle"})
     answers.append(_answer("u-nl", "m", iid, "nl", _parse(set(), {1, 2})))
 
-    _insert(con, "samples", samples)
-    _insert(con, "prompts", prompts)
-    _insert(con, "parsed_answers", answers)
+    insert(con, "samples", samples)
+    insert(con, "prompts", prompts)
+    insert(con, "parsed_answers", answers)
     result = read_annotation_csv(annotation_csv)
     store_import(con, result)
     return {"cases": cases, "annotations": result}
@@ -163,16 +156,6 @@ def _write_annotations(path: Path) -> Path:
             writer.writerow([f"Question: {i}?", f"Reasoning: r{i}. Answer: a{i}", correct, self_contra])
     return path
 
-
-def _dbt_build(db: Path, work: Path) -> None:
-    """The whole project, as the pipeline runs it (`dbt build`: seeds, models and their tests)."""
-    dbt = Path(sys.executable).parent / "dbt"
-    project = str(paths.DBT_PROJECT_DIR)
-    command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
-    command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -189,22 +172,17 @@ def built(tmp_path_factory):
         store_family(con, "relational", read_published("relational", PUBLISHED_CSV))
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select="+answer_scores +dlm_vs_llm +relational_f1 +selfcontra_scr")
     read = duckdb.connect(str(db), read_only=True)
     yield {"con": read, **facts}
     read.close()
     mp.undo()
 
 
-def _dicts(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    cursor = con.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
 
 def test_answer_scores_per_sample_f1_by_hand(built):
     scores = {
-        r["prompt_id"]: r for r in _dicts(built["con"], "SELECT * FROM marts.answer_scores WHERE model = 'm'")
+        r["prompt_id"]: r for r in dicts(built["con"], "SELECT * FROM marts.answer_scores WHERE model = 'm'")
     }
     for prompt_id, _, _, f1 in HAND:
         assert scores[prompt_id]["f1"] == pytest.approx(f1), prompt_id
@@ -213,7 +191,7 @@ def test_answer_scores_per_sample_f1_by_hand(built):
 
 
 def test_relational_f1_by_hand(built):
-    (row,) = _dicts(
+    (row,) = dicts(
         built["con"],
         "SELECT * FROM marts.relational_f1 WHERE model = 'm' AND task = 'HasFather' AND split = 'iid'",
     )
@@ -254,7 +232,7 @@ def test_no_stored_f1_disagrees_with_the_mart(built):
 def test_dlm_vs_llm_pools_seeds_and_reads_the_study_numbers_from_the_published_csv(built):
     rows = {
         r["model"]: r
-        for r in _dicts(
+        for r in dicts(
             built["con"], "SELECT * FROM marts.dlm_vs_llm WHERE task = 'IsUncle' AND NOT published"
         )
     }
@@ -276,7 +254,7 @@ def test_table_1_s_dlm_holds_every_relational_task_once_per_size():
 
 
 def test_selfcontra_scr_from_the_parsed_flags(built):
-    (row,) = _dicts(built["con"], "SELECT * FROM marts.selfcontra_scr")
+    (row,) = dicts(built["con"], "SELECT * FROM marts.selfcontra_scr")
     assert (row["dataset"], row["model"], row["setting"]) == ("winobias", "handmade", "zero_answer")
     assert (row["n"], row["n_self_contra"]) == (5, 2)
     assert (row["accuracy"], row["scr"]) == (pytest.approx(0.6), pytest.approx(0.4))

@@ -25,7 +25,7 @@ from relreason_dagster.benchmarks.relational.generate import decode_gold
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published
-from tests.unit.test_metric_marts import _dbt_build, _dicts, _insert
+from tests.dbt_home import dbt_build, dicts, insert
 
 PAPER_MODEL = "scripted-paper"
 SMOKE_MODEL = "scripted-smoke"
@@ -98,19 +98,19 @@ def built(tmp_path_factory):
     con = duckdb.connect(str(db))
     try:
         ensure_schema(con)
-        _insert(con, "samples", [s.row() for s in samples.values()])
+        insert(con, "samples", [s.row() for s in samples.values()])
         prompts = {p.prompt_id: p for p in [*paper_prompts, *smoke_prompts]}
-        _insert(con, "prompts", [{**p.row(), "kind": "test"} for p in prompts.values()])
-        _insert(con, "parsed_answers", _answers(family, PAPER_MODEL, samples, paper_prompts))
-        _insert(con, "parsed_answers", _answers(family, SMOKE_MODEL, samples, smoke_prompts))
+        insert(con, "prompts", [{**p.row(), "kind": "test"} for p in prompts.values()])
+        insert(con, "parsed_answers", _answers(family, PAPER_MODEL, samples, paper_prompts))
+        insert(con, "parsed_answers", _answers(family, SMOKE_MODEL, samples, smoke_prompts))
         for task, recipe, setting, epochs in (
             ("HasFather", "study-protocol", "dlm_study_protocol", 500),
             ("1-Outdegree", "study-protocol", "dlm_study_protocol", 10),
             ("HasFather", "authors-layer", "dlm", 100),
         ):
             run, answers = _dlm(family, paper_samples, task, recipe, setting, epochs)
-            _insert(con, "dlm_runs", [run])
-            _insert(con, "parsed_answers", answers)
+            insert(con, "dlm_runs", [run])
+            insert(con, "parsed_answers", answers)
         published = read_published("relational", family_published("relational"))
         made_up = {
             **published[0],
@@ -126,10 +126,10 @@ def built(tmp_path_factory):
             "why_not": MADE_UP_WHY,
             "line": 10_000,
         }
-        _insert(con, "study_reference", [*published, made_up])
+        insert(con, "study_reference", [*published, made_up])
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select="+relational_vs_study")
     read = duckdb.connect(str(db), read_only=True)
     yield read, paper_samples, paper_prompts, root
     read.close()
@@ -156,7 +156,7 @@ def test_each_comparable_row_is_on_the_study_s_items_and_pool(built):
         r["setting"]: r
         for r in _csv(paths.REPO_ROOT / "relreason_dagster/benchmarks/relational/protocol.csv")
     }
-    rows = _dicts(con, "SELECT * FROM marts.relational_vs_study WHERE NOT published AND comparable")
+    rows = dicts(con, "SELECT * FROM marts.relational_vs_study WHERE NOT published AND comparable")
     assert {(r["model"], r["setting"]) for r in rows} == {
         (PAPER_MODEL, "nl"),
         (PAPER_MODEL, "nl_cot"),

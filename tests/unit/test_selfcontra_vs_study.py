@@ -36,7 +36,7 @@ from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
-from tests.unit.test_metric_marts import _dbt_build, _dicts, _insert
+from tests.dbt_home import dbt_build, dicts, insert
 
 FAMILY_DIR = Path(__file__).resolve().parents[2] / "relreason_dagster" / "benchmarks" / "selfcontra"
 JUDGE = "scripted-judge"
@@ -69,8 +69,8 @@ def _answer(con: duckdb.DuckDBPyConnection, model: str, profile: Profile, right:
     by_id = {s.sample_id: s for s in samples}
     built = family.build_prompts(samples, profile)
     known = {r[0] for r in con.execute("SELECT sample_id FROM raw.samples").fetchall()}
-    _insert(con, "samples", [s.row() for s in samples if s.sample_id not in known])
-    _insert(con, "prompts", [p.row() for p in built])
+    insert(con, "samples", [s.row() for s in samples if s.sample_id not in known])
+    insert(con, "prompts", [p.row() for p in built])
     now = dt.datetime(2026, 1, 1)
     responses, answers = [], []
     for p in built:
@@ -105,7 +105,7 @@ def _answer(con: duckdb.DuckDBPyConnection, model: str, profile: Profile, right:
         }
         answers.append(family.parse(sample, p.setting, text).row(keys))
     ResponseStore(Lake.default()).append(responses)
-    _insert(con, "parsed_answers", answers)
+    insert(con, "parsed_answers", answers)
     return samples
 
 
@@ -119,7 +119,7 @@ def _judge(con: duckdb.DuckDBPyConnection, profile: Profile) -> None:
         stored[name] = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
     asked = step.prompts(stored, profile, JUDGE, {})
     out = step.rows(stored, profile, JUDGE, {p.prompt_id: Reply("1") for p in asked})
-    _insert(con, "detections", out.rows)
+    insert(con, "detections", out.rows)
 
 
 class _Context:
@@ -187,7 +187,9 @@ def built(tmp_path_factory):
         store_family(con, "selfcontra", read_published("selfcontra", FAMILY_DIR / "published.csv"))
     finally:
         con.close()
-    _dbt_build(db, root)
+    marts = "selfcontra_vs_study selfcontra_judged selfcontra_scr"
+    marts += " selfcontra_detection_f1 selfcontra_category_detection"
+    dbt_build(db, root, select=" ".join(f"+{m}" for m in marts.split()))
     read = duckdb.connect(str(db), read_only=True)
     yield {"con": read, "samples": samples, "wino": wino}
     read.close()
@@ -218,7 +220,7 @@ def _asked(con: duckdb.DuckDBPyConnection, model: str, dataset: str, setting: st
 
 
 def test_every_row_says_whether_it_is_comparable(built):
-    rows = _dicts(built["con"], "SELECT * FROM marts.selfcontra_vs_study")
+    rows = dicts(built["con"], "SELECT * FROM marts.selfcontra_vs_study")
     assert rows and all(r["comparable"] is not None for r in rows)
     assert all((r["why_not"] is None) == r["comparable"] for r in rows)
     columns = list(rows[0])
@@ -227,7 +229,7 @@ def test_every_row_says_whether_it_is_comparable(built):
 
 def test_each_comparable_row_of_ours_is_on_the_study_s_items_and_pool(built):
     con = built["con"]
-    rows = _dicts(
+    rows = dicts(
         con,
         "SELECT * FROM marts.selfcontra_vs_study WHERE NOT published AND comparable AND dataset <> 'all' "
         "AND metric <> 'f1'",
@@ -252,11 +254,11 @@ def test_each_comparable_row_of_ours_is_on_the_study_s_items_and_pool(built):
     imported = [r for r in rows if r["model"] != "scripted"]
     assert imported and all(r["method"] == "human" and r["n"] == 50 for r in imported)
     # Judge-labelled rates are never the tables' human-labelled ones; the first dev items are not the study's.
-    judged_scr = _dicts(
+    judged_scr = dicts(
         con, "SELECT * FROM marts.selfcontra_vs_study WHERE method = 'binary' AND metric = 'scr'"
     )
     assert judged_scr and not any(r["comparable"] for r in judged_scr)
-    (dev,) = _dicts(
+    (dev,) = dicts(
         con, "SELECT * FROM marts.selfcontra_vs_study WHERE model = 'scripted-first' AND metric = 'accuracy'"
     )
     assert not dev["comparable"] and "items: first" in dev["why_not"]
@@ -264,7 +266,7 @@ def test_each_comparable_row_of_ours_is_on_the_study_s_items_and_pool(built):
 
 def test_the_anti_only_tables_read_anti_items_only(built):
     con = built["con"]
-    rows = _dicts(
+    rows = dicts(
         con,
         "SELECT * FROM marts.selfcontra_vs_study WHERE model = 'scripted' AND dataset = 'winobias' "
         "AND metric = 'accuracy' AND setting = 'few_answer'",
@@ -275,7 +277,7 @@ def test_the_anti_only_tables_read_anti_items_only(built):
     assert by[("human", "anti_test")]["value"] == 1.0 and by[("human", "anti_test")]["comparable"]
     pro = by[("binary", "pro_test")]
     assert pro["value"] == 0.0 and not pro["comparable"] and "anti-stereotype" in pro["why_not"]
-    published = _dicts(
+    published = dicts(
         con,
         "SELECT DISTINCT split FROM marts.selfcontra_vs_study WHERE published AND dataset = 'winobias' "
         "AND source IN ('Table 2', 'Table 8')",
@@ -297,7 +299,7 @@ def test_table_6_reads_few_shot_answer_first_only(built):
     assert con.execute("SELECT DISTINCT setting FROM marts.selfcontra_detection_f1").fetchall() == [
         ("few_answer",)
     ]
-    f1 = _dicts(con, "SELECT * FROM marts.selfcontra_vs_study WHERE metric = 'f1' AND NOT published")
+    f1 = dicts(con, "SELECT * FROM marts.selfcontra_vs_study WHERE metric = 'f1' AND NOT published")
     assert f1 and {r["setting"] for r in f1} == {"few_answer"}
     (section3,) = [r for r in f1 if r["model"] == "handmade"]
     assert section3["split"] == "anti_test" and section3["comparable"] and section3["n"] == len(SECTION3)
@@ -310,7 +312,7 @@ def test_table_6_reads_few_shot_answer_first_only(built):
 
 def test_table_8_average_stands_beside_its_published_cells(built):
     con = built["con"]
-    rows = _dicts(
+    rows = dicts(
         con,
         "SELECT * FROM marts.selfcontra_vs_study WHERE dataset = 'all' AND setting = 'few_reason' "
         "AND metric = 'accuracy'",

@@ -14,7 +14,8 @@ import duckdb
 import pytest
 
 from relreason_dagster.storage.schema import ensure_schema
-from tests.unit.test_metric_marts import _dbt_build, _dicts, _fill, _write_annotations
+from tests.dbt_home import dbt_build, dicts
+from tests.unit.test_metric_marts import _fill, _write_annotations
 
 PAPER_LLM = "Paper LLM (made up)"
 
@@ -63,7 +64,7 @@ def built(tmp_path_factory):
             )
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select="+dlm_vs_llm +study_reference")
     read = duckdb.connect(str(db), read_only=True)
     yield read
     read.close()
@@ -75,7 +76,7 @@ def test_study_reference_mart_holds_the_loaded_rows(built):
 
 
 def test_dlm_vs_llm_puts_the_study_s_table_1_llms_beside_ours(built):
-    rows = _dicts(built, "SELECT * FROM marts.dlm_vs_llm WHERE task = 'HasFather' ORDER BY published")
+    rows = dicts(built, "SELECT * FROM marts.dlm_vs_llm WHERE task = 'HasFather' ORDER BY published")
     ours, theirs = rows
     assert (ours["model"], ours["published"], ours["source"]) == ("m", False, "relreason")
     assert (theirs["model"], theirs["published"], theirs["source"]) == (PAPER_LLM, True, "Table 1")
@@ -95,6 +96,6 @@ def test_dlm_vs_llm_puts_the_study_s_table_1_llms_beside_ours(built):
 def test_the_report_marks_the_published_columns(built):
     from relreason_dagster.benchmarks.relational.report import dlm_table_html
 
-    page = dlm_table_html(_dicts(built, "SELECT * FROM marts.dlm_vs_llm"))
+    page = dlm_table_html(dicts(built, "SELECT * FROM marts.dlm_vs_llm"))
     assert f'<th colspan="2" class="published">{PAPER_LLM}<br><span class="pub">(published, Table 1)' in page
     assert re.search(r'<td class="published[^"]*">25\.00%</td><td class="published[^"]*">12\.50%</td>', page)
