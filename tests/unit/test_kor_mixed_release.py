@@ -14,11 +14,8 @@ reference KOR-Bench data (the questions and golds behind the records' ids).
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -35,6 +32,7 @@ from relreason_dagster.llm.registry import load_registry
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
+from tests.dbt_home import dbt_build
 
 FIXTURES = paths.REPO_ROOT / "tests" / "fixtures" / "kor_mixed_0923"
 DATA = paths.reference_dir() / "korbench"
@@ -98,16 +96,6 @@ def test_any_models_file_is_read_the_same_way(scores, tmp_path):
         parse_file_name(tmp_path / "evaluation_gpt-4o_logic_zero-shot.jsonl.json")
     assert "\n" not in str(bad.value)
 
-
-def _dbt_build(db: Path, work: Path) -> None:
-    dbt = Path(sys.executable).parent / "dbt"
-    project = str(paths.DBT_PROJECT_DIR)
-    command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
-    command += ["--select", "+path:models/marts/kor stg_prompts"]
-    command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +173,7 @@ def built(scores, tmp_path_factory):
         store_family(con, "kor", read_published("kor", PUBLISHED_CSV))
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select="+path:models/marts/kor")
     read = duckdb.connect(str(db), read_only=True)
     yield read
     read.close()
