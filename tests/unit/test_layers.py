@@ -55,6 +55,7 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
             "relreason_dagster.benchmarks.base",
             "relreason_dagster.benchmarks.scoring",
             "relreason_dagster.benchmarks.plotting",
+            "relreason_dagster.benchmarks.reasoning_source",
             "relreason_dagster.llm.__init__",
             "relreason_dagster.llm.tokenizer",
             "relreason_dagster.llm.model_kinds",
