@@ -31,7 +31,8 @@ def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]
 def dbt_build(db: Path, work: Path, select: str | None = None) -> None:
     """``dbt build`` of the project against ``db`` (seeds, models, data tests), target and logs in ``work``.
 
-    ``select``: a dbt selection (``+marts_x +marts_y``); None builds everything, as the pipeline does.  A failed build fails the test with dbt's own output.
+    ``select``: a dbt selection (``+marts_x +marts_y``); None builds everything, as the pipeline does.
+    A failed build fails the test with dbt's own output.
     """
     dbt = Path(sys.executable).parent / "dbt"
     project = str(paths.DBT_PROJECT_DIR)
