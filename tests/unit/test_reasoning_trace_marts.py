@@ -405,3 +405,46 @@ def test_relational_symbolic_scr_by_source(built):
         ("plain-auto", "answer"): answer,
         ("plain-trace", "trace"): empty,
     }
+
+
+# ------------------------------------------------------------------------------ the pure readings alone
+
+
+def test_a_trace_reaches_its_last_explicit_referent_statement():
+    from relreason_dagster.benchmarks.selfcontra.items import WinoItem
+    from relreason_dagster.benchmarks.selfcontra.parsing import trace_referent
+
+    item = WinoItem(
+        dataset="generated",
+        item_id="t",
+        sentence="The janitor reprimanded the accountant because he made a mistake.",
+        pronoun="he",
+        candidates=("the janitor", "the accountant"),
+        gold=1,
+        style="who",
+    )
+    explored = (
+        "Maybe 'he' refers to the janitor. But the mistake is paperwork. So 'he' refers to the accountant."
+    )
+    assert trace_referent(explored, item) == 1  # the last statement, not the first
+    assert trace_referent("So the answer is the janitor. Hmm, hard to say more.", item) == 0
+    assert trace_referent("'He' does not refer to the accountant.", item) is None  # negated: states nothing
+    assert trace_referent("The sentence names the janitor and the accountant.", item) is None  # a mention
+    assert trace_referent("", item) is None
+
+
+def test_a_restated_base_fact_is_given_and_everything_else_derived():
+    from relreason_dagster.benchmarks.relational.cot_relations import Claim
+    from relreason_dagster.benchmarks.relational.cot_verdict import is_given
+
+    preds = {"IsFather": {(2, 6)}, "HasEdge": {(1, 3)}}  # P6 is P2's father; an edge P1-P3
+
+    def claim(subject: int, relation: str, obj: int | None, negated: bool = False) -> Claim:
+        return Claim(subject=subject, relation=relation, obj=obj, negated=negated, step=0, text="")
+
+    assert is_given(claim(6, "father", 2), preds)
+    assert not is_given(claim(2, "father", 6), preds)  # the converse is no fact of the prompt
+    assert not is_given(claim(6, "father", 2, negated=True), preds)
+    assert not is_given(claim(6, "male", None), preds)  # true, but derived
+    assert not is_given(claim(6, "grandfather", 2), preds)
+    assert is_given(claim(3, "edge", 1), preds) and not is_given(claim(1, "edge", 2), preds)
