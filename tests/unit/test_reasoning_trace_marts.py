@@ -41,8 +41,8 @@ from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
+from tests.dbt_home import dbt_build, dicts, insert
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
-from tests.unit.test_metric_marts import _dbt_build, _dicts, _insert
 
 SETTINGS = ("answer", "trace", "both", "auto")
 # Model name -> (scripted provider name, reasoning_source): the reasoner under every setting, the plain
@@ -53,6 +53,13 @@ MODELS = {
     "plain-trace": ("trace-plain", "trace"),
 }
 JUDGE = "scripted-judge"
+MARTS = (
+    "selfcontra_judged",
+    "selfcontra_trace_vs_answer",
+    "selfcontra_vs_study",
+    "relational_trace_claims",
+    "relational_symbolic_scr",
+)
 
 
 def _spec(name: str, scripted: str) -> ModelSpec:
@@ -95,17 +102,12 @@ def _answer_all(
                 "setting": p.setting,
             }
             rows.append(parser.parse(samples[p.sample_id], p.setting, stored[p.prompt_id]).row(keys))
-        _insert(con, "parsed_answers", rows)
+        insert(con, "parsed_answers", rows)
 
 
 def _stored(con: duckdb.DuckDBPyConnection, step: Any, model: str | None, profile: Profile) -> dict[str, Any]:
     """What the generic layer hands a step: its reads, as row dicts."""
-    out = {}
-    for name, (sql, params) in step.reads(model, profile).items():
-        cursor = con.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        out[name] = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-    return out
+    return {name: dicts(con, sql, params) for name, (sql, params) in step.reads(model, profile).items()}
 
 
 # ------------------------------------------------------------------------------------------ Self-Contra
@@ -156,8 +158,8 @@ def _selfcontra(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     samples = family.generate(profile, profiles.DEFAULT_SEED)
     built = family.build_prompts(samples, profile)
     assert len(samples) == len(built) == 6
-    _insert(con, "samples", [s.row() for s in samples])
-    _insert(con, "prompts", [p.row() for p in built])
+    insert(con, "samples", [s.row() for s in samples])
+    insert(con, "prompts", [p.row() for p in built])
     replies = _selfcontra_replies(samples)
     _script({p.messages[-1]["content"]: replies[p.sample_id] for p in built})
     _answer_all(con, "selfcontra", built, {s.sample_id: s for s in samples})
@@ -180,9 +182,9 @@ def _selfcontra(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             con.execute(f"SELECT prompt_id, content FROM raw.responses WHERE model = '{JUDGE}'").fetchall()
         )
         out = step.rows(stored, profile, JUDGE, {pid: Reply(got[pid]) for pid in asked[name]})
-        _insert(con, "detections", [{**r, "created_at": now} for r in out.rows])
+        insert(con, "detections", [{**r, "created_at": now} for r in out.rows])
         read = readings.rows(_stored(con, readings, name, profile), profile, name, {})
-        _insert(con, "selfcontra_trace_readings", read.rows)
+        insert(con, "selfcontra_trace_readings", read.rows)
     # The same judge prompts asked again: the gateway answers every one from the store.
     again = _selfcontra_profile("both")
     stored = _stored(con, step, JUDGE, again)
@@ -204,7 +206,7 @@ def _relational_profile(setting: str) -> Profile:
 def _relational(con: duckdb.DuckDBPyConnection) -> None:
     family = get_family("relational")
     samples = [make_sample("HasFather", "iid", i, 10, profiles.DEFAULT_SEED) for i in range(4)]
-    _insert(con, "samples", [s.row() for s in samples])
+    insert(con, "samples", [s.row() for s in samples])
     built, replies = [], {}
     for i, sample in enumerate(samples):
         messages = [{"role": "user", "content": f"Scripted relational question {i}: who has a father?"}]
@@ -221,14 +223,14 @@ def _relational(con: duckdb.DuckDBPyConnection) -> None:
             3: None,
         }[i]
         replies[messages[-1]["content"]] = (answer, trace)
-    _insert(con, "prompts", [p.row() for p in built])
+    insert(con, "prompts", [p.row() for p in built])
     _script(replies)
     _answer_all(con, "relational", built, {s.sample_id: s for s in samples})
     step = relational_steps.SymbolicChecks()
     for name, (_, setting) in MODELS.items():
         profile = _relational_profile(setting)
         out = step.rows(_stored(con, step, name, profile), profile, name, {})
-        _insert(con, "cot_checks", out.rows)
+        insert(con, "cot_checks", out.rows)
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +254,7 @@ def built(tmp_path_factory):
         )
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select=" ".join(f"+{mart}" for mart in MARTS))
     read = duckdb.connect(str(db), read_only=True)
     yield {"con": read, "traces": traces, **facts}
     read.close()
@@ -281,7 +283,7 @@ JUDGED = {
 
 
 def test_selfcontra_judged_by_source(built):
-    rows = _dicts(built["con"], "SELECT * FROM marts.selfcontra_judged WHERE judge = 'scripted-judge'")
+    rows = dicts(built["con"], "SELECT * FROM marts.selfcontra_judged WHERE judge = 'scripted-judge'")
     got: dict[str, dict[str, dict[str, Any]]] = {}
     for r in rows:
         got.setdefault(r["model"], {})[r["source"]] = {k: r[k] for k in ANSWER_ROW}
@@ -301,7 +303,7 @@ def test_a_trace_is_its_own_judge_request_and_a_rerun_asks_nothing(built):
 
 
 def test_selfcontra_trace_vs_answer(built):
-    rows = {r["model"]: r for r in _dicts(built["con"], "SELECT * FROM marts.selfcontra_trace_vs_answer")}
+    rows = {r["model"]: r for r in dicts(built["con"], "SELECT * FROM marts.selfcontra_trace_vs_answer")}
     # The answer setting and a model without traces under auto read no trace: no row.
     assert set(rows) == {"r-trace", "r-both", "r-auto", "plain-trace"}
     expected = {
@@ -325,7 +327,7 @@ def test_selfcontra_trace_vs_answer(built):
 
 
 def test_the_published_comparison_reads_the_answer_only(built):
-    models = {r["model"] for r in _dicts(built["con"], "SELECT model FROM marts.selfcontra_vs_study")}
+    models = {r["model"] for r in dicts(built["con"], "SELECT model FROM marts.selfcontra_vs_study")}
     assert "r-trace" not in models and "plain-trace" not in models
     assert {"r-answer", "r-both"} <= models
 
@@ -377,7 +379,7 @@ CLAIMS = {
 
 def test_relational_trace_claims(built):
     got: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in _dicts(built["con"], "SELECT * FROM marts.relational_trace_claims"):
+    for r in dicts(built["con"], "SELECT * FROM marts.relational_trace_claims"):
         assert (r["task"], r["split"]) == ("HasFather", "iid")
         got.setdefault(r["model"], {})[r["source"]] = {k: r[k] for k in ANSWER_CLAIMS}
     assert got == CLAIMS
@@ -392,7 +394,7 @@ def test_relational_symbolic_scr_by_source(built):
             r["n_unchecked"],
             r["symbolic_scr"],
         )
-        for r in _dicts(built["con"], "SELECT * FROM marts.relational_symbolic_scr")
+        for r in dicts(built["con"], "SELECT * FROM marts.relational_symbolic_scr")
     }
     answer, trace, empty = (4, 4, 0, 0, 0.0), (2, 1, 1, 2, 0.5), (0, 0, 0, 4, None)
     assert got == {
