@@ -69,6 +69,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "dlm_tasks": None,
         "dlm_train_size": None,
         "family_tree_variant": "study",
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "max_tokens": 512,
         "n_fewshot": 10,
         "n_fewshot_cot": 1,
@@ -87,6 +88,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "demonstrations_file": "wino/self_contra_demonstrations.json",
         "detect_limit": None,
         "detect_settings": None,
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "detect_methods": ["iro", "binary", "fge"],
         "generation": None,
         "judge": None,
@@ -156,6 +158,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "dlm_tasks": None,
         "dlm_train_size": None,
         "family_tree_variant": "study",
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "max_tokens": 2048,
         "n_fewshot": 10,
         "n_fewshot_cot": 1,
@@ -174,6 +177,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "demonstrations_file": "wino/self_contra_demonstrations.json",
         "detect_limit": None,
         "detect_settings": ["few_answer"],
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "detect_methods": ["iro", "binary", "fge"],
         "generation": {"temperature": 0},
         "judge": "smollm2-135m",
@@ -246,6 +250,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "dlm_tasks": ["HasFather", "1-Outdegree"],
         "dlm_train_size": 10,
         "family_tree_variant": "study",
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "max_tokens": 64,
         "n_fewshot": 1,
         "n_fewshot_cot": 1,
@@ -264,6 +269,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "demonstrations_file": "wino/self_contra_demonstrations.json",
         "detect_limit": 0,
         "detect_settings": None,
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "detect_methods": ["fge"],
         "generation": None,
         "judge": "smollm2-135m",

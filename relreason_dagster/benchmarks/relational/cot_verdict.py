@@ -16,6 +16,12 @@ counts.
   treat as impossible).
 * ``reasoning_correct`` is False when a checked claim is false or two claims contradict,
   True when at least one claim was checked and all are true, else None.
+* A claim is *given* when it restates a base fact of the prompt (a positive father / mother / son /
+  daughter statement, or an edge, that the sample's base predicates list); every other claim is
+  *derived*: what the reasoning concluded rather than copied.  A derived claim the KB makes false is
+  a *false derived fact*; one the base facts neither entail nor refute (an undefined relation such as
+  aunt, a gender no base fact fixes) is an *unsupported derived fact*.  Counted for
+  ``marts.relational_trace_claims``: a reasoning model's trace is mostly derivations.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from relreason_dagster.benchmarks.relational.cot_relations import (
     Claim,
     describe,
 )
+from relreason_dagster.benchmarks.relational.generate import sample_predicates
 
 MAX_LISTED = 20  # false claims / contradictions kept in ``detail()``
 CATEGORIES = ("RR", "WW", "type1", "type2", "type3", "unchecked")
@@ -54,6 +61,9 @@ class SymbolicVerdict:
     reasoning_correct: bool | None
     category: str
     error: str | None = None  # set when checking failed; the verdict is then "unchecked"
+    n_derived: int = 0  # claims that restate no base fact of the prompt (module docstring)
+    n_false_derived: int = 0  # derived claims the KB makes false
+    n_unsupported_derived: int = 0  # derived claims the base facts neither entail nor refute
 
     @property
     def self_contra(self) -> bool | None:
@@ -75,12 +85,30 @@ class SymbolicVerdict:
             "n_checked": self.n_checked,
             "n_false": len(self.false_claims),
             "n_contradictions": len(self.contradictions),
+            "n_derived": self.n_derived,
+            "n_false_derived": self.n_false_derived,
+            "n_unsupported_derived": self.n_unsupported_derived,
             "false_claims": list(self.false_claims[:MAX_LISTED]),
             "contradictions": [list(pair) for pair in self.contradictions[:MAX_LISTED]],
         }
         if self.error:
             out["error"] = self.error
         return out
+
+
+# The base predicate a positive claim of each relation restates: "P1 is P0's father" is IsFather(P0, P1).
+GIVEN_PREDICATE = {"father": "IsFather", "mother": "IsMother", "son": "IsSon", "daughter": "IsDaughter"}
+
+
+def is_given(claim: Claim, preds: dict[str, set[tuple[int, int]]]) -> bool:
+    """Whether ``claim`` restates a base fact the prompt lists (module docstring: given vs derived)."""
+    if claim.negated or claim.obj is None:
+        return False
+    if claim.relation == "edge":
+        edges = preds.get("HasEdge", set())
+        return (claim.subject, claim.obj) in edges or (claim.obj, claim.subject) in edges
+    name = GIVEN_PREDICATE.get(claim.relation)
+    return name is not None and (claim.obj, claim.subject) in preds.get(name, set())
 
 
 def _negation_key(claim: Claim) -> tuple[Any, ...]:
@@ -204,6 +232,8 @@ def check_reasoning(sample: Sample, text: str, answer_correct: bool | None) -> S
                     false_claims.append(message)
         n_checked = sum(t is not None for t in truths)
         n_false = sum(t is False for t in truths)
+        preds = sample_predicates(sample)
+        derived = [t for claim, t in zip(claims, truths, strict=True) if not is_given(claim, preds)]
         contradictions = _contradictions(claims, truths)
         if n_false or contradictions:
             reasoning_correct: bool | None = False
@@ -217,6 +247,9 @@ def check_reasoning(sample: Sample, text: str, answer_correct: bool | None) -> S
             contradictions=contradictions,
             reasoning_correct=reasoning_correct,
             category=_classify(n_checked, n_false, len(contradictions), answer_correct),
+            n_derived=len(derived),
+            n_false_derived=sum(t is False for t in derived),
+            n_unsupported_derived=sum(t is None for t in derived),
         )
     except Exception as exc:  # model text must never crash a run
         return SymbolicVerdict(

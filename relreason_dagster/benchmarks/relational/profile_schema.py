@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field
 
 from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.reasoning_source import DEFAULT, ReasoningSource
 from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
 
 # The study's prompt settings, the knob's default (prompts.py reads them from here).
@@ -39,3 +40,6 @@ class Knobs(FamilyKnobs):
     dlm_recipe: str | None = None
     dlm_recipes: list[str] | None = None
     dlm_recipe_overrides: dict[str, Any] | None = None
+    # Which text the symbolic CoT check reads: the answer, the reasoning trace, or both (auto: both for a
+    # model with traces, the answer otherwise; benchmarks/reasoning_source.py).
+    reasoning_source: ReasoningSource = DEFAULT

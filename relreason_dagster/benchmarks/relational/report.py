@@ -542,8 +542,8 @@ HEADLINES = (
     ),
     HeadlineTable(
         "marts.relational_symbolic_scr (relational CoT: stated facts checked against the knowledge base)",
-        "SELECT model, task, split, n, n_checked, symbolic_scr, n_type1, n_type2, n_type3, n_rr, n_ww, "
-        "n_unchecked, n_claims, n_false_claims FROM marts.relational_symbolic_scr "
-        "ORDER BY model, task, split",
+        "SELECT model, task, split, source, n, n_checked, symbolic_scr, n_type1, n_type2, n_type3, n_rr, "
+        "n_ww, n_unchecked, n_claims, n_false_claims FROM marts.relational_symbolic_scr "
+        "ORDER BY model, task, split, source",
     ),
 )

@@ -32,10 +32,14 @@ RAW_TABLES: dict[str, str] = {
         torch_version VARCHAR,
         created_at TIMESTAMP
     """,
-    # The symbolic step checker's verdict on one relational chain-of-thought response.
-    "symbolic_checks": """
+    # The symbolic step checker's verdict on one relational chain-of-thought response, read on its answer
+    # or on its reasoning trace (``source``: the knob ``reasoning_source``).  It replaced
+    # ``symbolic_checks`` (keyed by prompt and model only, so it could not hold a trace row beside the
+    # answer's); an older file keeps that table unread, and its checks are made once more here.
+    "cot_checks": """
         prompt_id VARCHAR NOT NULL,
         model VARCHAR NOT NULL,
+        source VARCHAR NOT NULL,
         task VARCHAR,
         split VARCHAR,
         setting VARCHAR,
@@ -45,18 +49,19 @@ RAW_TABLES: dict[str, str] = {
         n_checked INTEGER,
         n_false INTEGER,
         n_contradictions INTEGER,
+        n_derived INTEGER,
+        n_false_derived INTEGER,
+        n_unsupported_derived INTEGER,
         category VARCHAR NOT NULL,
         self_contra BOOLEAN,
         detail JSON,
         parse_key VARCHAR,
-        PRIMARY KEY (prompt_id, model)
+        PRIMARY KEY (prompt_id, model, source)
     """,
 }
 
 # Columns added after a table first shipped: an older DuckDB file gains them in place.
 ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    # What a check read (storage/parsed_answers.py); NULL on older rows: they redo once.
-    "symbolic_checks": [("parse_key", "VARCHAR")],
     # The DLM recipe a run trained with (dlm/config.py RECIPES); NULL on older rows (the task's default).
     "dlm_runs": [("recipe", "VARCHAR")],
 }

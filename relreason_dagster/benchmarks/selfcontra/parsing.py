@@ -399,6 +399,23 @@ def _concluded_in(reasoning: str, item: WinoItem) -> int | None:
     return None
 
 
+def trace_referent(trace: str | None, item: WinoItem) -> int | None:
+    """The candidate a reasoning trace reaches: its last explicit referent statement, or None.
+
+    Read for ``marts.selfcontra_trace_vs_answer`` only, never for scoring (an answer is never taken
+    from the thinking).  The rule is the one :func:`read_answer` applies to a response's reasoning:
+    sentences from the end, hedged ones skipped, the first that asserts a referent ("so 'he' refers
+    to the accountant", "the answer is the janitor", "the janitor is 'he'") wins; a negated one
+    asserts nothing.  Why the last: a trace explores ("maybe he is the janitor? no, ...") before it
+    settles, and what it settles on is where it stands when the answer is written.  A mere mention
+    of a candidate is no statement, so a trace that never states a referent reaches none.
+    """
+    try:
+        return _concluded_in(trace or "", item)
+    except Exception:  # see map_answer
+        return None
+
+
 def read_answer(text: str, item: WinoItem, order: str) -> WinoAnswer:
     """Split, map and package one response to ``item`` (``order``: ``answer`` | ``reason``).
 

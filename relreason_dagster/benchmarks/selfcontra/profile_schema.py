@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import Field
 
 from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.reasoning_source import DEFAULT, ReasoningSource
 from relreason_dagster.benchmarks.selfcontra.detection import METHODS
 from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
 
@@ -65,3 +66,6 @@ class Knobs(FamilyKnobs):
     # The prompt settings of the annotated responses the judge labels (null: every setting); Table 6 used
     # §3's Few-shot (A) responses, so the paper profile judges few_answer.
     detect_settings: list[str] | None = None
+    # Which text the judge and the trace reading read of our own responses: the answer, the reasoning
+    # trace, or both (auto: both for a model with traces, the answer otherwise; reasoning_source.py).
+    reasoning_source: ReasoningSource = DEFAULT

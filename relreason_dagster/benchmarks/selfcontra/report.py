@@ -66,7 +66,8 @@ def draw_selfcontra(rows_by_mart: dict[str, Rows]) -> Any:
     """Accuracy vs SCR (human labels; the judge) per dataset x setting, and detection F1 per method."""
     plt = plotting.plt()
     human = rows_by_mart["marts.selfcontra_scr"]
-    judged = rows_by_mart["marts.selfcontra_judged"]
+    # the answer's verdicts, as the study judged them (a trace's are in the table, by source)
+    judged = [r for r in rows_by_mart["marts.selfcontra_judged"] if r.get("source", "answer") == "answer"]
     detection = rows_by_mart["marts.selfcontra_detection_f1"]
     fig = plt.figure(figsize=(plotting.WIDTH_IN, 6.2))
     grid = fig.add_gridspec(2, 2, height_ratios=[3, 2])
@@ -214,12 +215,13 @@ FIGURES = (
 JUDGED_TABLE = ReportTable(
     key="selfcontra",
     title="Self-Contra: judged Self-Contra rate of our models",
-    note="Share of responses the judge labels self-contradictory, per dataset, setting and detection "
-    "method; 95% Wilson interval (marts.selfcontra_judged).",
+    note="Share of responses the judge labels self-contradictory, per dataset, setting, detection "
+    "method and source (the answer, or a reasoning model's trace); 95% Wilson interval "
+    "(marts.selfcontra_judged).",
     marts=("marts.selfcontra_judged",),
-    row_keys=("dataset", "split", "setting", "method", "judge"),
-    sql="SELECT dataset, split, setting, method, judge, model, judged_scr AS value, scr_ci_low AS low, "
-    "scr_ci_high AS high, n_judged AS n FROM marts.selfcontra_judged",
+    row_keys=("dataset", "split", "setting", "method", "judge", "source"),
+    sql="SELECT dataset, split, setting, method, judge, source, model, judged_scr AS value, "
+    "scr_ci_low AS low, scr_ci_high AS high, n_judged AS n FROM marts.selfcontra_judged",
 )
 
 VS_STUDY = Comparison(
@@ -252,8 +254,8 @@ SECTIONS = (
 HEADLINES = (
     HeadlineTable(
         "marts.selfcontra_judged (Self-Contra: accuracy and SCR as labelled by the judge)",
-        "SELECT model, dataset, split, setting, method, judge, n, accuracy, n_judged, judged_scr, "
+        "SELECT model, dataset, split, setting, method, judge, source, n, accuracy, n_judged, judged_scr, "
         "scr_ci_low, scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
-        "ORDER BY model, dataset, split NULLS FIRST, setting",
+        "ORDER BY model, dataset, split NULLS FIRST, setting, source",
     ),
 )

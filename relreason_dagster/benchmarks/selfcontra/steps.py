@@ -5,7 +5,14 @@
 * ``selfcontra_detections`` (after every model): a judge model (the profile's ``judge``, or the
   run's ``--judge``) labels annotated responses and our own selfcontra responses with each detection
   method.  Its prompts are ordinary ``raw.prompts`` rows of kind ``judge`` (never parsed as test
-  answers), asked once and cached like every call; identical texts share one prompt.
+  answers), asked once and cached like every call; identical texts share one prompt.  Our own
+  responses are judged on their answer, their reasoning trace, or both (the knob
+  ``reasoning_source``): on the trace the judge sees the trace as the reasoning beside the same
+  answer (a prompt of its own, hence its own request), and a response with no trace is a verdict
+  row of status ``empty`` that asks nothing.  Annotated responses are read on their answer only:
+  the human label is of that text.
+* ``selfcontra_trace_readings`` (after each model): the referent each response's trace reaches
+  (``trace_readings.py``), for ``marts.selfcontra_trace_vs_answer``.
 
 Plain functions of stored rows and replies: the generic Dagster layer runs them, tests call them.
 """
@@ -19,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import paths
+from relreason_dagster.benchmarks import reasoning_source
 from relreason_dagster.benchmarks.base import (
     ANSWERS_JOIN,
     Profile,
@@ -34,9 +42,11 @@ from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
+from relreason_dagster.benchmarks.selfcontra.trace_readings import TraceReadings
 from relreason_dagster.errors import ConfigError
 
 JUDGE_KIND = "judge"
+EMPTY = "empty"  # the verdict status of a trace that is empty: nothing was asked
 # Hashed into every judge prompt's id (the benchmark name these prompts had before the kind column),
 # so the ids, and with them the stored verdicts, stay what they were.
 JUDGE_ID_TAG = "selfcontra_judge"
@@ -48,7 +58,7 @@ WHERE CAST(? AS INTEGER) IS NULL OR k <= CAST(? AS INTEGER)
 ORDER BY source, row_number
 """
 RESPONSES_SQL = f"""
-SELECT a.prompt_id, a.model, a.setting, a.parse_status, a.correct, r.content,
+SELECT a.prompt_id, a.model, a.setting, a.parse_status, a.correct, r.content, r.reasoning,
        s.benchmark, s.task, s.sample_id, s.split, s.n, s.variant, s.input, s.gold, s.label,
        s.seed, s.generator_version
 {ANSWERS_JOIN}
@@ -164,26 +174,52 @@ def annotation_targets(rows: list[dict[str, Any]]) -> list[Target]:
     return out
 
 
-def response_targets(rows: list[dict[str, Any]]) -> list[Target]:
-    """Our own selfcontra responses (every model's) as detection targets."""
+# The target kind of a response read on each source (raw.detections keeps the source in the kind).
+KIND_OF_SOURCE = {reasoning_source.ANSWER: "response", reasoning_source.TRACE: "trace"}
+
+
+def response_targets(rows: list[dict[str, Any]], setting: str = reasoning_source.ANSWER) -> list[Target]:
+    """Our own selfcontra responses (every model's) as detection targets, on the sources ``setting`` reads.
+
+    On the trace the judged reasoning is the trace (bounded like every text the parser reads) and the
+    answer, its candidate and its correctness are the response's own, as on the answer.
+    """
+    traced = {
+        model: reasoning_source.has_traces(r.get("reasoning") for r in rows if r["model"] == model)
+        for model in {r["model"] for r in rows}
+    }
     out = []
     for r in rows:
         item = item_of(Sample.from_row(r))
         order = order_of(r["setting"])
         answer = parsing.read_answer(r["content"], item, order)
-        target = detection.DetectionTarget(
-            target_id=r["prompt_id"],
-            question=prompts.question_text(item, order),
-            candidates=item.candidates,
-            pronoun=item.pronoun,
-            answer_text=answer.answer_text,
-            reasoning=answer.reasoning,
-            predicted=answer.index,
-            correct=r["correct"] if r["parse_status"] == "ok" else None,
-        )
-        meta = {"target_kind": "response", "dataset": r["task"], "model": r["model"], "setting": r["setting"]}
-        out.append((meta, target))
+        for source in reasoning_source.sources(setting, traced[r["model"]]):
+            reasoning = answer.reasoning
+            if source == reasoning_source.TRACE:
+                reasoning = parsing.clean_text(r.get("reasoning") or "").strip()
+            target = detection.DetectionTarget(
+                target_id=r["prompt_id"],
+                question=prompts.question_text(item, order),
+                candidates=item.candidates,
+                pronoun=item.pronoun,
+                answer_text=answer.answer_text,
+                reasoning=reasoning,
+                predicted=answer.index,
+                correct=r["correct"] if r["parse_status"] == "ok" else None,
+            )
+            meta = {
+                "target_kind": KIND_OF_SOURCE[source],
+                "dataset": r["task"],
+                "model": r["model"],
+                "setting": r["setting"],
+            }
+            out.append((meta, target))
     return out
+
+
+def _nothing_to_judge(meta: dict[str, Any], target: detection.DetectionTarget) -> bool:
+    """A response read on its trace that has none: a row saying so, no judge call."""
+    return meta["target_kind"] == "trace" and not target.reasoning.strip()
 
 
 class Detection(Step):
@@ -217,12 +253,14 @@ class Detection(Step):
         annotated = [
             r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings
         ]
-        targets = annotation_targets(annotated) + response_targets(stored["responses"])
+        source = profile.typed(Knobs).reasoning_source
+        targets = annotation_targets(annotated) + response_targets(stored["responses"], source)
         plan = []
         for meta, target in targets:
             for method in methods:
                 probes = {}
-                for probe, messages in detection.judge_prompts(method, target).items():
+                asked = {} if _nothing_to_judge(meta, target) else detection.judge_prompts(method, target)
+                for probe, messages in asked.items():
                     probes[probe] = StepPrompt(
                         prompt_id=stable_hash(JUDGE_ID_TAG, probe, messages, detection.TEMPLATE_VERSION),
                         sample_id=target.target_id,
@@ -253,7 +291,10 @@ class Detection(Step):
             for probe, p in probes.items():
                 reply = replies.get(p.prompt_id)
                 texts[probe] = reply.content if reply is not None and reply.error is None else None
-            verdict = detection.decide(method, target, texts)
+            if _nothing_to_judge(meta, target):
+                verdict = detection.Verdict(EMPTY, None, None, {})
+            else:
+                verdict = detection.decide(method, target, texts)
             rows.append(
                 {
                     "detection_id": stable_hash(
@@ -291,4 +332,4 @@ class Detection(Step):
         )
 
 
-STEPS = (Annotations(), Detection())
+STEPS = (Annotations(), Detection(), TraceReadings())

@@ -29,7 +29,10 @@ RAW_TABLES: dict[str, str] = {
     """,
     # A judge model's Self-Contra verdict on one response under one detection method (§4).
     # target_kind 'annotation': an annotated response (target_id = annotation_id), scored against the
-    # human label; 'response': one of our own responses (target_id = prompt_id, model = its model).
+    # human label; 'response': one of our own responses (target_id = prompt_id, model = its model) read
+    # on its answer; 'trace': the same response read on its reasoning trace (the knob reasoning_source),
+    # status 'empty' when it has none (nothing asked).  The kind says the source, so the table kept
+    # its columns: staging.stg_detections spells it out as target_kind 'response' with source 'trace'.
     "detections": """
         detection_id VARCHAR NOT NULL PRIMARY KEY,
         method VARCHAR NOT NULL,
@@ -45,6 +48,22 @@ RAW_TABLES: dict[str, str] = {
         correct BOOLEAN,
         probes JSON,
         created_at TIMESTAMP
+    """,
+    # The referent a response's reasoning trace reaches beside the one its answer names
+    # (trace_readings.py): read for marts.selfcontra_trace_vs_answer, never scored.
+    "selfcontra_trace_readings": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        dataset VARCHAR,
+        setting VARCHAR,
+        has_trace BOOLEAN NOT NULL,
+        trace_index INTEGER,
+        trace_referent VARCHAR,
+        trace_correct BOOLEAN,
+        answer_index INTEGER,
+        answer_status VARCHAR,
+        correct BOOLEAN,
+        PRIMARY KEY (prompt_id, model)
     """,
 }
 

@@ -63,6 +63,8 @@ judged as (
            n_judged::bigint as n_judged, accuracy, accuracy_ci_low, accuracy_ci_high,
            judged_scr, scr_ci_low, scr_ci_high
     from {{ ref('selfcontra_judged') }}
+    -- the study's judge read the answer: a reasoning trace's verdicts stand beside no published cell
+    where source = 'answer'
 ),
 ours_long as (
     select dataset, setting, split, method, judge, model, labels, selection, 'accuracy' as metric,
