@@ -66,7 +66,11 @@ def thinking_disabled(params: Mapping[str, Any]) -> bool:
     return False
 
 
-def reply_mode(mode: str | None, params: Mapping[str, Any]) -> str | None:
-    """The split mode a reply is read with: ``think_tags`` only while the template opens the block
-    (a model entry that turns thinking off gets replies without one, read as for no mode)."""
-    return None if mode == THINK_TAGS and thinking_disabled(params) else mode
+def reply_mode(mode: str | None, params: Mapping[str, Any], split_by_server: bool = False) -> str | None:
+    """The split mode a reply's text is read with: ``think_tags`` only while the template opens the
+    block in the text.  Not when the entry turns thinking off (its replies have no block), nor when the
+    server already sent the thinking in a field of its own (a vLLM or SGLang reasoning parser split it
+    off: the text left is the answer); both are read as for no mode."""
+    if mode == THINK_TAGS and (split_by_server or thinking_disabled(params)):
+        return None
+    return mode

@@ -202,7 +202,7 @@ def _outcome(
     """The stored outcome of a reply's parts, whichever transport read them."""
     content = content_text(raw_content)
     reasoning = content_text(raw_reasoning) if raw_reasoning is not None else None
-    mode = reply_mode(spec.reasoning, spec.params) if spec is not None else None
+    mode = reply_mode(spec.reasoning, spec.params, bool(reasoning)) if spec is not None else None
     inline_answer, inline = split_reasoning(content, mode)
     if inline is not None:
         content = inline_answer

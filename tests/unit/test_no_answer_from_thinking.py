@@ -149,3 +149,12 @@ def test_a_think_tags_model_with_thinking_off_keeps_its_plain_answer():
     assert (read_body(body, 0.1, 1, off).content, read_body(body, 0.1, 1, off).reasoning) == ("True", None)
     assert (read_body(body, 0.1, 1, on).content, read_body(body, 0.1, 1, on).reasoning) == ("", "True")
     assert split_reasoning("True", "think_tags") == ("", "True")
+
+
+def test_a_think_tags_model_whose_server_split_the_thinking_keeps_its_answer():
+    """A reasoning parser on the server (vLLM, SGLang) sends the thinking apart: the text is the answer."""
+    tagged = ModelSpec(name="q", litellm_model="openai/q", reasoning="think_tags")
+    body = {"choices": [{"message": {"content": "True", "reasoning_content": "hm"}, "finish_reason": "stop"}]}
+    outcome = read_body(body, 0.1, 1, tagged)
+    assert (outcome.content, outcome.reasoning) == ("True", "hm")
+    assert reply_mode("think_tags", {}, split_by_server=True) is None
