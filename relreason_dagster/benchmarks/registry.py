@@ -3,7 +3,8 @@
 A family is its folder plus one line here.  Beside ``family.py`` the folder may hold, by name:
 ``steps.py`` (``STEPS``: its follow-up steps), ``checks.py`` (``QUALITY``: bounds of the shared
 checks; ``CHECKS``: checks of its own), ``profiles.yaml`` and ``profile_schema.py``, ``report.py``
-(``SECTIONS`` and ``HEADLINES``: what the report and a run's closing tables show of it),
+(``SECTIONS`` and ``HEADLINES``: what the report and a run's closing tables show of it;
+``TRACE_FIGURES``: its figures in the report's "Reasoning traces" section),
 ``published.csv`` (its study's published numbers), ``baseline.py`` (``BASELINES``: models that are
 not LLMs, e.g. the relational study's DLM) and ``tables.py`` (``RAW_TABLES``: tables of schema
 ``raw`` it owns); the functions at the end of this module find them.  A family from outside the
@@ -26,6 +27,7 @@ from relreason_dagster.benchmarks.base import (
     Baseline,
     BenchmarkFamily,
     FamilyCheck,
+    FigureSpec,
     FollowUpStep,
     HeadlineTable,
     QualityBounds,
@@ -133,6 +135,12 @@ def family_quality(name: str) -> QualityBounds:
 def family_sections(name: str) -> tuple[ReportSection, ...]:
     """The report sections family ``name`` declares in its ``report.py`` (none without one)."""
     return tuple(getattr(family_module(name, "report"), "SECTIONS", ()))
+
+
+def family_trace_figures(name: str) -> tuple[FigureSpec, ...]:
+    """The figures family ``name`` adds to the report's "Reasoning traces" section (its ``report.py``'s
+    ``TRACE_FIGURES``; none without them): drawn only when some model has reasoning traces."""
+    return tuple(getattr(family_module(name, "report"), "TRACE_FIGURES", ()))
 
 
 def family_headlines(name: str) -> tuple[HeadlineTable, ...]:

@@ -69,7 +69,7 @@ def ensure_manifest(project_dir: Path = paths.DBT_PROJECT_DIR) -> Path:
 
 
 def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
-    inputs = {".sql", ".yml", ".csv"}  # models, their schemas, and seeds
+    inputs = {".sql", ".py", ".yml", ".csv"}  # models (SQL and Python), their schemas, and seeds
     sources = [p for p in project_dir.rglob("*") if p.suffix in inputs and "target" not in p.parts]
     newest = max((p.stat().st_mtime for p in sources), default=0)
     if not manifest.exists() or manifest.stat().st_mtime < newest:

@@ -68,8 +68,16 @@ class DirectClient:
         self.session: Any = None
 
     def body(self, messages: list, params: dict[str, Any]) -> bytes:
-        """The request body, encoded once per request (a retry sends the same bytes)."""
+        """The request body, encoded once per request (a retry sends the same bytes).
+
+        ``extra_body`` is merged into the body's top level, as the OpenAI SDK (LiteLLM's path) does:
+        sent as a field of its own, a server would ignore what it holds (a chat template's
+        ``enable_thinking: false`` would leave thinking on).
+        """
         payload = dict(params)
+        extra = payload.pop("extra_body", None)
+        if isinstance(extra, dict):
+            payload.update(extra)
         payload["model"] = self.model
         payload["messages"] = messages
         return json.dumps(payload, separators=(",", ":")).encode("utf-8")

@@ -14,7 +14,7 @@ from typing import Any
 
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.provider_errors import MalformedReply
-from relreason_dagster.llm.reasoning import split_reasoning
+from relreason_dagster.llm.reasoning import reply_mode, split_reasoning
 from relreason_dagster.llm.registry import ModelSpec
 
 
@@ -202,7 +202,8 @@ def _outcome(
     """The stored outcome of a reply's parts, whichever transport read them."""
     content = content_text(raw_content)
     reasoning = content_text(raw_reasoning) if raw_reasoning is not None else None
-    inline_answer, inline = split_reasoning(content, spec.reasoning if spec is not None else None)
+    mode = reply_mode(spec.reasoning, spec.params, bool(reasoning)) if spec is not None else None
+    inline_answer, inline = split_reasoning(content, mode)
     if inline is not None:
         content = inline_answer
         reasoning = inline if not reasoning else f"{reasoning}\n\n{inline}"

@@ -18,7 +18,7 @@ from typing import Any
 
 from relreason_dagster.benchmarks.base import FigureSpec, ReportSection, Rows
 from relreason_dagster.benchmarks.plotting import DPI, WIDTH_IN, no_data, plt
-from relreason_dagster.benchmarks.registry import family_names, family_sections
+from relreason_dagster.benchmarks.registry import family_names, family_sections, family_trace_figures
 
 __all__ = [
     "DPI",
@@ -34,6 +34,7 @@ __all__ = [
     "render",
     "render_rows",
     "report_sections",
+    "trace_figures",
 ]
 
 
@@ -59,6 +60,12 @@ def report_sections() -> list[ReportSection]:
 def all_figures() -> tuple[FigureSpec, ...]:
     """Every figure of the registered families' sections, in section order."""
     return tuple(spec for section in report_sections() for spec in section.figures)
+
+
+def trace_figures() -> tuple[FigureSpec, ...]:
+    """Every registered family's ``TRACE_FIGURES`` (the report's "Reasoning traces" section), in report
+    order.  Not in :func:`all_figures`: they are drawn only when some model has reasoning traces."""
+    return tuple(spec for name in ordered_families() for spec in family_trace_figures(name))
 
 
 # The figures of the families registered when this module was imported (the Dagster assets are built

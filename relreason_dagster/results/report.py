@@ -30,7 +30,11 @@ from relreason_dagster.results.figures import (
     read_marts,
     render,
     report_sections,
+    trace_figures,
 )
+from relreason_dagster.results.reasoning_traces import ANCHOR as TRACES_ANCHOR
+from relreason_dagster.results.reasoning_traces import TITLE as TRACES_TITLE
+from relreason_dagster.results.reasoning_traces import models_with_traces, section_body
 from relreason_dagster.results.report_tables import (
     OVERVIEW_TABLES,
     Cell,
@@ -473,6 +477,23 @@ def _section_html(
     return "".join(parts)
 
 
+def _traces_section(con: Any, out_dir: Path, summary: ReportSummary) -> str:
+    """The "Reasoning traces" section (its figures drawn and listed in ``summary``), or "" when no
+    model has a reasoning trace."""
+    traced = models_with_traces(con)
+    if not traced:
+        return ""
+    drawn = []
+    for spec in trace_figures():
+        png, counts = render(spec, con, out_dir)
+        summary.figures.append(out_dir / spec.file_name)
+        drawn.append(_figure_html(spec, png, counts, empty_reason(spec, con, counts)))
+    return (
+        f'<section id="{TRACES_ANCHOR}"><h2>{_e(TRACES_TITLE)}</h2>'
+        f"{section_body(con, traced)}{''.join(drawn)}</section>"
+    )
+
+
 def build_report(
     con: Any, out_dir: Path, *, max_samples: int = DEFAULT_MAX_SAMPLES, source: str = ""
 ) -> ReportSummary:
@@ -502,6 +523,8 @@ def build_report(
         + "</section>"
     ]
     parts += [_section_html(section, con, figures.get(section.key, []), tables) for section in sections]
+    traces = _traces_section(con, out_dir, summary)
+    parts += [traces] if traces else []
     generic = generic_sections(con)
     parts += [f'<section id="{_e(a)}"><h2>{_e(title)}</h2>{body}</section>' for a, title, body in generic]
     parts.append(
@@ -510,6 +533,7 @@ def build_report(
     links = [
         ("overview", "Overview"),
         *((s.key, s.label) for s in sections),
+        *([(TRACES_ANCHOR, TRACES_TITLE)] if traces else []),
         *((anchor, title) for anchor, title, _ in generic),
         ("samples-section", "Samples"),
     ]

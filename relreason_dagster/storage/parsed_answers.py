@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,24 @@ def parser_fingerprint(families: Iterable[object] | None = None) -> str:
     return digest.hexdigest()[:16]
 
 
+def incomplete_answer(content: str | None, reasoning: str | None, finish_reason: str | None) -> str | None:
+    """Why a stored answer is incomplete (None when it is an answer to parse).
+
+    An empty answer beside a reasoning trace (the reply was all thinking: a ``<think>`` that never
+    closed, or content empty and the thinking in its own field), or an empty answer cut at
+    ``max_tokens``, is no answer: it is scored N/A as incomplete and never handed to the family's
+    parser, which might read an empty text as an answer of its own (FLenQA's "refused", an empty
+    prediction of no true cells).  Issue 47, item 5: no answer is ever taken from the thinking.
+    """
+    if (content or "").strip():
+        return None
+    if (reasoning or "").strip():
+        return "the reply is all reasoning: no answer after the thinking"
+    if finish_reason == "length":
+        return "cut at max_tokens before any answer"
+    return None
+
+
 def parse_response_row(model: str, r: dict[str, Any]) -> dict[str, Any]:
     """One ``raw.parsed_answers`` row from a response joined to its prompt and sample."""
     sample = Sample.from_row(r)
@@ -84,7 +103,12 @@ def parse_response_row(model: str, r: dict[str, Any]) -> dict[str, Any]:
             "correct": None,
             "detail": json.dumps({"error": r["error"]}),
         }
-    return answer_row(base, get_family(sample.benchmark).parse(sample, r["setting"], r["content"]))
+    parsed = get_family(sample.benchmark).parse(sample, r["setting"], r["content"])
+    why = incomplete_answer(r["content"], r.get("reasoning"), r.get("finish_reason"))
+    if why is not None:  # the family's row for no answer (its cell counts), always N/A and never right
+        detail = {**parsed.detail, "incomplete": why}
+        parsed = replace(parsed, parse_status="na", correct=False, detail=detail)
+    return answer_row(base, parsed)
 
 
 def answer_row(base: dict[str, Any], parsed: Parsed) -> dict[str, Any]:
@@ -94,7 +118,9 @@ def answer_row(base: dict[str, Any], parsed: Parsed) -> dict[str, Any]:
 
 # The model's current test answers with the key of what their parse reads.
 _KEYED = f"""
-    SELECT r.prompt_id, md5(json_array(?, p.setting, r.content, r.error, s)::VARCHAR) AS parse_key
+    SELECT r.prompt_id,
+           md5(json_array(?, p.setting, r.content, r.error, s, r.reasoning, r.finish_reason)::VARCHAR)
+             AS parse_key
     FROM raw.responses r
     JOIN raw.prompts p USING (prompt_id)
     JOIN raw.samples s ON s.sample_id = p.sample_id
@@ -116,7 +142,7 @@ def refresh_parsed_answers(
         todo = fetch_dicts(
             con,
             """
-            SELECT r.prompt_id, r.content, r.error, p.setting, s.*, k.parse_key
+            SELECT r.prompt_id, r.content, r.error, r.reasoning, r.finish_reason, p.setting, s.*, k.parse_key
             FROM _parse_keys k
             JOIN raw.responses r ON r.prompt_id = k.prompt_id AND r.model = ?
             JOIN raw.prompts p ON p.prompt_id = k.prompt_id

@@ -23,7 +23,8 @@ from relreason_dagster.storage.schema import TEST_KIND
 
 _KEYED = f"""
     SELECT r.prompt_id, r.sample_index,
-           md5(json_array(?, p.setting, r.content, r.error, s)::VARCHAR) AS parse_key
+           md5(json_array(?, p.setting, r.content, r.error, s, r.reasoning, r.finish_reason)::VARCHAR)
+             AS parse_key
     FROM raw.response_draws r
     JOIN raw.prompts p USING (prompt_id)
     JOIN raw.samples s ON s.sample_id = p.sample_id
@@ -62,7 +63,8 @@ def refresh_parsed_draws(
         todo = fetch_dicts(
             con,
             """
-            SELECT r.prompt_id, r.sample_index, r.content, r.error, p.setting, s.*, k.parse_key
+            SELECT r.prompt_id, r.sample_index, r.content, r.error, r.reasoning, r.finish_reason, p.setting,
+                   s.*, k.parse_key
             FROM _draw_keys k
             JOIN raw.response_draws r
               ON r.prompt_id = k.prompt_id AND r.sample_index = k.sample_index AND r.model = ?

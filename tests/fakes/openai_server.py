@@ -39,7 +39,7 @@ any; the generation params of the body) for assertions, in arrival order.
 ``usage.completion_tokens_details.reasoning_tokens``, as OpenAI-style reasoning APIs send it) or
 ``"think_tags"`` (a ``<think>…</think>`` block before the answer in ``content``, as open models such as
 DeepSeek-R1 or Qwen3 inline it).  The thinking mentions both "true" and "false", so a parser that read it
-would find an answer in it.
+would find an answer in it.  The name ``"*"`` gives its style to every model not named.
 
 ``finish_reason`` (a function of the prompt key) sets an answer's ``finish_reason`` (default
 ``"stop"``; it may return None, sent as null, or another server's name such as ``"eos"``).
@@ -258,7 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "completion_tokens": len(content.split()),
             }
             message: dict[str, Any] = {"role": "assistant", "content": content}
-            style = owner.reasoning.get(str(body.get("model", "")))
+            style = owner.reasoning.get(str(body.get("model", "")), owner.reasoning.get("*"))
             if style is not None:
                 thinking = reasoning_text(key, attempt)
                 if style == "field":
@@ -651,6 +651,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--rate-limit-fraction", type=float, default=0.0)
     parser.add_argument("--retry-after", type=float, default=1.0)
+    parser.add_argument(
+        "--reasoning",
+        choices=REASONING_STYLES,
+        help="answer every model like a reasoning model: its thinking in reasoning_content (field) or in a "
+        "<think> block before the answer (think_tags)",
+    )
     args = parser.parse_args(argv)
 
     def responder(messages: list[dict[str, Any]]) -> str:
@@ -666,6 +672,7 @@ def main(argv: list[str] | None = None) -> int:
         delay_s=args.delay,
         rate_limit_fraction=args.rate_limit_fraction,
         retry_after_s=args.retry_after,
+        reasoning={"*": args.reasoning} if args.reasoning else None,
     ).start()
     print(f"serving on {server.api_base}", flush=True)
     try:

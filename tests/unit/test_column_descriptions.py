@@ -56,6 +56,9 @@ def _compiled_manifest(tmp: Path, database: Path) -> dict[str, Any]:
             str(tmp / "target"),
             "--log-path",
             str(tmp),
+            # The file to compile against (an incremental model asks whether its table exists yet).
+            "--vars",
+            json.dumps({"relreason_duckdb": str(database)}),
         ],
         check=True,
         env={**os.environ, "RELREASON_DUCKDB": str(database)},
@@ -85,7 +88,10 @@ def compiled(tmp_path_factory) -> Iterator[tuple[duckdb.DuckDBPyConnection, dict
             if parent in nodes:
                 create(parent)
         con.execute(f'CREATE SCHEMA IF NOT EXISTS "{node["schema"]}"')
-        con.execute(f'CREATE VIEW "{node["schema"]}"."{node["alias"]}" AS {node["compiled_code"]}')
+        if node.get("language") == "python":
+            _create_python_model(con, node, nodes)
+        else:
+            con.execute(f'CREATE VIEW "{node["schema"]}"."{node["alias"]}" AS {node["compiled_code"]}')
         created.add(key)
 
     with _cwd(paths.DBT_PROJECT_DIR):
@@ -93,6 +99,34 @@ def compiled(tmp_path_factory) -> Iterator[tuple[duckdb.DuckDBPyConnection, dict
             create(key)
     yield con, {node["name"]: node for node in nodes.values()}
     con.close()
+
+
+def _create_python_model(
+    con: duckdb.DuckDBPyConnection, node: dict[str, Any], nodes: dict[str, dict[str, Any]]
+) -> None:
+    """A Python model's table, made by running its ``model(dbt, session)`` over the empty parents (its
+    first, non-incremental build), since its compiled code is Python, not a view's SQL."""
+    by_name = {n["name"]: n for n in nodes.values()}
+
+    class _Dbt:
+        is_incremental = False
+        this = None
+
+        def config(self, **_: Any) -> None:
+            return None
+
+        def ref(self, name: str) -> duckdb.DuckDBPyRelation:
+            parent = by_name[name]
+            return con.sql(f'SELECT * FROM "{parent["schema"]}"."{parent["alias"]}"')
+
+    namespace: dict[str, Any] = {}
+    exec(compile(node["raw_code"], node["original_file_path"], "exec"), namespace)  # noqa: S102 - our model
+    result = namespace["model"](_Dbt(), con)
+    con.register("_python_model", result)
+    try:
+        con.execute(f'CREATE TABLE "{node["schema"]}"."{node["alias"]}" AS SELECT * FROM _python_model')
+    finally:
+        con.unregister("_python_model")
 
 
 def _output_columns(con: duckdb.DuckDBPyConnection, node: dict[str, Any]) -> list[str]:

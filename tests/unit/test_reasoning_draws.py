@@ -65,7 +65,7 @@ def test_reasoning_params_are_part_of_the_cache_key():
         ("weighing it: true</think>\nFalse", None, "weighing it: true</think>\nFalse", None),
         ("weighing it: true</think>\nFalse", "think_tags", "False", "weighing it: true"),
         ("<think>x</think>False", "none", "<think>x</think>False", None),
-        ("plain True", "think_tags", "plain True", None),
+        ("plain True", "think_tags", "", "plain True"),  # the template opened it, it never closed
         ("", None, "", None),
     ],
 )
