@@ -236,7 +236,7 @@ class _Runner:
                     None if hit.get("cost_usd") is None else 0.0,
                 )
             )
-        self.writer.files.extend(self.store.append(rows))
+        self.writer.write(rows)
 
     def _store(self, work: Work, outcome: Outcome) -> None:
         created = _now()
@@ -292,7 +292,7 @@ class _Runner:
 
     async def _attempt(self, job: _Job) -> float | None:
         """Send ``job`` once.  None: its outcome is stored; else the seconds to wait before the next try."""
-        slot = await self.limiter.acquire(work_tokens(job.work))
+        slot = await self.limiter.acquire(work_tokens(job.work)) if self.limiter.active else None
         job.attempts += 1
         self.stats.attempts += 1
         start = time.monotonic()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pyarrow as pa
+
 from relreason_dagster.storage.responses import ResponseStore
 
 # Group commit: a finished response is written _FLUSH_DELAY_S after it arrives,
@@ -24,6 +26,9 @@ _FLUSH_MAX_ROWS = 2000
 # (at one request in flight: 0.955 of the ideal rate).  A short delay lets the
 # worker send its next request first and the write happen while that one waits.
 _FLUSH_DELAY_S = 0.02
+# What a run's files hold is kept in memory up to this many bytes, so merging them at the end reads
+# none back (beyond it, the later files are read back as before).
+_HELD_MAX_BYTES = 64 * 2**20
 
 
 class LakeWriter:
@@ -36,6 +41,9 @@ class LakeWriter:
         self.last_flush = float("-inf")
         self.timer: asyncio.TimerHandle | None = None
         self.files: list[str] = []
+        # What this writer's files hold (path -> table), up to _HELD_MAX_BYTES: compact() reads none back.
+        self.held: dict[str, pa.Table] = {}
+        self.held_bytes = 0
         self.failure: BaseException | None = None
 
     @property
@@ -68,9 +76,18 @@ class LakeWriter:
         if not self.rows:
             return
         rows, self.rows = self.rows, []
-        self.files.extend(self.store.append(rows))
+        self.write(rows)
         self.last_flush = time.monotonic()
+
+    def write(self, rows: list[tuple]) -> None:
+        """Append ``rows`` to the lake now (no buffering), remembering the files and what they hold."""
+        for path, part in self.store.append_parts(rows):
+            self.files.append(path)
+            if self.held_bytes + part.nbytes <= _HELD_MAX_BYTES:
+                self.held[path] = part
+                self.held_bytes += part.nbytes
 
     def compact(self) -> None:
         """One file per partition for this run's answers (many small files slow every reader)."""
-        self.files = self.store.compact(self.files)
+        self.files = self.store.compact(self.files, self.held)
+        self.held, self.held_bytes = {}, 0

@@ -15,7 +15,7 @@ fails on text and the answer is kept.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -157,7 +157,11 @@ class ResponseStore:
     # ------------------------------------------------------------------ writes
 
     def append(self, rows: Sequence[tuple] | pa.Table) -> list[str]:
-        """Store rows; returns the new files.
+        """Store rows; returns the new files (see :meth:`append_parts`)."""
+        return [path for path, _part in self.append_parts(rows)]
+
+    def append_parts(self, rows: Sequence[tuple] | pa.Table) -> list[tuple[str, pa.Table]]:
+        """Store rows; returns each new file with what it holds.
 
         Tuples are in :data:`COLUMNS` order and may stop before ``sanitized`` or any
         column after it (left out: false, null).  Their text is made storable
@@ -170,10 +174,11 @@ class ResponseStore:
             rows = _table_of(rows)
         elif "sanitized" not in rows.column_names:
             rows = rows.append_column("sanitized", pa.array([False] * rows.num_rows, pa.bool_()))
-        return self.lake.append(TABLE, rows)
+        return self.lake.append_parts(TABLE, rows)
 
-    def compact(self, paths: Sequence[str]) -> list[str]:
-        return self.lake.compact(TABLE, paths)
+    def compact(self, paths: Sequence[str], held: Mapping[str, pa.Table] | None = None) -> list[str]:
+        """One file per partition for ``paths``; ``held``: what some of them hold (not read back)."""
+        return self.lake.compact(TABLE, paths, held)
 
 
 def _table_of(rows: Sequence[tuple]) -> pa.Table:
