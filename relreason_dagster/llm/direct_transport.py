@@ -44,6 +44,8 @@ _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_
 # Idle connections are kept this long, less than servers keep theirs (uvicorn, under vLLM and SGLang:
 # 5 s), so a request is not sent on a connection the server is closing.
 _KEEPALIVE_S = 4.0
+# A request body's JSON: json.dumps(payload, separators=(",", ":")) with the encoder built once.
+_BODY = json.JSONEncoder(separators=(",", ":"))
 
 
 def wire_model(litellm_model: str) -> str:
@@ -80,7 +82,7 @@ class DirectClient:
             payload.update(extra)
         payload["model"] = self.model
         payload["messages"] = messages
-        return json.dumps(payload, separators=(",", ":")).encode("utf-8")
+        return _BODY.encode(payload).encode("utf-8")
 
     def _open(self) -> Any:
         import aiohttp

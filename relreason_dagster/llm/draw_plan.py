@@ -26,6 +26,8 @@ class Work:
     prompt_ids: list[str]
     # Which draw of its prompts this request is (``--samples K``): 0 .. K-1.
     sample_index: int = 0
+    # work_size(), once computed (0: not yet); the run's progress adds it up at the start and per answer.
+    size: int = 0
 
 
 def sort_key(messages: list) -> str:
@@ -36,7 +38,10 @@ def sort_key(messages: list) -> str:
 
 
 def work_size(work: Work) -> int:
-    return 1 + sum(len(str(m.get("content", ""))) for m in work.messages if isinstance(m, dict))
+    """A request's share of a run's work, for progress: 1 plus its messages' characters."""
+    if not work.size:
+        work.size = 1 + sum(len(str(m.get("content", ""))) for m in work.messages if isinstance(m, dict))
+    return work.size
 
 
 def work_tokens(work: Work) -> int:

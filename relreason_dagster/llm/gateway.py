@@ -508,7 +508,7 @@ class _Runner:
             if h in hits:
                 cache_pairs.extend((pid, h) for pid in pending)
             else:
-                to_call.append(Work(h, work.messages, work.params, pending, work.sample_index))
+                to_call.append(Work(h, work.messages, work.params, pending, work.sample_index, work.size))
         self._copy_from_cache(cache_pairs, hits)
         self.stats.cached += len(cache_pairs)
         self._report()

@@ -48,6 +48,11 @@ def canonical_messages(messages: Any) -> list[dict[str, Any]]:
     return messages
 
 
+# The canonical JSON of a request: json.dumps(payload, sort_keys=True, separators=(",", ":"),
+# ensure_ascii=False), with the encoder built once (json.dumps builds one per call with these options).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def hash_payload(
     litellm_model: str, params: dict[str, Any], api_base: str | None, messages: list, sample_index: int = 0
 ) -> str:
@@ -61,7 +66,7 @@ def hash_payload(
         # Draw k > 0 of a repeated-sampling run is a request of its own.  Draw 0 hashes exactly as every
         # request did before draws existed, so stored answers (everyone's cache) stay valid at K = 1.
         payload["sample_index"] = int(sample_index)
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = _CANONICAL.encode(payload)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
