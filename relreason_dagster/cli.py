@@ -423,6 +423,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             "yes" if s.enabled else "no",
             s.concurrency,
             s.workers,
+            s.transport_used,  # how its calls are sent (llm/direct_transport.py): direct or litellm
             s.api_key_env or "",
             s.api_base or "",
         )
@@ -430,8 +431,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     ]
     for name in baseline_names():
         baseline = get_baseline(name)
-        rows.append((name, f"(built in: {baseline.description}, trained per task)", "yes", 1, 1, "", ""))
-    headers = ["name", "litellm_model", "enabled", "concurrency", "workers", "api_key_env", "api_base"]
+        rows.append((name, f"(built in: {baseline.description}, trained per task)", "yes", 1, 1, "-", "", ""))
+    headers = "name litellm_model enabled concurrency workers transport api_key_env api_base".split()
     print(format_table(headers, rows))
     return 0
 

@@ -117,6 +117,8 @@ def test_models_add_then_list(env, capsys):
     header, *rows = (line.split() for line in out.splitlines())
     gpt_row = next(row for row in rows if row[:2] == ["gpt", "openai/gpt-4o"])
     assert "workers" in header and gpt_row[3:5] == ["8", "2"], out
+    # Each model's transport is said (issue 46): no api_base, so LiteLLM.
+    assert header[5] == "transport" and gpt_row[5] == "litellm", out
 
 
 def test_bad_train_size_is_one_line(env, capsys):
