@@ -133,7 +133,7 @@ def estimate(
             continue
         spec = resolve_model(paths.models_path(), name, model_options)
         same_plan = json.dumps(
-            [spec.kind, spec.params, spec.provider, spec.context_window], sort_keys=True, default=str
+            [spec.kind, spec.params, spec.provider, spec.context_window, spec.n], sort_keys=True, default=str
         )
         if store is None and same_plan in plans:
             est = dataclasses.replace(plans[same_plan], model=name)
@@ -175,13 +175,15 @@ def _plan_estimate(
     todo = {w.prompt_ids[0]: w.messages for w, _ in called if w.prompt_ids[0] not in tokens_of}
     if todo:
         tokens_of.update(zip(todo, chat_prompt_tokens_many(list(todo.values())), strict=True))
-    calls = sum(n for _, n in called)
+    # Draws still to ask, and the calls that ask them: ``n`` draws per request (draw_plan.bundle).
+    missing = sum(n for _, n in called)
+    calls = sum(-(-n // spec.n) for _, n in called)
     return Estimate(
         model=name,
         prompts=len({p["prompt_id"] for p in prompts}),
         requests=requests,
-        stored=requests - calls,
+        stored=requests - missing,
         calls=calls,
-        input_tokens=sum(tokens_of[w.prompt_ids[0]] * n for w, n in called),
+        input_tokens=sum(tokens_of[w.prompt_ids[0]] * -(-n // spec.n) for w, n in called),
         max_output_tokens=sum(int(w.params.get("max_tokens") or 0) * n for w, n in called),
     )

@@ -28,6 +28,9 @@ class Work:
     sample_index: int = 0
     # work_size(), once computed (0: not yet); the run's progress adds it up at the start and per answer.
     size: int = 0
+    # The request hash of draw 0 of these messages and params: the draws that share it may be asked
+    # in one request (a model entry's ``n``, :func:`bundle`).
+    group: str = ""
 
 
 def sort_key(messages: list) -> str:
@@ -75,8 +78,10 @@ def plan_requests(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[st
         prompt_id = str(prompt["prompt_id"])
         messages = canonical_messages(prompt["messages"])
         params = effective_params(spec, prompt.get("max_tokens"), prompt.get("params"))
+        group = ""
         for k in range(samples_of(prompt)):
             h = hash_payload(spec.litellm_model, params, spec.api_base, messages, k)
+            group = group or h
             previous = seen_ids.get((prompt_id, k))
             if previous is not None:  # the same prompt id twice: the last one wins
                 if previous == h:
@@ -87,7 +92,29 @@ def plan_requests(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[st
             seen_ids[(prompt_id, k)] = h
             work = works.get(h)
             if work is None:
-                works[h] = Work(h, messages, params, [prompt_id], k)
+                works[h] = Work(h, messages, params, [prompt_id], k, group=group)
             else:
                 work.prompt_ids.append(prompt_id)
     return works
+
+
+def bundle(works: Sequence[Work], n: int) -> list[list[Work]]:
+    """The requests that answer ``works``: draws of the same messages and params ``n`` to a request.
+
+    Why: a provider that takes the OpenAI API's ``n`` returns n choices for one prompt's tokens, so
+    ``--samples K`` costs ⌈K / n⌉ requests per prompt instead of K.  Each draw keeps its own request
+    hash (the one it has with one request per draw), so which request answered it never enters the
+    cache: a later run with another ``n`` asks only the draws not stored.  Only the draws still to ask
+    are bundled (a run that stopped half-way asks the rest, n at a time).  Order: ``works``' order,
+    each request where its first draw was, its draws by index.
+    """
+    if n <= 1:
+        return [[work] for work in works]
+    groups: dict[str, list[Work]] = {}
+    for work in works:
+        groups.setdefault(work.group or work.request_hash, []).append(work)
+    out = []
+    for draws in groups.values():
+        draws.sort(key=lambda w: w.sample_index)
+        out.extend(draws[i : i + n] for i in range(0, len(draws), n))
+    return out

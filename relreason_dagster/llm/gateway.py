@@ -78,7 +78,8 @@ from typing import Any
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import direct_transport, litellm_overhead, rejected_params
 from relreason_dagster.llm import workers as worker_processes
-from relreason_dagster.llm.draw_plan import Work, plan_requests, sort_key, work_size, work_tokens
+from relreason_dagster.llm.choices import choice_views, refuses_n, split_usage
+from relreason_dagster.llm.draw_plan import Work, bundle, plan_requests, sort_key, work_size, work_tokens
 from relreason_dagster.llm.lake_writer import DEFAULT_FLUSH_INTERVAL_S, LakeWriter
 from relreason_dagster.llm.provider_errors import (
     DEFAULT_BACKOFF_BASE_S,
@@ -114,12 +115,19 @@ _UNKNOWN_BENCHMARK = "unknown"
 class _Job:
     """A request on its way and the attempts made so far.
 
-    ``request`` is what the transport sends: LiteLLM's kwargs, or the direct transport's encoded body.
+    ``works``: the draws it answers, one, or several of one prompt asked at once with ``n``
+    (``draw_plan.bundle``).  ``request`` is what the transport sends: LiteLLM's kwargs, or the
+    direct transport's encoded body.
     """
 
-    work: Work
+    works: list[Work]
     request: Any
     attempts: int = 0
+
+    @property
+    def work(self) -> Work:
+        """The first draw: its messages and params are every draw's."""
+        return self.works[0]
 
 
 def _now() -> datetime:
@@ -166,13 +174,15 @@ class _Runner:
         self.limiter = RateLimiter(spec.rpm, spec.tpm)
         # USD spent by this model's calls, stored ones included (``max_cost``; set by _answer).
         self.spent = 0.0
+        # Draws one request may ask (the entry's ``n``); 1 once the provider refused or ignored it.
+        self.choices = spec.n
 
     def _over_budget(self) -> bool:
         return self.spec.max_cost is not None and self.spent >= self.spec.max_cost
 
-    def _stop_for_budget(self, first: Work, fresh: Any) -> None:
+    def _stop_for_budget(self, first: list[Work], fresh: Any) -> None:
         """Count ``first`` and every request not yet sent as stopped by the budget (once, with a line)."""
-        stopped = [first, *fresh]
+        stopped = [work for works in (first, *fresh) for work in works]
         self.stats.budget_stopped += sum(len(w.prompt_ids) for w in stopped)
         self.stats.spent_usd = self.spent
         self._notice(
@@ -266,12 +276,22 @@ class _Runner:
                 )
             )
 
-    def _request(self, work: Work) -> Any:
-        """What the transport sends for ``work`` (built once: a retry sends the same)."""
+    def _request(self, works: list[Work]) -> Any:
+        """What the transport sends for ``works`` (built once: a retry sends the same).
+
+        Several draws are one request asking ``n`` choices; ``n`` is not in the request hash (each
+        draw's hash is the one it has alone, ``draw_plan.bundle``).
+        """
+        work = works[0]
         if self.client is not None:
             params = {**work.params, **self.extra_kwargs} if self.extra_kwargs else work.params
+            if len(works) > 1:
+                params = {**params, "n": len(works)}
             return self.client.body(work.messages, params)
-        return self._call_kwargs(work)
+        kwargs = self._call_kwargs(work)
+        if len(works) > 1:
+            kwargs["n"] = len(works)
+        return kwargs
 
     def _call_kwargs(self, work: Work) -> dict[str, Any]:
         kwargs: dict[str, Any] = dict(self.quiet_kwargs)
@@ -290,9 +310,14 @@ class _Runner:
             kwargs["api_key"] = self.api_key
         return kwargs
 
-    async def _attempt(self, job: _Job) -> float | None:
-        """Send ``job`` once.  None: its outcome is stored; else the seconds to wait before the next try."""
-        slot = await self.limiter.acquire(work_tokens(job.work)) if self.limiter.active else None
+    async def _attempt(self, job: _Job) -> float | list[_Job] | None:
+        """Send ``job`` once.  None: its outcome is stored; a number: the seconds to wait before the next
+        try; a list: requests to send instead (its draws one per request, when ``n`` was refused)."""
+        if self.limiter.active:
+            extra = (len(job.works) - 1) * int(job.work.params.get("max_tokens") or 0)
+            slot = await self.limiter.acquire(work_tokens(job.work) + extra)
+        else:
+            slot = None
         job.attempts += 1
         self.stats.attempts += 1
         start = time.monotonic()
@@ -307,26 +332,51 @@ class _Runner:
             finally:
                 self.limiter.release(slot)
             read = read_body if self.client is not None else read_reply
-            outcome = read(reply, time.monotonic() - start, job.attempts, self.spec)
+            latency = time.monotonic() - start
+            if len(job.works) == 1:
+                outcomes = [read(reply, latency, job.attempts, self.spec)]
+            else:
+                views = choice_views(reply)
+                outcomes = split_usage([read(v, latency, job.attempts, self.spec) for v in views])
         except Exception as exc:  # noqa: BLE001 - every provider error becomes a stored row
             latency = time.monotonic() - start
+            if len(job.works) > 1 and refuses_n(str(exc)):
+                return self._one_per_request(job.works, f"refused n={len(job.works)}")
             kind, retryable = classify_error(exc)
             if not retryable or job.attempts >= self.spec.max_attempts:
                 error = error_text(kind, exc, self.redact)
                 kind, error = rejected_params.relabel(
                     kind, error, str(exc), self.spec.name, self.spec.params, job.work.params
                 )
-                self._finish(job.work, Outcome(None, None, None, None, latency, job.attempts, error, kind))
+                for i, work in enumerate(job.works):
+                    failed = Outcome(None, None, None, None, latency, job.attempts, error, kind)
+                    self._finish(work, failed, call=i == 0)
                 return None
             delay = backoff_delay(job.attempts, self.backoff_base_s, self.backoff_cap_s, self.rng)
             wait = retry_after_seconds(exc)
             if wait is not None:
                 delay = max(delay, min(wait, RETRY_AFTER_CAP_S))
             return delay
-        self._finish(job.work, outcome)  # outside the try: a store that fails stops the run
+        # Outside the try: a store that fails stops the run.
+        for i, (work, outcome) in enumerate(zip(job.works, outcomes, strict=False)):
+            self._finish(work, outcome, call=i == 0)
+        if len(outcomes) < len(job.works):  # fewer choices than asked: the provider ignores n
+            return self._one_per_request(
+                job.works[len(outcomes) :], f"answered {len(outcomes)} of n={len(job.works)}"
+            )
         return None
 
-    async def _drive(self, to_call: list[Work]) -> None:
+    def _one_per_request(self, works: list[Work], why: str) -> list[_Job]:
+        """Ask ``works`` one draw per request, and every later request of the run too (once, a line)."""
+        if self.choices > 1:
+            self.choices = 1
+            self._notice(
+                f"{self.spec.name}: the provider {why} (several draws in one request); asking one draw "
+                "per request instead (set n: 1 in models.yaml to skip this try)"
+            )
+        return [_Job([work], self._request([work])) for work in works]
+
+    async def _drive(self, to_call: list[list[Work]]) -> None:
         """Send every request, at most ``concurrency`` at a time, a retry whose wait ended first.
 
         Workers take a ready retry before fresh work; a request that must wait
@@ -353,19 +403,27 @@ class _Runner:
                 if ready:
                     job = ready.popleft()
                 else:
-                    work = next(fresh, None)
-                    if work is not None and self._over_budget():
-                        self._stop_for_budget(work, fresh)
-                        work = None
-                    if work is None:
+                    works = next(fresh, None)
+                    if works is not None and self._over_budget():
+                        self._stop_for_budget(works, fresh)
+                        works = None
+                    if works is None:
                         if not waiting:
                             return
                         wake.clear()
                         await wake.wait()
                         continue
-                    job = _Job(work, self._request(work))
+                    if len(works) > self.choices:  # n refused meanwhile: one draw per request
+                        ready.extend(_Job([w], self._request([w])) for w in works[1:])
+                        wake.set()
+                        works = works[:1]
+                    job = _Job(works, self._request(works))
                 delay = await self._attempt(job)
                 if delay is None:
+                    continue
+                if isinstance(delay, list):
+                    ready.extend(delay)
+                    wake.set()
                     continue
                 waiting += 1
                 if delay <= 0:
@@ -390,7 +448,7 @@ class _Runner:
             if self.client is not None:
                 await self.client.close()
 
-    async def _drive_in_workers(self, to_call: list[Work], n: int) -> None:
+    async def _drive_in_workers(self, to_call: list[list[Work]], n: int) -> None:
         """Send the calls from ``n`` processes (``llm/workers.py``), each every n-th request.
 
         The model's concurrency is shared out, so the total in flight stays
@@ -450,12 +508,14 @@ class _Runner:
                 "the answers they stored are kept, and running again asks only the rest"
             )
 
-    def _finish(self, work: Work, outcome: Outcome) -> None:
+    def _finish(self, work: Work, outcome: Outcome, call: bool = True) -> None:
+        """Store ``work``'s outcome and count it; ``call``: the first draw its request answered."""
         self._store(work, outcome)
         if outcome.cost_usd is not None:
             self.spent += outcome.cost_usd
             self.stats.spent_usd = self.spent
-        self.stats.called += 1  # one request, whatever number of identical prompts it answers
+        # One request, whatever number of identical prompts (or draws, with n) it answers.
+        self.stats.called += 1 if call else 0
         self.stats.shared += len(work.prompt_ids) - 1
         self.stats.work_done += work_size(work)
         if outcome.error is not None:
@@ -508,7 +568,9 @@ class _Runner:
             if h in hits:
                 cache_pairs.extend((pid, h) for pid in pending)
             else:
-                to_call.append(Work(h, work.messages, work.params, pending, work.sample_index, work.size))
+                to_call.append(
+                    Work(h, work.messages, work.params, pending, work.sample_index, work.size, work.group)
+                )
         self._copy_from_cache(cache_pairs, hits)
         self.stats.cached += len(cache_pairs)
         self._report()
@@ -518,12 +580,13 @@ class _Runner:
                 litellm_overhead.price_unknown_model_at_zero(self.spec.litellm_model)
             to_call.sort(key=lambda w: sort_key(w.messages))
             self.stats.work_total = sum(work_size(w) for w in to_call)
+            requests = bundle(to_call, self.choices)
             try:
-                n_workers = min(self.spec.workers, len(to_call), self.spec.concurrency)
+                n_workers = min(self.spec.workers, len(requests), self.spec.concurrency)
                 if n_workers > 1:
-                    await self._drive_in_workers(to_call, n_workers)
+                    await self._drive_in_workers(requests, n_workers)
                 else:
-                    await self._drive(to_call)
+                    await self._drive(requests)
             finally:
                 self.writer.flush()  # whatever finished is kept, even on cancellation
         self.writer.compact()

@@ -92,6 +92,9 @@ class ModelSpec:
     tpm: int | None = None
     # How calls are sent (llm/direct_transport.py): "direct" or "litellm"; None: ``transport_used``'s rule.
     transport: str | None = None
+    # Draws asked in one request (the OpenAI API's ``n``): ``--samples K`` sends ⌈K / n⌉ requests per
+    # prompt (llm/draw_plan.bundle); a provider that refuses or ignores it gets one request per draw.
+    n: int = 1
 
     @property
     def provider(self) -> str:
@@ -205,6 +208,8 @@ def _says(expected: str) -> dict[str, Any]:
 # ModelSpec's defaults are the entry's: an entry leaving a field out gets exactly these.
 _DEFAULT = {f.name: f.default for f in dataclasses.fields(ModelSpec) if f.default is not dataclasses.MISSING}
 _POSITIVE = _says("a positive integer")
+# The most draws one request may ask (``n``; OpenAI's own limit).
+MAX_CHOICES = 128
 
 
 class ModelEntry(BaseModel):
@@ -249,6 +254,7 @@ class ModelEntry(BaseModel):
     transport: Literal["direct", "litellm"] | None = Field(
         _DEFAULT["transport"], json_schema_extra=_says("'direct' or 'litellm'")
     )
+    n: int = Field(_DEFAULT["n"], gt=0, le=MAX_CHOICES, json_schema_extra=_says(f"1 to {MAX_CHOICES} draws"))
 
     @field_validator("name")
     @classmethod

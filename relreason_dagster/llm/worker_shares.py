@@ -33,7 +33,7 @@ def worker_spec(spec: ModelSpec, n: int, k: int, spent: float) -> ModelSpec:
 
 
 def slice_payloads(
-    to_call: Sequence[Work],
+    to_call: Sequence[list[Work]],
     n: int,
     *,
     spec: ModelSpec,
@@ -44,6 +44,8 @@ def slice_payloads(
     rng: random.Random,
 ) -> list[dict[str, Any]]:
     """One payload per worker (``gateway.run_slice`` lists its keys): every n-th request, its spec share.
+
+    A request is the draws it answers (one, or several asked with ``n``: ``draw_plan.bundle``).
 
     ``common`` is what every worker gets alike; each gets its own jitter seed, drawn from ``rng``
     in worker order.
@@ -57,7 +59,10 @@ def slice_payloads(
                 "spec": worker_spec(spec, n, k, spent),
                 "works": works,
                 "benchmarks": {
-                    pid: benchmarks.get(pid, unknown_benchmark) for work in works for pid in work.prompt_ids
+                    pid: benchmarks.get(pid, unknown_benchmark)
+                    for request in works
+                    for work in request
+                    for pid in work.prompt_ids
                 },
                 "seed": rng.randrange(2**32),
             }

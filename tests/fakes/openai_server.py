@@ -252,26 +252,16 @@ class _Handler(BaseHTTPRequestHandler):
         elif shape is not None:
             self._send_json(200, _malformed_body(shape, key, attempt, str(body.get("model", "fake"))))
         else:
-            content = owner.responder(messages)
+            n = body.get("n") if isinstance(body.get("n"), int) and not owner.ignore_n else 1
+            choices = [_choice(owner, body, messages, key, attempt, i) for i in range(max(n, 1))]
             usage: dict[str, Any] = {
+                # The prompt is read once, whatever the number of choices; completions add up.
                 "prompt_tokens": sum(len(str(m.get("content", "")).split()) for m in messages),
-                "completion_tokens": len(content.split()),
+                "completion_tokens": sum(tokens for _, tokens, _ in choices),
             }
-            message: dict[str, Any] = {"role": "assistant", "content": content}
-            style = owner.reasoning.get(str(body.get("model", "")), owner.reasoning.get("*"))
-            if style is not None:
-                thinking = reasoning_text(key, attempt)
-                if style == "field":
-                    message["reasoning_content"] = thinking
-                    thought = len(thinking.split())
-                    usage["completion_tokens"] += thought
-                    usage["completion_tokens_details"] = {"reasoning_tokens": thought}
-                elif style == "think_tags":
-                    message["content"] = f"<think>\n{thinking}\n</think>\n\n{content}"
-                    usage["completion_tokens"] = len(message["content"].split())
-                else:
-                    known = ", ".join(REASONING_STYLES)
-                    raise ValueError(f"unknown reasoning style {style!r}; known: {known}")
+            thought = [t for _, _, t in choices if t is not None]
+            if thought:
+                usage["completion_tokens_details"] = {"reasoning_tokens": sum(thought)}
             usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
             self._send_json(
                 200,
@@ -280,16 +270,43 @@ class _Handler(BaseHTTPRequestHandler):
                     "object": "chat.completion",
                     "created": int(time.time()),
                     "model": body.get("model", "fake"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": message,
-                            "finish_reason": owner.finish_reason(key) if owner.finish_reason else "stop",
-                        }
-                    ],
+                    "choices": [choice for choice, _, _ in choices],
                     "usage": usage,
                 },
             )
+
+
+def _choice(
+    owner: FakeOpenAIServer,
+    body: dict[str, Any],
+    messages: list[dict[str, Any]],
+    key: str,
+    attempt: int,
+    i: int,
+) -> tuple[dict[str, Any], int, int | None]:
+    """Choice ``i`` of an answer (``n`` > 1 asks several: choice i > 0 ends with " (choice i)", so each
+    draw is told apart), its completion tokens and its reasoning tokens (None: no thinking field)."""
+    content = owner.responder(messages)
+    if i:
+        content = f"{content} (choice {i})"
+    tokens = len(content.split())
+    thought: int | None = None
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    style = owner.reasoning.get(str(body.get("model", "")), owner.reasoning.get("*"))
+    if style is not None:
+        thinking = reasoning_text(key, attempt) + (f" Choice {i}." if i else "")
+        if style == "field":
+            message["reasoning_content"] = thinking
+            thought = len(thinking.split())
+            tokens += thought
+        elif style == "think_tags":
+            message["content"] = f"<think>\n{thinking}\n</think>\n\n{content}"
+            tokens = len(message["content"].split())
+        else:
+            known = ", ".join(REASONING_STYLES)
+            raise ValueError(f"unknown reasoning style {style!r}; known: {known}")
+    finish = owner.finish_reason(key) if owner.finish_reason else "stop"
+    return {"index": i, "message": message, "finish_reason": finish}, tokens, thought
 
 
 def _malformed_body(shape: str, key: str, attempt: int, model: str) -> dict[str, Any]:
@@ -344,6 +361,7 @@ class FakeOpenAIServer:
         reject_params: dict[str, str] | None = None,
         reasoning: dict[str, str] | None = None,
         finish_reason: Callable[[str], str | None] | None = None,
+        ignore_n: bool = False,
     ) -> None:
         if rate_limit_fraction + server_error_fraction + hang_fraction + drop_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
@@ -369,6 +387,8 @@ class FakeOpenAIServer:
         self.reasoning: dict[str, str] = dict(reasoning or {})  # model name -> REASONING_STYLES
         # The finish_reason of an answer, by prompt key (None: "stop"; a function may return null).
         self.finish_reason = finish_reason
+        # Answer one choice whatever ``n`` asks (a server that ignores the parameter).
+        self.ignore_n = ignore_n
         self.requested_port = port  # 0: any free port
         self.log: list[LogEntry] = []
         self._attempts: Counter[str] = Counter()
