@@ -68,6 +68,7 @@ class DirectClient:
         if key:
             self.headers["Authorization"] = f"Bearer {key}"
         self.session: Any = None
+        self.target: Any = None  # self.url as a yarl.URL, once the session is open
 
     def body(self, messages: list, params: dict[str, Any]) -> bytes:
         """The request body, encoded once per request (a retry sends the same bytes).
@@ -86,12 +87,17 @@ class DirectClient:
 
     def _open(self) -> Any:
         import aiohttp
+        import yarl
 
+        # The URL parsed and the headers given once, for the session (per request they were ~10 % of
+        # the call's own CPU, measured against the fake server).
+        self.target = yarl.URL(self.url)
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
             timeout=aiohttp.ClientTimeout(total=self.timeout_s),
             cookie_jar=aiohttp.DummyCookieJar(),
             raise_for_status=False,
+            headers=self.headers,
         )
         return self.session
 
@@ -101,7 +107,7 @@ class DirectClient:
 
         session = self.session or self._open()
         try:
-            async with session.post(self.url, data=body, headers=self.headers) as response:
+            async with session.post(self.target, data=body) as response:
                 raw = await response.read()
                 status = response.status
                 if not 200 <= status < 300:
