@@ -47,5 +47,16 @@ def test_dry_run_calls_nothing_and_prints_tokens_and_cost(tmp_path, monkeypatch,
         # Two draws ask each prompt twice (identical prompt texts share a request).
         assert found["openai/gpt-4o-mini"].calls == 2 * one.calls
         assert found["openai/gpt-4o-mini"].prompts == one.prompts
+        # With n: 2 both draws of a prompt are one request: the calls and input tokens of one draw.
+        paired = estimate(
+            ["openai/gpt-4o-mini"],
+            profile="smoke",
+            benchmarks=["flenqa"],
+            samples=2,
+            limit=1,
+            model_options={"api_base": "http://127.0.0.1:9/v1", "n": 2},
+        )[0]
+        assert paired.calls == one.calls and paired.input_tokens == one.input_tokens
+        assert paired.requests == found["openai/gpt-4o-mini"].requests
     finally:
         mp.undo()
