@@ -183,6 +183,11 @@ def _check_params(where: str, prefix: str, params: Any) -> dict[str, Any]:
             raise ConfigError(f"{where}: {prefix}: expected string keys, got {_got(key)}")
         if key in ("api_key", "model", "messages", "stream"):
             raise ConfigError(f"{where}: {at}: not allowed in params (set it elsewhere in the entry)")
+        if key == "n":  # as a param every choice but the first would be thrown away
+            raise ConfigError(
+                f"{where}: {at}: several draws per request are the entry field n (stored as one row each "
+                "with --samples K); move n out of params"
+            )
         is_int = isinstance(value, int) and not isinstance(value, bool)
         if key in _POSITIVE_INT_PARAMS and not (is_int and value > 0):
             raise ConfigError(f"{where}: {at}: expected a positive integer, got {_got(value)}")

@@ -112,6 +112,14 @@ def test_repo_models_yaml_is_valid():
             "models[0].params.temperature: expected a number, got 'hot'",
         ),
         (
+            "models:\n  - name: a\n    litellm_model: x/y\n    params: {n: 2}\n",
+            "models[0].params.n: several draws per request are the entry field n",
+        ),
+        (
+            "models:\n  - name: a\n    litellm_model: x/y\n    n: 0\n",
+            "models[0].n: expected 1 to 128 draws, got 0",
+        ),
+        (
             "models:\n  - name: a\n    litellm_model: x/y\n    params: {max_tokens: -1}\n",
             "models[0].params.max_tokens: expected a positive integer, got -1",
         ),
