@@ -174,8 +174,9 @@ class _Runner:
         self.limiter = RateLimiter(spec.rpm, spec.tpm)
         # USD spent by this model's calls, stored ones included (``max_cost``; set by _answer).
         self.spent = 0.0
-        # Draws one request may ask (the entry's ``n``); 1 once the provider refused or ignored it.
-        self.choices = spec.n
+        # Draws one request may ask (the entry's ``n``); 1 once the provider refused or ignored it, and
+        # for an in-process model (llm/local_provider.py answers one choice: a try would be wasted).
+        self.choices = 1 if spec.provider == "local" else spec.n
 
     def _over_budget(self) -> bool:
         return self.spec.max_cost is not None and self.spent >= self.spec.max_cost
