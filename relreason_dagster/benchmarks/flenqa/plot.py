@@ -149,3 +149,82 @@ def draw_figure_panels(
         ax.set_ylim(-0.02, 1.02)
         ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
         ax.grid(alpha=0.3)
+
+
+def pool_reasoning_rows(
+    rows: list[dict[str, Any]],
+) -> dict[tuple[str, str, str], dict[int, dict[str, float]]]:
+    """``marts.flenqa_reasoning_length`` rows pooled over tasks: per (padding, model, setting) and length,
+    the mean reasoning tokens (weighted by the answers with a count) and the accuracy (by the answers).
+
+    The minimal text (padding 'none', length 0) is the start of every padding's line, as in the study's
+    figures; a padding with only the minimal text has no panel of its own.
+    """
+    cells: dict[tuple[str, str, str, int], dict[str, float]] = defaultdict(
+        lambda: {"tokens": 0.0, "n_tokens": 0.0, "correct": 0.0, "n": 0.0}
+    )
+    paddings = sorted(
+        {r["padding"] for r in rows if r["padding"] != "none"}, key=lambda v: (PANEL_ORDER.get(v, 9), v)
+    )
+    for r in rows:
+        for padding in paddings if r["padding"] == "none" else [r["padding"]]:
+            cell = cells[(padding, r["model"], r["setting"], int(r["length"]))]
+            if r["mean_reasoning_tokens"] is not None:
+                cell["tokens"] += float(r["mean_reasoning_tokens"]) * int(r["n_with_tokens"])
+                cell["n_tokens"] += int(r["n_with_tokens"])
+            cell["correct"] += int(r["n_correct"])
+            cell["n"] += int(r["n"])
+    out: dict[tuple[str, str, str], dict[int, dict[str, float]]] = defaultdict(dict)
+    for (padding, model, setting, length), c in cells.items():
+        out[(padding, model, setting)][length] = {
+            "mean_tokens": c["tokens"] / c["n_tokens"] if c["n_tokens"] else float("nan"),
+            "accuracy": c["correct"] / c["n"] if c["n"] else float("nan"),
+        }
+    return out
+
+
+def draw_reasoning_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], colors: dict[str, Any]) -> None:
+    """One panel per padding: mean reasoning tokens vs input length (left axis, solid markers) and the
+    accuracy (right axis, faint squares on a dotted line), one colour per model, line style per prompt.
+
+    ``rows`` are ``marts.flenqa_reasoning_length`` rows; lengths evenly spaced, 0 drawn as "min".
+    """
+    pooled = pool_reasoning_rows(rows)
+    paddings = sorted({p for p, _, _ in pooled}, key=lambda v: (PANEL_ORDER.get(v, 9), v))
+    lengths = sorted({int(r["length"]) for r in rows})
+    xpos = {length: i for i, length in enumerate(lengths)}
+    for ax, padding in zip(axes, paddings, strict=False):
+        right = ax.twinx()
+        for (p, model, setting), by_length in sorted(pooled.items()):
+            if p != padding:
+                continue
+            points = sorted(by_length.items())
+            x = [xpos[length] for length, _ in points]
+            color = colors.get(model)
+            ax.plot(
+                x,
+                [v["mean_tokens"] for _, v in points],
+                marker="o",
+                markersize=4,
+                color=color,
+                linestyle=LINE_STYLES.get(setting, ":"),
+                label=f"{model} · {setting}",
+            )
+            right.plot(
+                x,
+                [v["accuracy"] for _, v in points],
+                marker="s",
+                markersize=3,
+                color=color,
+                linestyle=(0, (1, 2)),
+                linewidth=1,
+                alpha=0.6,
+            )
+        ax.set_title(f"padding {padding}", fontsize=10)
+        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
+        ax.set_xlabel("input tokens (target)", fontsize=8)
+        ax.set_ylabel("mean reasoning tokens", fontsize=8)
+        ax.set_ylim(bottom=0)
+        right.set_ylabel("accuracy (squares, dotted)", fontsize=8)
+        right.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)

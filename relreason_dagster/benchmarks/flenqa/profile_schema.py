@@ -15,6 +15,8 @@ from pydantic import Field
 from relreason_dagster.benchmarks.base import FamilyKnobs
 from relreason_dagster.benchmarks.flenqa import padding, prompts
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
+from relreason_dagster.benchmarks.reasoning_source import DEFAULT as DEFAULT_SOURCE
+from relreason_dagster.benchmarks.reasoning_source import ReasoningSource
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER
 
 DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 8}
@@ -23,6 +25,7 @@ DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 
 # The study's grid, the knobs' defaults (generate.py reads them from here: the knobs are declared first).
 POOL_SIZE = 100
 LENGTHS = (250, 500, 1000, 2000, 3000)
+
 
 class Knobs(FamilyKnobs):
     """A flenqa section: the grid (tasks x base instances x lengths x paddings x positions), the settings."""
@@ -41,3 +44,6 @@ class Knobs(FamilyKnobs):
     # The study's released dataset (FLenQA_hf.jsonl or its parquet) instead of generated items: a path,
     # or auto = the file `relreason flenqa import` stored, generated items when there is none.
     dataset_file: str | None = None
+    # Which text §7's CoT analyses (answer first, key-fact coverage) read: the answer, the reasoning
+    # trace or both, one row per source (steps.py, marts flenqa_cot*); auto = both for a model with traces.
+    reasoning_source: ReasoningSource = DEFAULT_SOURCE

@@ -24,6 +24,7 @@ from relreason_dagster.benchmarks.flenqa.plot import (
     draw_accuracy_vs_length,
     draw_figure_panels,
     draw_label_bias,
+    draw_reasoning_vs_length,
 )
 
 
@@ -88,6 +89,27 @@ def draw_label_bias_figure(rows_by_mart: dict[str, Rows]) -> Any:
     else:
         plotting.no_data(ax, "No FLenQA label bias yet.")
     bottom = plotting.legend_below(fig, [ax], ncol=3)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
+def draw_reasoning_length(rows_by_mart: dict[str, Rows]) -> Any:
+    """Reasoning tokens and accuracy vs input length, a panel per padding; a "no traces" panel when no
+    model's answers show reasoning."""
+    plt = plotting.plt()
+    rows = rows_by_mart["marts.flenqa_reasoning_length"]
+    n_panels = max(1, len({r["padding"] for r in rows if r["padding"] != "none"}))
+    fig, axes = plt.subplots(1, n_panels, figsize=(plotting.WIDTH_IN, 3.4), squeeze=False)
+    flat = list(axes.flat)
+    if rows:
+        draw_reasoning_vs_length(flat, rows, plotting.model_colors([r["model"] for r in rows]))
+    else:
+        plotting.no_data(
+            flat[0],
+            "No reasoning traces: no model's FLenQA answers show reasoning tokens.\n"
+            "Run a reasoning model: relreason run --model M --benchmark flenqa.",
+        )
+    bottom = plotting.legend_below(fig, flat, ncol=3)
     fig.tight_layout(rect=(0, bottom, 1, 1))
     return fig
 
@@ -176,6 +198,23 @@ FIGURES = STUDY_FIGURES + (
     ),
 )
 
+# Collected by the report's "Reasoning traces" section (results/), not FLenQA's own section.
+TRACE_FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec(
+        name="flenqa_reasoning_length",
+        asset_name="flenqa_reasoning_length_plot",
+        study=BENCHMARK,
+        title="FLenQA: does a reasoning model think longer as the input grows?",
+        caption="Mean reasoning tokens (the provider's count, else the trace counted with the profile's "
+        'tokenizer) vs the padded input length, one panel per padding (the minimal text, "min", '
+        "starts every line), one colour per model, solid direct / dashed CoT; faint squares on a dotted "
+        "line: the accuracy (right axis); tasks and positions pooled (marts.flenqa_reasoning_length).",
+        marts=("marts.flenqa_reasoning_length",),
+        draw=draw_reasoning_length,
+        hint="relreason run --model M --benchmark flenqa (M a reasoning model)",
+    ),
+)
+
 LENGTH_TABLE = ReportTable(
     key="flenqa",
     title="FLenQA: accuracy by input length",
@@ -222,8 +261,8 @@ HEADLINES = (
     HeadlineTable(
         "marts.flenqa_cot_dependence (FLenQA §7: incorrect CoT answers vs answer-first and incomplete "
         "coverage, Fisher's exact p)",
-        "SELECT model, length, factor, n, n_exposed, wrong_rate_exposed, wrong_rate_unexposed, p_value "
-        "FROM marts.flenqa_cot_dependence ORDER BY model, factor, length",
+        "SELECT model, source, length, factor, n, n_exposed, wrong_rate_exposed, wrong_rate_unexposed, "
+        "p_value FROM marts.flenqa_cot_dependence ORDER BY model, source, factor, length",
     ),
     HeadlineTable(
         "marts.flenqa_label_bias (FLenQA: share of False answers vs the true 50%, refusals)",
