@@ -5,8 +5,8 @@ thinks in a ``<think>…</think>`` block before a short answer, and its traces a
 per sample, in turn, the trace reproduces both key sentences that the answer leaves out ("keys only in
 the trace"), states the verdict in its first word and reasons after it ("early"), reproduces one key
 sentence ("one key"), or both key sentences that the answer reproduces too ("keys in both").  Its
-filler grows with the input length (1 + length // 250 repeats), so it thinks longer on longer texts,
-and it is wrong exactly on "one key" samples of 1000 tokens.  A scripted model without reasoning
+filler grows with the prompt (one more sentence per 150 words), so it thinks longer on longer texts,
+and it is wrong exactly on the "one key" samples.  A scripted model without reasoning
 (``fl-plain``) answers every prompt with the gold response.
 
 One real run (CLI, DuckDB, the step, dbt) per value of the knob reasoning_source on the same prompts
@@ -28,7 +28,7 @@ from scipy import stats
 from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.cli import main
-from relreason_dagster.llm.tokenizer import count_tokens
+from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 
@@ -52,55 +52,65 @@ class Script:
         family = get_family("flenqa")
         profile = profiles.get_profile("fl_both", "flenqa")
         samples = sorted(family.generate(profile, profiles.DEFAULT_SEED), key=lambda s: s.sample_id)
-        self.kind = {s.sample_id: KINDS[i % len(KINDS)] for i, s in enumerate(samples)}
+        kind_of = {s.sample_id: KINDS[i % len(KINDS)] for i, s in enumerate(samples)}
+        by_id = {s.sample_id: s for s in samples}
         self.prompts: list[dict[str, Any]] = []
         self.by_text: dict[str, dict[str, Any]] = {}
-        by_id = {s.sample_id: s for s in samples}
         for p in family.build_prompts(samples, profile):
             s = by_id[p.sample_id]
-            length = int(s.variant.get("length") or 0)
-            kind = self.kind[s.sample_id]
-            verdict = "True" if s.label else "False"
-            wrong = "False" if s.label else "True"
-            correct = not (kind == "one_key" and length == 1000)
-            said = verdict if correct else wrong
-            first, second = s.input["key_sentences"]
-            filler = " ".join([FILLER] * (1 + length // 250))
-            trace = {
-                "keys_in_trace": f"Let me find the facts. {first} {second} {filler}.",
-                "early": f"{said}. I will still check it against the text step by step, {filler}.",
-                "one_key": f"Let me find the facts. {first} {filler}.",
-                "keys_in_both": f"Let me find the facts. {first} {second} {filler}.",
-            }[kind]
-            if p.setting == "direct":
-                answer = said
-            elif kind == "keys_in_both":
-                answer = f"Step 1: {first}\nStep 2: {second}\nSo the answer is {said}."
-            else:
-                answer = f"So the answer is {said}."
-            fact = {
-                "task": s.task,
-                "setting": p.setting,
-                "length": length,
-                "padding": s.variant.get("padding") or "none",
-                "correct": correct,
-                "kind": kind,
-                "thinker": f"<think>{trace}</think>{answer}",
-                "plain": family.render_gold(s, p.setting),
-                "tokens": count_tokens(trace, profile.get("tokenizer")),
-                # §7's reads by construction, per model and source: (answer_first, keys_covered).
-                "reads": {
-                    (THINKER, "trace"): (
-                        kind == "early",
-                        {"keys_in_trace": 2, "early": 0, "one_key": 1}.get(kind, 2),
-                    ),
-                    (THINKER, "answer"): (False, 2 if kind == "keys_in_both" and p.setting == "cot" else 0),
-                    (PLAIN, "trace"): (False, 0),
-                    (PLAIN, "answer"): (False, 2 if p.setting == "cot" else 0),
-                },
-            }
-            self.prompts.append(fact)
-            self.by_text[p.messages[-1]["content"]] = fact
+            text = p.messages[-1]["content"]
+            # A text asked twice (smoke's 250-token text of an instance whose key paragraphs already fill
+            # 250 tokens is its minimal text) is one call: the reply is the first asker's.
+            reply = self.by_text.get(text) or self._reply(family, s, p.setting, text, kind_of[s.sample_id])
+            self.by_text[text] = reply
+            self.prompts.append(
+                {
+                    **reply,
+                    "task": s.task,
+                    "setting": p.setting,
+                    "length": int(s.variant.get("length") or 0),
+                    "padding": s.variant.get("padding") or "none",
+                }
+            )
+
+    @staticmethod
+    def _reply(family: Any, s: Any, setting: str, text: str, kind: str) -> dict[str, Any]:
+        """Both models' replies to one prompt text, and what §7's reads must find in each."""
+        # It thinks longer on a longer text: one more filler sentence per 150 words of the prompt.
+        repeats = 1 + len(text.split()) // 150
+        correct = kind != "one_key"  # one key sentence found: the wrong verdict
+        verdict = "True" if s.label else "False"
+        said = verdict if correct else ("False" if s.label else "True")
+        first, second = s.input["key_sentences"]
+        filler = " ".join([FILLER] * repeats)
+        trace = {
+            "keys_in_trace": f"Let me find the facts. {first} {second} {filler}.",
+            "early": f"{said}. I will still check it against the text step by step, {filler}.",
+            "one_key": f"Let me find the facts. {first} {filler}.",
+            "keys_in_both": f"Let me find the facts. {first} {second} {filler}.",
+        }[kind]
+        if setting == "direct":
+            answer = said
+        elif kind == "keys_in_both":
+            answer = f"Step 1: {first}\nStep 2: {second}\nSo the answer is {said}."
+        else:
+            answer = f"So the answer is {said}."
+        return {
+            "correct": correct,
+            "thinker": f"<think>{trace}</think>{answer}",
+            "plain": family.render_gold(s, setting),
+            "tokens": count_tokens(trace, DEFAULT_TOKENIZER),
+            # §7's reads by construction, per model and source: (answer_first, keys_covered).
+            "reads": {
+                (THINKER, "trace"): (
+                    kind == "early",
+                    {"keys_in_trace": 2, "early": 0, "one_key": 1}.get(kind, 2),
+                ),
+                (THINKER, "answer"): (False, 2 if kind == "keys_in_both" and setting == "cot" else 0),
+                (PLAIN, "trace"): (False, 0),
+                (PLAIN, "answer"): (False, 2 if setting == "cot" else 0),
+            },
+        }
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +264,7 @@ def _check_marts(script: Script, knob: str) -> None:
 def test_each_mart_holds_the_scripted_counts_for_each_source(script, knob):
     calls = _run(script, knob)
     n_prompts = len(script.prompts)
-    assert calls == (2 * n_prompts if knob == KNOBS[0] else 0)
+    assert calls == (2 * len(script.by_text) if knob == KNOBS[0] else 0)
     _check_marts(script, knob)
     sources = _sources(knob)
     got = rows("SELECT model, source, count(*) FROM raw.flenqa_trace_reads GROUP BY ALL ORDER BY ALL")

@@ -32,6 +32,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "paddings": ["duplicate", "similar", "different"],
         "positions": ["first", "middle", "last", "random"],
         "prose_dir": None,
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "samples": 1,
         "settings": ["direct", "cot", "next_word"],
         "tasks": ["MonoRel", "PIR", "Ruletaker"],
@@ -112,6 +113,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "paddings": ["duplicate", "similar", "different"],
         "positions": ["first", "middle", "last", "random"],
         "prose_dir": None,
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "samples": 1,
         "settings": ["direct", "cot", "next_word"],
         "tasks": ["MonoRel", "PIR", "Ruletaker"],
@@ -201,6 +203,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "paddings": ["different"],
         "positions": ["random"],
         "prose_dir": None,
+        "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "samples": 1,
         "settings": ["direct", "cot", "next_word"],
         "tasks": ["MonoRel", "PIR", "Ruletaker"],
