@@ -70,6 +70,7 @@ class Script:
                     "setting": p.setting,
                     "length": int(s.variant.get("length") or 0),
                     "padding": s.variant.get("padding") or "none",
+                    "position": s.variant.get("position") or "none",
                 }
             )
 
@@ -186,10 +187,11 @@ def _expected_dependence(script: Script, knob: str) -> list[tuple]:
 
 
 def _expected_length(script: Script) -> list[tuple]:
-    """marts.flenqa_reasoning_length: setting, task, length, padding, n, with trace, mean, median, correct."""
+    """marts.flenqa_reasoning_length: setting, task, length, padding, position, n, with trace, mean,
+    median, correct."""
     cells: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
     for f in script.prompts:
-        cells[(f["setting"], f["task"], f["length"], f["padding"])].append(f)
+        cells[(f["setting"], f["task"], f["length"], f["padding"], f["position"])].append(f)
     return sorted(
         (
             *k,
@@ -243,7 +245,7 @@ def _check_marts(script: Script, knob: str) -> None:
     assert got == _expected_dependence(script, knob), knob
     # The reasoning marts read each response once, whatever the knob; the plain model has no row.
     got = rows(
-        "SELECT setting, task, length, padding, n, n_with_trace, mean_reasoning_tokens,"
+        "SELECT setting, task, length, padding, position, n, n_with_trace, mean_reasoning_tokens,"
         " median_reasoning_tokens, n_correct FROM marts.flenqa_reasoning_length ORDER BY ALL"
     )
     assert got == _expected_length(script), knob

@@ -90,6 +90,7 @@ def _cell(padding: str, length: int, mean: float, n_correct: int, n: int = 4) ->
         "task": "pir",
         "length": length,
         "padding": padding,
+        "position": "none" if padding == "none" else "random",
         "n": n,
         "n_with_tokens": n,
         "mean_reasoning_tokens": mean,

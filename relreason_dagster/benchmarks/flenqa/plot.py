@@ -154,8 +154,9 @@ def draw_figure_panels(
 def pool_reasoning_rows(
     rows: list[dict[str, Any]],
 ) -> dict[tuple[str, str, str], dict[int, dict[str, float]]]:
-    """``marts.flenqa_reasoning_length`` rows pooled over tasks: per (padding, model, setting) and length,
-    the mean reasoning tokens (weighted by the answers with a count) and the accuracy (by the answers).
+    """``marts.flenqa_reasoning_length`` rows pooled over tasks and positions: per (padding, model,
+    setting) and length, the mean reasoning tokens (weighted by the answers with a count) and the
+    accuracy (by the answers).
 
     The minimal text (padding 'none', length 0) is the start of every padding's line, as in the study's
     figures; a padding with only the minimal text has no panel of its own.

@@ -1,9 +1,8 @@
 -- Does a reasoning model think longer as the input grows, and with which accuracy?  Per model x
--- setting x task x length x padding (every position pooled; length 0 / padding 'none' is the minimal
--- text): its answers, those with a trace, the mean and median reasoning tokens of the answers that have
+-- setting x task x length x padding x position (length 0 / padding 'none' is the minimal text): its answers, those with a trace, the mean and median reasoning tokens of the answers that have
 -- a count, and the accuracy with its 95% Wilson interval.  Models without reasoning have no rows.
 with cells as (
-    select model, setting, task, length, padding,
+    select model, setting, task, length, padding, position,
            count(*) as n,
            count(*) filter (where has_trace) as n_with_trace,
            count(reasoning_tokens) as n_with_tokens,
@@ -13,9 +12,9 @@ with cells as (
                 else any_value(reasoning_tokens_source) end as reasoning_tokens_source,
            count(*) filter (where correct) as n_correct
     from {{ ref('int_flenqa_reasoning') }}
-    group by model, setting, task, length, padding
+    group by model, setting, task, length, padding, position
 )
-select model, setting, task, length, padding, n, n_with_trace, n_with_tokens,
+select model, setting, task, length, padding, position, n, n_with_trace, n_with_tokens,
        round(mean_tokens, 2) as mean_reasoning_tokens,
        round(median_tokens, 2) as median_reasoning_tokens,
        reasoning_tokens_source, n_correct,
@@ -23,4 +22,4 @@ select model, setting, task, length, padding, n, n_with_trace, n_with_tokens,
        round({{ wilson_low('n_correct', 'n') }}, 4) as accuracy_ci_low,
        round({{ wilson_high('n_correct', 'n') }}, 4) as accuracy_ci_high
 from cells
-order by model, setting, task, length, padding
+order by model, setting, task, length, padding, position
