@@ -140,3 +140,18 @@ def test_report_and_samples_show_the_reasoning_collapsed_and_the_a_vs_b_section(
     assert '<section id="sampling">' in page
     assert "<details><summary>reasoning (" in page
     assert shown and all("--- reasoning (" in text and "<think>" not in text for text in shown)
+
+
+def test_flenqa_reasoning_tokens_say_where_their_count_comes_from(home):
+    """The provider's count where the reply carries one (``fake-o``), the trace counted with the
+    profile's tokenizer where it does not (``fake-r1``'s inline block); every answer has a trace."""
+    got = rows(
+        "SELECT model, reasoning_tokens_source, sum(n), sum(n_with_trace), min(mean_reasoning_tokens) > 0"
+        " FROM marts.flenqa_reasoning_length GROUP BY ALL ORDER BY model"
+    )
+    answers = rows(
+        "SELECT model, count(*) FROM intermediate.int_flenqa_answers WHERE setting IN ('direct', 'cot')"
+        " GROUP BY model ORDER BY model"
+    )
+    assert [(m, n, n, True) for m, n in answers] == [(m, n, t, pos) for m, _, n, t, pos in got]
+    assert [(m, s) for m, s, *_ in got] == [("reasoner-field", "provider"), ("reasoner-tags", "tokenizer")]

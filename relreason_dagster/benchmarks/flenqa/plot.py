@@ -222,7 +222,7 @@ def draw_reasoning_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], co
                 alpha=0.6,
             )
         ax.set_title(f"padding {padding}", fontsize=10)
-        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
+        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=7)
         ax.set_xlabel("input tokens (target)", fontsize=8)
         ax.set_ylabel("mean reasoning tokens", fontsize=8)
         ax.set_ylim(bottom=0)
