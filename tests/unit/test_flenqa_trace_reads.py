@@ -1,5 +1,5 @@
 """FLenQA's trace reads on hand-made responses: which sources a knob gives, what each source reads,
-where the reasoning-token count comes from, and the reasoning figure with and without traces."""
+and the reasoning figure with and without traces."""
 
 from __future__ import annotations
 
@@ -11,20 +11,18 @@ from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.flenqa import report, steps, trace_reads
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.benchmarks.flenqa.plot import pool_reasoning_rows
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.results.figures import render_rows
 
 KEYS = ["Alice is in the kitchen.", "The kitchen is north of the hall."]
 TRACE = "False. Let me check this properly: " + " ".join(KEYS) + " so Alice is north of the hall after all."
 
 
-def _response(prompt_id: str, content: str, reasoning: str | None, tokens: int | None = None) -> dict:
+def _response(prompt_id: str, content: str, reasoning: str | None) -> dict:
     return {
         "prompt_id": prompt_id,
         "setting": "cot",
         "content": content,
         "reasoning": reasoning,
-        "reasoning_tokens": tokens,
         "input": json.dumps({"key_sentences": KEYS}),
     }
 
@@ -41,18 +39,16 @@ def _response(prompt_id: str, content: str, reasoning: str | None, tokens: int |
 )
 def test_the_knob_gives_each_response_one_row_per_source(knob, traced, sources):
     responses = [
-        _response("p1", "So the answer is True.", TRACE if traced else None, 40 if traced else None),
+        _response("p1", "So the answer is True.", TRACE if traced else None),
         _response("p2", "So the answer is True.", None),
     ]
-    rows = steps.read_rows(responses, knob, "m", DEFAULT_TOKENIZER)
+    rows = steps.read_rows(responses, knob, "m")
     assert {(r["prompt_id"], r["source"]) for r in rows} == {(p, s) for p in ("p1", "p2") for s in sources}
 
 
 def test_the_trace_is_read_where_the_answer_shows_nothing_and_a_missing_trace_reads_as_empty():
-    responses = [_response("p1", "So the answer is True.", TRACE, 40), _response("p2", " ".join(KEYS), None)]
-    got = {
-        (r["prompt_id"], r["source"]): r for r in steps.read_rows(responses, "both", "m", DEFAULT_TOKENIZER)
-    }
+    responses = [_response("p1", "So the answer is True.", TRACE), _response("p2", " ".join(KEYS), None)]
+    got = {(r["prompt_id"], r["source"]): r for r in steps.read_rows(responses, "both", "m")}
     assert (got["p1", "trace"]["answer_first"], got["p1", "trace"]["keys_covered"]) == (True, 2)
     assert (got["p1", "answer"]["answer_first"], got["p1", "answer"]["keys_covered"]) == (False, 0)
     # No trace: nothing found in it, and never the answer's two key sentences in its place.
@@ -73,16 +69,6 @@ def test_an_answer_row_reads_what_the_parser_put_in_the_answers_detail():
     assert read == {"answer_first": detail["answer_first"], "keys_covered": detail["keys_covered"]}
 
 
-def test_reasoning_tokens_are_the_providers_else_the_trace_counted():
-    def count(text: str) -> int:
-        return count_tokens(text, DEFAULT_TOKENIZER)
-
-    assert trace_reads.reasoning_tokens(123, TRACE, count) == (123, "provider")
-    assert trace_reads.reasoning_tokens(None, TRACE, count) == (count(TRACE), "tokenizer")
-    assert trace_reads.reasoning_tokens(None, "  ", count) == (None, None)
-    assert trace_reads.reasoning_tokens(0, None, count) == (0, "provider")
-
-
 def _cell(padding: str, length: int, mean: float, n_correct: int, n: int = 4) -> dict:
     return {
         "model": "thinker",
@@ -92,7 +78,7 @@ def _cell(padding: str, length: int, mean: float, n_correct: int, n: int = 4) ->
         "padding": padding,
         "position": "none" if padding == "none" else "random",
         "n": n,
-        "n_with_tokens": n,
+        "n_with_trace": n,
         "mean_reasoning_tokens": mean,
         "n_correct": n_correct,
     }

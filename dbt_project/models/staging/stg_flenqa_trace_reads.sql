@@ -1,8 +1,7 @@
 -- FLenQA §7 reads (answer before the reasoning, key sentences covered) of each true/false response's
 -- answer and/or reasoning trace, one row per source the profile's reasoning_source gives the model
--- (benchmarks/flenqa/steps.py), with the response's reasoning tokens; current test prompts only.
-select t.prompt_id, t.model, t.source, t.setting, t.answer_first, t.keys_covered, t.has_trace,
-       t.reasoning_tokens, t.reasoning_tokens_source
+-- (benchmarks/flenqa/steps.py); current test prompts only.
+select t.prompt_id, t.model, t.source, t.setting, t.answer_first, t.keys_covered, t.has_trace
 from {{ source('raw', 'flenqa_trace_reads') }} t
 join {{ source('raw', 'prompts') }} p using (prompt_id)
 where p.kind = 'test'

@@ -155,7 +155,7 @@ def pool_reasoning_rows(
     rows: list[dict[str, Any]],
 ) -> dict[tuple[str, str, str], dict[int, dict[str, float]]]:
     """``marts.flenqa_reasoning_length`` rows pooled over tasks and positions: per (padding, model,
-    setting) and length, the mean reasoning tokens (weighted by the answers with a count) and the
+    setting) and length, the mean reasoning tokens (weighted by the answers with a trace) and the
     accuracy (by the answers).
 
     The minimal text (padding 'none', length 0) is the start of every padding's line, as in the study's
@@ -171,8 +171,8 @@ def pool_reasoning_rows(
         for padding in paddings if r["padding"] == "none" else [r["padding"]]:
             cell = cells[(padding, r["model"], r["setting"], int(r["length"]))]
             if r["mean_reasoning_tokens"] is not None:
-                cell["tokens"] += float(r["mean_reasoning_tokens"]) * int(r["n_with_tokens"])
-                cell["n_tokens"] += int(r["n_with_tokens"])
+                cell["tokens"] += float(r["mean_reasoning_tokens"]) * int(r["n_with_trace"])
+                cell["n_tokens"] += int(r["n_with_trace"])
             cell["correct"] += int(r["n_correct"])
             cell["n"] += int(r["n"])
     out: dict[tuple[str, str, str], dict[int, dict[str, float]]] = defaultdict(dict)

@@ -3,10 +3,10 @@
 ``flenqa_trace_reads[model]``: for every FLenQA true/false response (direct and CoT prompts) of one
 model, one ``raw.flenqa_trace_reads`` row per source the profile's ``reasoning_source`` gives that
 model (``auto``: the answer only for a model without traces, answer and trace for one with them):
-whether the text states true/false before its reasoning, how many key sentences it reproduces, and
-the response's reasoning tokens (the provider's count, else the trace counted with the profile's
-tokenizer).  Asks no model; a plain function of stored rows the generic Dagster layer runs and tests
-call.  Reading is a few regex passes per response, so every run reads the model afresh.
+whether the text states true/false before its reasoning and how many key sentences it reproduces.
+The reasoning tokens are counted once for every family, in dbt (``int_reasoning_tokens``).  Asks no
+model; a plain function of stored rows the generic Dagster layer runs and tests call.  Reading is a
+few regex passes per response, so every run reads the model afresh.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from relreason_dagster.benchmarks.flenqa import trace_reads
 from relreason_dagster.benchmarks.flenqa.generate import BENCHMARK
 from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
 from relreason_dagster.benchmarks.flenqa.prompts import REASONING_SETTINGS
-from relreason_dagster.llm.tokenizer import count_tokens
 
 RESPONSES_SQL = f"""
-SELECT a.prompt_id, a.setting, r.content, r.reasoning, r.reasoning_tokens, s.input
+SELECT a.prompt_id, a.setting, r.content, r.reasoning, s.input
 FROM raw.parsed_answers a
 JOIN raw.responses r USING (prompt_id, model)
 JOIN raw.samples s ON s.sample_id = a.sample_id
@@ -39,18 +38,13 @@ def _key_sentences(sample_input: Any) -> list[str]:
     return list((data or {}).get("key_sentences") or [])
 
 
-def read_rows(
-    responses: list[dict[str, Any]], setting: str, model: str, tokenizer: str
-) -> list[dict[str, Any]]:
+def read_rows(responses: list[dict[str, Any]], setting: str, model: str) -> list[dict[str, Any]]:
     """The step's rows for one model's ``responses`` under the knob value ``setting``."""
     sources = reasoning_source.sources(
         setting, reasoning_source.has_traces(r["reasoning"] for r in responses)
     )
     out = []
     for r in responses:
-        tokens, tokens_source = trace_reads.reasoning_tokens(
-            r["reasoning_tokens"], r["reasoning"], lambda text: count_tokens(text, tokenizer)
-        )
         keys = _key_sentences(r["input"])
         for source in sources:
             out.append(
@@ -61,8 +55,6 @@ def read_rows(
                     "setting": r["setting"],
                     **trace_reads.cot_reads(source, r["content"], r["reasoning"], keys),
                     "has_trace": bool(r["reasoning"] and r["reasoning"].strip()),
-                    "reasoning_tokens": tokens,
-                    "reasoning_tokens_source": tokens_source,
                 }
             )
     return out
@@ -74,8 +66,7 @@ class TraceReads(Step):
     name = "flenqa_trace_reads"
     description = (
         "FLenQA §7 reads (answer before the reasoning, key-fact coverage) of one model's answers and "
-        "reasoning traces, per the profile's reasoning_source, with reasoning tokens "
-        "(raw.flenqa_trace_reads)."
+        "reasoning traces, per the profile's reasoning_source (raw.flenqa_trace_reads)."
     )
     table = "flenqa_trace_reads"
     stage = "per_model"
@@ -86,8 +77,7 @@ class TraceReads(Step):
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
-        knobs = profile.typed(Knobs)
-        rows = read_rows(stored["responses"], knobs.reasoning_source, model, knobs.tokenizer)
+        rows = read_rows(stored["responses"], profile.typed(Knobs).reasoning_source, model)
         per_source = Counter(r["source"] for r in rows)
         return StepRows(
             rows=rows,

@@ -5,7 +5,7 @@
 
 RAW_TABLES: dict[str, str] = {
     # One row per FLenQA true/false response (direct and CoT prompts) and source ('answer' | 'trace', the
-    # profile's reasoning_source): §7's reads of that text and the response's reasoning tokens.
+    # profile's reasoning_source): §7's reads of that text.
     "flenqa_trace_reads": """
         prompt_id VARCHAR NOT NULL,
         model VARCHAR NOT NULL,
@@ -14,8 +14,6 @@ RAW_TABLES: dict[str, str] = {
         answer_first BOOLEAN,
         keys_covered INTEGER,
         has_trace BOOLEAN,
-        reasoning_tokens INTEGER,
-        reasoning_tokens_source VARCHAR,
         PRIMARY KEY (prompt_id, model, source)
     """,
 }

@@ -1,5 +1,5 @@
 -- Does longer thinking recover accuracy?  Per model x setting x length (every task, padding and
--- position pooled): the answers with a reasoning-token count split at that length's median count,
+-- position pooled): the answers with a reasoning trace split at that length's median count,
 -- "long" (more tokens than the median) against "short" (at most the median), each side's accuracy
 -- with its 95% Wilson interval and the difference long - short.  Comparing within one length keeps
 -- the input's own effect on accuracy out of the split.  rank_corr_length is Spearman's rank correlation
