@@ -176,6 +176,7 @@ SC_JUDGED = [
         "setting": s,
         "method": "fge",
         "judge": "j",
+        "source": "answer",
         "n": 4,
         "accuracy": 0.75,
         "accuracy_ci_low": 0.3,
