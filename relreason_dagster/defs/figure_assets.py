@@ -13,7 +13,7 @@ import dagster as dg
 from relreason_dagster import paths
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
 from relreason_dagster.defs.resources import DuckDBFile
-from relreason_dagster.results.figures import FIGURES, FigureSpec, render
+from relreason_dagster.results.figures import FIGURES, FigureSpec, render, trace_figures
 
 GROUP = "report"
 
@@ -51,4 +51,5 @@ def figure_asset(spec: FigureSpec) -> dg.AssetsDefinition:
     return _figure
 
 
-FIGURE_ASSETS: list[dg.AssetsDefinition] = [figure_asset(spec) for spec in FIGURES]
+# The report's "Reasoning traces" figures are assets too: the UI shows them beside the study figures.
+FIGURE_ASSETS: list[dg.AssetsDefinition] = [figure_asset(spec) for spec in (*FIGURES, *trace_figures())]
