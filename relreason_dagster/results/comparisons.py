@@ -7,11 +7,12 @@ has something to say: two models on shared prompts, or a run of ``--samples K`` 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from typing import Any
 
 from relreason_dagster.results.figures import read_marts
+from relreason_dagster.results.html_cells import escape as _e
+from relreason_dagster.results.html_cells import number as _num
 
 PAIRED = "marts.paired_comparisons"
 SAMPLING = "marts.pass_at_k"
@@ -19,16 +20,6 @@ SAMPLING = "marts.pass_at_k"
 ALPHA = 0.05
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
-
-
-def _num(value: Any, digits: int = 3) -> str:
-    """A number for the page; very small p-values keep their digits (0.000012, not 0.000)."""
-    if value is None:
-        return "—"
-    number = float(value)
-    return f"{number:.{digits}g}" if 0 < abs(number) < 1e-3 else f"{number:.{digits}f}"
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:

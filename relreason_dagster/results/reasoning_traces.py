@@ -10,10 +10,11 @@ has a reasoning trace: for a run of models that do not reason it would be a page
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from relreason_dagster.results.figures import existing_tables, read_marts
+from relreason_dagster.results.html_cells import escape as _e
+from relreason_dagster.results.html_cells import number as _num
 
 ANCHOR = "reasoning-traces"
 TITLE = "Reasoning traces"
@@ -23,15 +24,6 @@ CORRELATION = "marts.reasoning_correlation"
 ALPHA = 0.05
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
-
-
-def _num(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "—"
-    number = float(value)
-    return f"{number:.{digits}g}" if 0 < abs(number) < 1e-3 else f"{number:.{digits}f}"
 
 
 def _tokens(value: Any) -> str:
