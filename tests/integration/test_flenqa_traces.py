@@ -25,7 +25,7 @@ import pytest
 import yaml
 from scipy import stats
 
-from relreason_dagster import profiles
+from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.cli import main
 from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
@@ -271,3 +271,16 @@ def test_each_mart_holds_the_scripted_counts_for_each_source(script, knob):
     sources = _sources(knob)
     got = rows("SELECT model, source, count(*) FROM raw.flenqa_trace_reads GROUP BY ALL ORDER BY ALL")
     assert got == sorted((m, s, n_prompts) for m, ss in sources.items() for s in ss)
+
+
+def test_the_report_s_reasoning_traces_section_has_the_flenqa_figure(script):
+    """Acceptance 2 on these runs: the report the last run above wrote has the section "Reasoning traces"
+    with FLenQA's figure drawn from its rows (the figure asset's PNG is in plots/ as well)."""
+    home = paths.relreason_home()
+    page = (home / "report" / "report.html").read_text(encoding="utf-8")
+    head = '<section id="reasoning-traces"><h2>Reasoning traces</h2>'
+    assert head in page
+    section = page.split(head, 1)[1].split("</section>", 1)[0]
+    assert 'id="figure-flenqa_reasoning_length"' in section and 'src="data:image/png;base64,' in section
+    assert (home / "plots" / "flenqa_reasoning_length.png").is_file()
+    assert rows("SELECT count(*) FROM marts.flenqa_reasoning_length") == [(18,)]
