@@ -45,24 +45,22 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "leaves",
         "plain helpers with no project knowledge: errors, environment defaults, where files live, the "
-        "family contract, and the few utilities families share (tokens, GX validation, row writes)",
+        "family contract (benchmarks/*.py beside the families), and common/, the utilities every layer "
+        "shares (tokens, model kinds, row writes, GX validation)",
         (
             "relreason_dagster.__init__",
             "relreason_dagster.errors",
             "relreason_dagster.env",
             "relreason_dagster.paths",
+            "relreason_dagster.common",
             "relreason_dagster.benchmarks.__init__",
             "relreason_dagster.benchmarks.base",
             "relreason_dagster.benchmarks.scoring",
             "relreason_dagster.benchmarks.plotting",
             "relreason_dagster.benchmarks.reasoning_source",
             "relreason_dagster.llm.__init__",
-            "relreason_dagster.llm.tokenizer",
-            "relreason_dagster.llm.model_kinds",
             "relreason_dagster.storage.__init__",
-            "relreason_dagster.storage.rows",
             "data_quality.__init__",
-            "data_quality.validation",
         ),
     ),
     ("families", "a study's plain-Python knowledge: it sees only the leaves and its own folder", (FAMILIES,)),
