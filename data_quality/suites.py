@@ -2,7 +2,7 @@
 
 Each check builds a small per-group dataframe (positive share per task, tokens
 per prompt, parse rate per model) with its bounds as columns, then validates it
-with an ephemeral GX context (``validation.py``).  The result is a plain dict the Dagster asset
+with an ephemeral GX context (``common/gx_validation.py``).  The result is a plain dict the Dagster asset
 checks and `relreason status` show either way, passing or failing.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from data_quality import targets
-from data_quality.validation import SuiteResult, validate
+from relreason_dagster.common.gx_validation import SuiteResult, validate
 
 
 def label_balance(samples: pd.DataFrame) -> SuiteResult:

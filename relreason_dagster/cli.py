@@ -88,7 +88,7 @@ def say(line: str) -> None:
 
 
 def _print_report(report: Any, seconds: float) -> None:
-    from data_quality.validation import check_state
+    from relreason_dagster.common.gx_validation import check_state
     from relreason_dagster.pipeline import no_space
 
     lake_counted = set(getattr(report, "lake_counted", []))

@@ -25,10 +25,10 @@ from typing import Any
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
+from relreason_dagster.common.tokenizer import chat_prompt_tokens_many
 from relreason_dagster.llm.draw_plan import Work, draw_hash, plan_requests
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.registry import ModelSpec, resolve_model
-from relreason_dagster.llm.tokenizer import chat_prompt_tokens_many
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import first_samples
 from relreason_dagster.storage.responses import ResponseStore

@@ -518,7 +518,7 @@ class FamilyCheck:
     """A data-quality check of the family's own (beside the shared ones every family gets).
 
     ``sql`` reads the frame to check, with one ``?`` for the family's name; ``run`` validates it
-    (a ``data_quality.validation.SuiteResult``), given the family's profile section (None when the run
+    (a ``common.gx_validation.SuiteResult``), given the family's profile section (None when the run
     does not cover the family) and the run's seed.  ``warn``: a failure is a warning, not an error.
     """
 

@@ -18,12 +18,13 @@ import dagster as dg
 
 from relreason_dagster.benchmarks.base import Sample
 from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table, replace_rows
+from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage import answered, built_from
 from relreason_dagster.storage.fingerprints import code_digest
 from relreason_dagster.storage.lake import Lake
@@ -36,7 +37,6 @@ from relreason_dagster.storage.prompt_snapshots import (
     write_snapshot,
 )
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.rows import fetch_dicts, markdown_table, replace_rows
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
 
 

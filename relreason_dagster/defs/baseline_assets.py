@@ -17,11 +17,11 @@ import dagster as dg
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Baseline, Sample, stable_hash
 from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
+from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.defs.assets import samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.storage.parsed_answers import answer_row
-from relreason_dagster.storage.rows import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.storage.schema import ensure_schema
 
 

@@ -14,14 +14,14 @@ import dagster as dg
 import pandas as pd
 
 from data_quality import suites, targets
-from data_quality.validation import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.benchmarks.base import FamilyCheck
 from relreason_dagster.benchmarks.registry import FAMILIES, family_checks
+from relreason_dagster.common.duckdb_rows import markdown_table
+from relreason_dagster.common.gx_validation import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.defs.assets import parsed_answers, prompts, samples
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.results.numbers import rounded_dicts
-from relreason_dagster.storage.rows import markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
 

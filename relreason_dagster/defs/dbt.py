@@ -36,11 +36,11 @@ from dagster_dbt import (
 )
 
 from relreason_dagster import paths
+from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table
 from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
 from relreason_dagster.results.numbers import round_sig
-from relreason_dagster.storage.rows import fetch_dicts, markdown_table
 
 MART_PREVIEW_LIMIT = 40
 # The dbt var naming the DuckDB file (dbt_project/profiles.yml).

@@ -10,12 +10,12 @@ first fork.
 
 from __future__ import annotations
 
-from data_quality import validation
+from relreason_dagster.common import gx_validation
+from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.defs.build import default_definitions
 from relreason_dagster.llm.litellm_overhead import litellm_module
-from relreason_dagster.llm.tokenizer import count_tokens
 
 default_definitions()  # assets, checks, jobs, dbt manifest: what `definitions.defs` is
-validation._context()  # noqa: SLF001 - the cached ephemeral context every check reuses
+gx_validation._context()  # noqa: SLF001 - the cached ephemeral context every check reuses
 count_tokens([{"role": "user", "content": "warm"}])
 litellm_module()

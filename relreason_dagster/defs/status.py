@@ -257,7 +257,7 @@ class StatusReport:
         """(asset, check, state) of every check the definitions declare, from its latest execution."""
         from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
-        from data_quality.validation import check_state
+        from relreason_dagster.common.gx_validation import check_state
 
         instance = self.instance.get()
         keys = sorted(self.defs.get().resolve_asset_graph().asset_check_keys, key=str)

@@ -20,6 +20,7 @@ import dagster as dg
 
 from relreason_dagster.benchmarks.base import MODEL_ENTRY, FollowUpStep, Reply, StepPrompt
 from relreason_dagster.benchmarks.registry import FAMILIES, family_steps
+from relreason_dagster.common.duckdb_rows import fetch_dicts, replace_rows
 from relreason_dagster.defs.assets import parsed_answers
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
@@ -28,7 +29,6 @@ from relreason_dagster.llm.ask import ask_model, run_step
 from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.llm.run_stats import ProgressPrinter
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.rows import fetch_dicts, replace_rows
 from relreason_dagster.storage.schema import ensure_schema
 
 STEP_KIND_META = "step_kind"  # metadata key of every step materialization: the report counts its calls

@@ -11,11 +11,11 @@ from typing import Any
 import dagster as dg
 
 from relreason_dagster.benchmarks.registry import published_files
+from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.storage import built_from
 from relreason_dagster.storage import study_reference as reference
-from relreason_dagster.storage.rows import fetch_dicts, markdown_table
 from relreason_dagster.storage.schema import ensure_schema
 
 ASSET = "published_numbers"

@@ -1,4 +1,4 @@
-"""The LLM layer: model registry, LiteLLM gateway, in-process local models, tokenizer.
+"""The LLM layer: model registry, LiteLLM gateway, in-process local models (the tokenizer is in ``common/``).
 
 Environment defaults are set here, before any submodule imports LiteLLM,
 because LiteLLM reads them at import time: without

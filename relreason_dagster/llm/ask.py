@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason_dagster.benchmarks.base import FollowUpStep, Profile, Reply, StepPrompt, StepRows
+from relreason_dagster.common.duckdb_rows import upsert_rows
+from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.registry import ModelSpec
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.rows import upsert_rows
 
 # Opens a short DuckDB connection (``DuckDBFile.get_connection`` or ``duckdb_io.duckdb_session``).
 Connect = Callable[[], contextlib.AbstractContextManager[Any]]

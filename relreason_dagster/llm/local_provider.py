@@ -31,8 +31,8 @@ from typing import Any
 import litellm
 from litellm import CustomLLM, ModelResponse, Usage
 
+from relreason_dagster.common.tokenizer import import_llama_cpp, resolve_gguf, vocab_model
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import import_llama_cpp, resolve_gguf, vocab_model
 
 PROVIDER = "local"
 DEFAULT_N_CTX = 8192
@@ -113,7 +113,7 @@ def _model_name(model: str) -> str:
 
 def default_n_ctx(name: str) -> int:
     """The model's training context, capped at :data:`DEFAULT_N_CTX` (memory grows with n_ctx)."""
-    from relreason_dagster.llm.tokenizer import n_ctx_train
+    from relreason_dagster.common.tokenizer import n_ctx_train
 
     trained = n_ctx_train(name)
     return min(trained, DEFAULT_N_CTX) if trained else DEFAULT_N_CTX

@@ -27,8 +27,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from relreason_dagster.common.model_kinds import MODEL_KINDS
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.model_kinds import MODEL_KINDS
 from relreason_dagster.llm.reasoning import REASONING_MODES
 from relreason_dagster.llm.workers import MAX_WORKERS
 

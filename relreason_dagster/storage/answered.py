@@ -24,7 +24,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol
 
 import pyarrow.fs as pafs
 
@@ -33,10 +33,15 @@ from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import newest_snapshot
 from relreason_dagster.storage.responses import TABLE as RESPONSES
 
-if TYPE_CHECKING:  # the llm layer sits above storage/: a spec is only read here, never built
-    from relreason_dagster.llm.registry import ModelSpec
-
 STATE_DIR = "_state/answered"
+
+
+class ModelSpec(Protocol):
+    """What a pass key reads of a model's spec (``llm/registry.py``'s ``ModelSpec``, a dataclass hashed
+    whole): a protocol, since the llm layer sits above storage/ and a spec is only read here."""
+
+    name: str
+    __dataclass_fields__: ClassVar[dict[str, Any]]
 
 
 def pass_key(

@@ -1,6 +1,7 @@
 """Opening the DuckDB file: waiting out another process's lock, creating the raw schema.
 
-What goes through a connection once open (upserts of row dicts, reads as dicts) is in ``rows.py``.
+What goes through a connection once open (upserts of row dicts, reads as dicts) is in
+``common/duckdb_rows.py``.
 
 DuckDB lets one process write a file and then locks every other process out,
 readers included.  relreason keeps every connection short (model calls write

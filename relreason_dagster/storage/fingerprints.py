@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import sys
@@ -104,12 +105,15 @@ def hash_named_paths(digest: Any, params: Any) -> None:
 
 def code_roots() -> list[Path]:
     """This package, the data-quality suites beside it, and the folders of families whose code lives
-    elsewhere (installed ``relreason.families`` entry points)."""
-    import data_quality
+    elsewhere (installed ``relreason.families`` entry points).
+
+    The suites' folder is found, not imported (``find_spec``): only its files are hashed, and
+    ``data_quality/`` sits above storage in the layers (``tests/unit/test_layers.py``)."""
     from relreason_dagster.benchmarks.registry import family_names, get_family
 
     package = paths.PACKAGE_ROOT.resolve()
-    roots = {Path(data_quality.__file__).resolve().parent}
+    suites = importlib.util.find_spec("data_quality")
+    roots = {Path(suites.origin).resolve().parent} if suites and suites.origin else set()
     for name in family_names():
         module = sys.modules.get(type(get_family(name)).__module__)
         file = getattr(module, "__file__", None)

@@ -24,7 +24,7 @@ import duckdb
 
 from relreason_dagster.benchmarks.base import Parsed, Sample
 from relreason_dagster.benchmarks.registry import FAMILIES, get_family
-from relreason_dagster.storage.rows import fetch_dicts, upsert_rows
+from relreason_dagster.common.duckdb_rows import fetch_dicts, upsert_rows
 from relreason_dagster.storage.schema import TEST_KIND
 
 _BENCHMARKS_DIR = Path(__file__).resolve().parents[1] / "benchmarks"

@@ -13,12 +13,12 @@ from typing import Any
 
 import duckdb
 
+from relreason_dagster.common.duckdb_rows import fetch_dicts
 from relreason_dagster.storage.parsed_answers import (
     parse_response_row,
     parser_fingerprint,
     replace_model_rows,
 )
-from relreason_dagster.storage.rows import fetch_dicts
 from relreason_dagster.storage.schema import TEST_KIND
 
 _KEYED = f"""

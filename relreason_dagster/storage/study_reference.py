@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster.benchmarks.base import COMPARABILITY_COLUMNS, PUBLISHED_COLUMNS
+from relreason_dagster.common.duckdb_rows import replace_rows
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.storage.rows import replace_rows
 
 TABLE = "study_reference"
 INTEGER_COLUMNS = ("n", "length")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import litellm
 import pytest
 
+from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, count_tokens, resolve_gguf
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.local_provider import register_local_provider
 from relreason_dagster.llm.registry import ModelSpec
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens, resolve_gguf
 
 pytestmark = pytest.mark.e2e
 

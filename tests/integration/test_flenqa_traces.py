@@ -28,7 +28,7 @@ from scipy import stats
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.cli import main
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 

@@ -238,7 +238,7 @@ def test_stored_symbolic_checks_are_not_checked_again(home, monkeypatch):
     import duckdb
 
     from relreason_dagster.benchmarks.relational import steps
-    from relreason_dagster.storage.rows import fetch_dicts
+    from relreason_dagster.common.duckdb_rows import fetch_dicts
 
     step = steps.SymbolicChecks()
     profile = profiles.get_profile("smoke", "relational")

@@ -29,7 +29,7 @@ def bench_flenqa() -> dict[str, Any]:
     from relreason_dagster.benchmarks.flenqa.generate import sample_text
     from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
     from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
-    from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, vocab_model
+    from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, vocab_model
     from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 
     profile = get_profile("paper", "flenqa")

@@ -197,10 +197,10 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
         import litellm  # noqa: F401
 
         from data_quality import suites
+        from relreason_dagster.common.tokenizer import count_tokens
         from relreason_dagster.defs import assets, checks, dbt, resources, sensors  # noqa: F401
         from relreason_dagster.llm.gateway import run_model
         from relreason_dagster.llm.registry import get_model
-        from relreason_dagster.llm.tokenizer import count_tokens
         from relreason_dagster.pipeline import run_pipeline
         from tests.fakes.scripted_provider import (
             call_count,

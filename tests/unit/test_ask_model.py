@@ -8,9 +8,9 @@ import litellm
 import pytest
 
 from relreason_dagster.benchmarks.base import StepPrompt
+from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.llm.ask import NO_RESPONSE, ask_model
 from relreason_dagster.llm.registry import ModelSpec
-from relreason_dagster.llm.tokenizer import count_tokens
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 
 

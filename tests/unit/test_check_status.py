@@ -6,8 +6,8 @@ import dagster as dg
 import pandas as pd
 
 from data_quality import suites
-from data_quality.validation import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.cli import _print_report
+from relreason_dagster.common.gx_validation import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.defs.checks import check_result
 from relreason_dagster.pipeline import PipelineReport
 

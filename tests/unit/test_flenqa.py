@@ -28,8 +28,8 @@ from relreason_dagster.benchmarks.flenqa.profile_schema import LENGTHS, POOL_SIZ
 from relreason_dagster.benchmarks.flenqa.prose import load_prose
 from relreason_dagster.benchmarks.flenqa.solver import solve
 from relreason_dagster.benchmarks.registry import get_family
+from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import count_tokens
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from tests.profile_files import use_profiles
 

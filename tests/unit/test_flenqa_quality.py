@@ -21,7 +21,7 @@ from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.flenqa.checks import padding_entities
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, count_tokens
 
 
 @pytest.fixture(scope="module")

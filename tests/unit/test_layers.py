@@ -6,9 +6,16 @@ registered families declare.  Keeping Dagster out of the lower layers is what le
 a family, the gateway or the report from a notebook or a test without an orchestrator; keeping the
 stack acyclic is what lets each layer be imported, read and tested without the ones above it.
 
+The folders stack the same way (:func:`folder_of`): a folder sits at the layer of its highest module,
+and no module imports a folder above its own, so ``ls relreason_dagster/`` reads as the layers do and
+a leaf that families share lives in the leaf folder ``common/``, not in the folder of its subject.
+
 Modules are read with ``ast``, never imported, so the check is fast, needs no network and sees
 imports inside functions (``pipeline.py`` imports Dagster lazily) as well as at the top.  Imports under
-``if TYPE_CHECKING:`` load nothing at run time and are left out.
+``if TYPE_CHECKING:`` count too, except for circles (they load nothing, and breaking a circle of type
+hints is what they are for): a type hint naming a higher layer still points the code up the stack, so
+what a family needs of the CLI is a protocol in the family contract (``benchmarks/command_context.py``)
+and what storage reads of a model spec is a protocol in storage.
 """
 
 from __future__ import annotations
@@ -45,24 +52,23 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "leaves",
         "plain helpers with no project knowledge: errors, environment defaults, where files live, the "
-        "family contract, and the few utilities families share (tokens, GX validation, row writes)",
+        "family contract (benchmarks/*.py beside the families), and common/, the utilities every layer "
+        "shares (tokens, model kinds, row writes, GX validation)",
         (
             "relreason_dagster.__init__",
             "relreason_dagster.errors",
             "relreason_dagster.env",
             "relreason_dagster.paths",
+            "relreason_dagster.common",
             "relreason_dagster.benchmarks.__init__",
             "relreason_dagster.benchmarks.base",
+            "relreason_dagster.benchmarks.command_context",
             "relreason_dagster.benchmarks.scoring",
             "relreason_dagster.benchmarks.plotting",
             "relreason_dagster.benchmarks.reasoning_source",
             "relreason_dagster.llm.__init__",
-            "relreason_dagster.llm.tokenizer",
-            "relreason_dagster.llm.model_kinds",
             "relreason_dagster.storage.__init__",
-            "relreason_dagster.storage.rows",
             "data_quality.__init__",
-            "data_quality.validation",
         ),
     ),
     ("families", "a study's plain-Python knowledge: it sees only the leaves and its own folder", (FAMILIES,)),
@@ -146,25 +152,29 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _nodes(node: ast.AST):
-    """Every node under ``node`` except the body of ``if TYPE_CHECKING:`` (never imported at run time)."""
+def _nodes(node: ast.AST, type_checking: bool = False):
+    """Every node under ``node`` except the body of ``if TYPE_CHECKING:`` (never imported at run time),
+    unless ``type_checking``."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _is_type_checking(child.test):
+        if not type_checking and isinstance(child, ast.If) and _is_type_checking(child.test):
             for other in child.orelse:
                 yield other
                 yield from _nodes(other)
             continue
         yield child
-        yield from _nodes(child)
+        yield from _nodes(child, type_checking)
 
 
-def imports_of(source: str, module: str, is_package: bool = False) -> list[Import]:
+def imports_of(
+    source: str, module: str, is_package: bool = False, type_checking: bool = False
+) -> list[Import]:
     """Every import in ``source`` that can run: top level and inside functions, absolute.
 
-    Imports under ``if TYPE_CHECKING:`` are left out: they are annotations only and load nothing.
+    Imports under ``if TYPE_CHECKING:`` are left out (they are annotations only and load nothing)
+    unless ``type_checking``.
     """
     found: list[Import] = []
-    for node in _nodes(ast.parse(source)):
+    for node in _nodes(ast.parse(source), type_checking):
         if isinstance(node, ast.Import):
             found += [Import(module, alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -180,12 +190,14 @@ def imports_of(source: str, module: str, is_package: bool = False) -> list[Impor
 
 
 @functools.cache
-def all_imports() -> tuple[Import, ...]:
+def all_imports(type_checking: bool = True) -> tuple[Import, ...]:
+    """Every import of the project's modules, those for type hints too unless not ``type_checking``."""
     found: list[Import] = []
     for package in PACKAGES:
         for path in sorted((REPO / package).rglob("*.py")):
             name = module_name(path, REPO)
-            found += imports_of(path.read_text(encoding="utf-8"), name, path.name == "__init__.py")
+            text = path.read_text(encoding="utf-8")
+            found += imports_of(text, name, path.name == "__init__.py", type_checking)
     return tuple(found)
 
 
@@ -225,9 +237,12 @@ def test_nothing_below_defs_imports_dagster() -> None:
 def test_nothing_below_defs_imports_the_dagster_layer() -> None:
     """Importing defs/, definitions, pipeline or cli would bring Dagster in through the back door.
 
-    A family's ``commands.py`` (its CLI subcommands) is no exception: what it needs from the CLI and the
-    pipeline it gets from the ``CommandContext`` the CLI hands it.
+    A family's ``commands.py`` (its CLI subcommands) is no exception, not even for a type hint: what it
+    needs from the CLI and the pipeline it gets from the context the CLI hands it, typed with the
+    ``CommandContext`` protocol of the family contract.
     """
+    typing_only = "if TYPE_CHECKING:\n    from relreason_dagster.cli import X\n"
+    assert "relreason_dagster.cli" in {i.target for i in imports_of(typing_only, "m", type_checking=True)}
     bad = [str(i) for i in all_imports() if in_any(i.target, TOP_LAYERS) and not in_any(i.module, TOP_LAYERS)]
     assert not bad, "a lower layer imports a top-layer module:\n" + "\n".join(bad)
 
@@ -463,8 +478,9 @@ def test_every_layer_entry_names_a_module() -> None:
 
 
 def test_no_import_circles() -> None:
-    """No module imports itself through others (imports inside functions count: they run)."""
-    edges = project_edges(all_imports())
+    """No module imports itself through others (imports inside functions count: they run; imports for
+    type hints do not: they never run)."""
+    edges = project_edges(all_imports(type_checking=False))
     assert len(edges) > 100  # the scan reaches the whole package
     lines = circle_lines(edges)
     assert not lines, "import circles (break each by moving what both sides need into a lower module):\n" + (
@@ -475,3 +491,84 @@ def test_no_import_circles() -> None:
 def test_nothing_imports_a_higher_layer() -> None:
     bad = upward_imports(all_imports())
     assert not bad, "imports from a lower layer to a higher one (see LAYERS):\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------ the stack of folders
+
+ROOT_PACKAGE = "relreason_dagster"
+
+
+def folder_of(module: str) -> str:
+    """The folder a reader sees in ``ls relreason_dagster/``: the subpackage right below the root
+    (``relreason_dagster.llm`` for ``relreason_dagster.llm.gateway``; a family folder is inside
+    ``benchmarks/``), a module directly in the root standing alone (``relreason_dagster.errors``), and
+    the other top package as a whole (``data_quality``).
+
+    ``benchmarks/`` is one folder: the family contract (``base.py``, ``scoring.py``, ...), the family
+    folders and the registry that names them.  Its inner order (contract, then families, then the
+    registry) is held module by module by the rules above; at folder level it sits at its highest
+    module, the registry, and imports only folders below it."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == ROOT_PACKAGE else parts[0]
+
+
+def folder_layers(modules: frozenset[str] | set[str]) -> dict[str, int]:
+    """folder -> the rank of its highest placed module: a folder is as high as anything in it."""
+    ranks: dict[str, int] = {}
+    for module in modules:
+        rank = layer_of(module)
+        if rank is not None:
+            ranks[folder_of(module)] = max(rank, ranks.get(folder_of(module), rank))
+    return ranks
+
+
+def upward_folder_imports(imports: tuple[Import, ...] | list[Import]) -> list[str]:
+    """Every import of a module in another folder whose layer is above the importer's folder's."""
+    modules = project_modules() | {i.module for i in imports}
+    ranks = folder_layers(modules)
+    bad = []
+    for module, targets in sorted(project_edges(imports).items()):
+        own = folder_of(module)
+        for target, imp in sorted(targets.items()):
+            other = folder_of(target)
+            if other != own and own in ranks and other in ranks and ranks[other] > ranks[own]:
+                bad.append(
+                    f"{imp} (folder {other} at {LAYERS[ranks[other]][0]!r} above {own} at "
+                    f"{LAYERS[ranks[own]][0]!r})"
+                )
+    return bad
+
+
+def test_the_folder_detector_sees_a_leaf_in_a_higher_folder(monkeypatch) -> None:
+    """The detector itself, on the shape main had before ``common/``: a leaf module (placed among the
+    leaves, so the module rule passes) sitting in ``llm/`` and imported by a family.  The folder rule
+    reports it, naming both folders and their layers; the same import of ``common/`` passes."""
+    import sys
+
+    this = sys.modules[__name__]
+    leaves = (*LAYERS[0][2], "relreason_dagster.llm.spelling")
+    monkeypatch.setattr(this, "LAYERS", [(LAYERS[0][0], LAYERS[0][1], leaves), *LAYERS[1:]])
+    family = "relreason_dagster.benchmarks.kor.family"
+    source = {
+        family: "from relreason_dagster.llm.spelling import count\nfrom relreason_dagster.common import x\n",
+        "relreason_dagster.llm.spelling": "import os\n",
+    }
+    imports = [i for module, text in source.items() for i in imports_of(text, module)]
+    assert upward_imports(imports) == []  # module by module nothing points up...
+    assert folder_of(family) == "relreason_dagster.benchmarks"
+    assert folder_of("relreason_dagster.errors") == "relreason_dagster.errors"
+    assert folder_of("data_quality.suites") == "data_quality"
+    ranks = folder_layers(project_modules() | set(source))
+    assert LAYERS[ranks["relreason_dagster.llm"]][0] == "llm"  # a folder is as high as its highest module
+    assert LAYERS[ranks["relreason_dagster.common"]][0] == "leaves"
+    assert upward_folder_imports(imports) == [  # ...but the family's folder points up at llm/
+        f"{family} (line 1) imports relreason_dagster.llm.spelling (folder relreason_dagster.llm at 'llm' "
+        "above relreason_dagster.benchmarks at 'registry')"
+    ]
+
+
+def test_no_folder_imports_a_folder_above_it() -> None:
+    bad = upward_folder_imports(all_imports())
+    assert not bad, "imports from a folder to a higher one (move the module to a folder at its layer):\n" + (
+        "\n".join(bad)
+    )

@@ -45,7 +45,7 @@ def test_the_load_params_are_checked_in_models_yaml(tmp_path) -> None:
 
 def test_the_load_guard_turns_extra_buffers_off_and_restores_the_defaults() -> None:
     pytest.importorskip("llama_cpp")
-    from relreason_dagster.llm.tokenizer import import_llama_cpp
+    from relreason_dagster.common.tokenizer import import_llama_cpp
 
     import_llama_cpp()
     import llama_cpp.llama_cpp as raw

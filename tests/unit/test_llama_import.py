@@ -16,7 +16,7 @@ pytest.importorskip("llama_cpp")
 
 _PROBE = """
 import os
-from relreason_dagster.llm.tokenizer import import_llama_cpp
+from relreason_dagster.common.tokenizer import import_llama_cpp
 seen = []
 import builtins
 real_import = builtins.__import__

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from relreason_dagster.llm import tokenizer
-from relreason_dagster.llm.tokenizer import chat_prompt_tokens, chat_prompt_tokens_many
+from relreason_dagster.common import tokenizer
+from relreason_dagster.common.tokenizer import chat_prompt_tokens, chat_prompt_tokens_many
 
 WORDS = ["Alice", "is", "the", "mother", "of", "Bob.", "∀x", "Ünïcode", "42", "\n", "<|im_end|>", "edge(3,7)"]
 

@@ -3,7 +3,7 @@
 Why a Python model: ``reasoning_tokens`` is the provider's count (``usage.completion_tokens_details``),
 and a model that hands its thinking over as a ``<think>`` block (DeepSeek-R1 distillations, Qwen3 served
 raw) sends none.  The marts that set accuracy against reasoning length then count the trace with the
-tokenizer the pipeline already uses for prompt lengths (``relreason_dagster/llm/tokenizer.py``, a real
+tokenizer the pipeline already uses for prompt lengths (``relreason_dagster/common/tokenizer.py``, a real
 vocabulary: a whitespace split is off by 2-3x on the numbers and symbols of these benchmarks), which SQL
 cannot do.  The count is an approximation of the model's own (another vocabulary), which is why
 ``int_reasoning_tokens`` says which count each row has.
@@ -29,7 +29,7 @@ def model(dbt, session):
     counts: list[int] = []
     tokenizer = ""
     if rows:
-        from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER, count_tokens
+        from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, count_tokens
 
         tokenizer = DEFAULT_TOKENIZER
         counts = [count_tokens(text, tokenizer) for _, text in rows]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from data_quality.validation import SuiteResult, validate
 from relreason_dagster.benchmarks.base import FamilyCheck, Profile, QualityBounds
 from relreason_dagster.benchmarks.flenqa.padding import mentions
+from relreason_dagster.common.gx_validation import SuiteResult, validate
 
 QUALITY = QualityBounds(
     # Balanced by construction: exactly half True in every length/padding/position cell.

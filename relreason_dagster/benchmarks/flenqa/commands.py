@@ -1,4 +1,5 @@
-"""`relreason flenqa import PATH`: FLenQA's own command, registered by the family (see ``cli.py``).
+"""`relreason flenqa import PATH`: FLenQA's own command, registered by the family (see
+``benchmarks/command_context.py``).
 
 It reads the study's released dataset (``FLenQA_hf.jsonl`` or its parquet copy), reports what it
 could not use row by row, and stores the usable rows as
@@ -15,10 +16,9 @@ import functools
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from relreason_dagster.cli import CommandContext
+from relreason_dagster.benchmarks.command_context import CommandContext
 
 SHOWN_SKIPS = 20
 

@@ -14,8 +14,8 @@ from relreason_dagster.benchmarks.flenqa.generate import (
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
 from relreason_dagster.benchmarks.flenqa.profile_schema import DEFAULT_MAX_TOKENS, Knobs
+from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import count_tokens
 
 
 @functools.lru_cache(maxsize=4096)

@@ -30,8 +30,8 @@ from relreason_dagster.benchmarks.flenqa.paragraphs import expand
 from relreason_dagster.benchmarks.flenqa.profile_schema import POOL_SIZE, Knobs
 from relreason_dagster.benchmarks.flenqa.prompts import split_last_word
 from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
+from relreason_dagster.common.tokenizer import vocab_model
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import vocab_model
 
 BENCHMARK = "flenqa"
 GENERATOR_VERSION = "flenqa-gen-1"
@@ -42,7 +42,7 @@ _LOG = logging.getLogger(__name__)
 def token_counter(tokenizer: str) -> Callable[[str], int]:
     """Plain-text token counts with ``tokenizer`` (no special tokens).
 
-    ``llm.tokenizer.count_tokens`` resolves the GGUF and takes a lock on every call; the grid
+    ``common.tokenizer.count_tokens`` resolves the GGUF and takes a lock on every call; the grid
     counts tens of thousands of sentences, so this binds the loaded vocabulary once.
     """
     vocab = vocab_model(tokenizer)

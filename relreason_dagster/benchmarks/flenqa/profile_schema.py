@@ -17,7 +17,7 @@ from relreason_dagster.benchmarks.flenqa import padding, prompts
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.benchmarks.reasoning_source import DEFAULT as DEFAULT_SOURCE
 from relreason_dagster.benchmarks.reasoning_source import ReasoningSource
-from relreason_dagster.llm.tokenizer import DEFAULT_TOKENIZER
+from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER
 
 DEFAULT_MAX_TOKENS = {prompts.DIRECT: 64, prompts.COT: 1024, prompts.NEXT_WORD: 8}
 

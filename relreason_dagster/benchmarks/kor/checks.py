@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from data_quality.validation import SuiteResult, validate
 from relreason_dagster.benchmarks.base import FamilyCheck, Profile, QualityBounds, Sample
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of, pool
 from relreason_dagster.benchmarks.kor.formats import FORMATS
 from relreason_dagster.benchmarks.kor.scoring import score_robust
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
+from relreason_dagster.common.gx_validation import SuiteResult, validate
 
 QUALITY = QualityBounds(label_balance=None)
 

@@ -1,5 +1,5 @@
 """`relreason kor rescore FILE...` and `relreason kor rescore-mixed FILE...`: KOR-Bench's own commands,
-registered by the family (see ``cli.py``).
+registered by the family (see ``benchmarks/command_context.py``).
 
 Plain argparse and plain Python: importing this module imports neither Dagster nor the scorer.
 """
@@ -9,13 +9,11 @@ from __future__ import annotations
 import argparse
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from relreason_dagster import paths
+from relreason_dagster.benchmarks.command_context import CommandContext
 from relreason_dagster.errors import ConfigError
-
-if TYPE_CHECKING:
-    from relreason_dagster.cli import CommandContext
 
 RESCORE_COLUMNS = [
     "model",

@@ -48,8 +48,8 @@ from relreason_dagster.benchmarks.kor.scoring import (
 )
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK, step_items
 from relreason_dagster.benchmarks.kor.tokens import count_cl100k
+from relreason_dagster.common.model_kinds import MODEL_KINDS
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.model_kinds import MODEL_KINDS
 
 BENCHMARK = "kor"
 MIXED_TASK = "mixed"

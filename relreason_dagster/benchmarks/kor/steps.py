@@ -44,8 +44,8 @@ from relreason_dagster.benchmarks.kor.family import (
 )
 from relreason_dagster.benchmarks.kor.profile_schema import Knobs
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
+from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.tokenizer import count_tokens
 
 SELF_CORRECTION_KIND = "self_correction"
 # Hashed into every round's prompt id (the benchmark name these prompts had before the kind column),

@@ -16,7 +16,7 @@ from typing import Any
 
 from relreason_dagster.benchmarks.base import stable_hash
 from relreason_dagster.benchmarks.selfcontra.annotations import AnnotationBatch, ImportResult
-from relreason_dagster.storage.rows import replace_rows
+from relreason_dagster.common.duckdb_rows import replace_rows
 
 
 def annotation_id(source: str, row_number: int) -> str:

@@ -1,4 +1,4 @@
-"""Self-Contra's own commands, registered by the family (see ``cli.py``).
+"""Self-Contra's own commands, registered by the family (see ``benchmarks/command_context.py``).
 
 `relreason selfcontra import-annotations|export-annotations|detect` move human labels in and out and
 run the judge alone; `relreason run --judge M` picks the model that labels a run's responses.
@@ -11,14 +11,12 @@ from __future__ import annotations
 import argparse
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from relreason_dagster import paths
+from relreason_dagster.benchmarks.command_context import CommandContext
 from relreason_dagster.benchmarks.selfcontra.detection import METHODS
 from relreason_dagster.errors import ConfigError
-
-if TYPE_CHECKING:
-    from relreason_dagster.cli import CommandContext
 
 SUMMARY_COLUMNS = [
     "file",

@@ -1,9 +1,9 @@
 """Validating a dataframe with Great Expectations 1.x, and how a check's outcome reads.
 
-The leaf under ``suites.py``: a family's own checks (``benchmarks/<family>/checks.py``) build their
-expectations and call :func:`validate` here, while ``suites.py`` holds the shared suites, whose bounds
-it looks up in the registered families (``targets.py``), so a family importing it would import every
-family back.
+In ``common/``, under ``data_quality/suites.py``: a family's own checks (``benchmarks/<family>/checks.py``)
+build their expectations and call :func:`validate` here, while ``suites.py`` holds the shared suites,
+whose bounds it looks up in the registered families (``data_quality/targets.py``), so a family importing
+it would import every family back.
 """
 
 from __future__ import annotations

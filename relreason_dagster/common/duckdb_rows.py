@@ -3,9 +3,10 @@
 Writes go through Arrow (one bulk insert per call) because per-row inserts
 dominate the pipeline's overhead at 10k+ prompts.
 
-A leaf apart from ``duckdb_io.py`` (which opens the file and creates the raw schema from the
-registered families' tables): a family storing its own rows (Self-Contra's annotations) takes the
-connection it is given and needs only these functions, not the registry behind the schema.
+Here in ``common/``, apart from ``storage/duckdb_io.py`` (which opens the file and creates the raw schema
+from the registered families' tables): a family storing its own rows (Self-Contra's annotations) takes
+the connection it is given and needs only these functions, not the storage layer and the registry
+behind its schema.
 """
 
 from __future__ import annotations

