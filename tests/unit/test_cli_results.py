@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from relreason_dagster import paths
-from relreason_dagster.cli import format_table, main
+from relreason_dagster.cli import main
+from relreason_dagster.cli.output import format_table
 from relreason_dagster.results.headline import headline_tables
 from relreason_dagster.results.numbers import round_sig
 from relreason_dagster.storage.lake import Lake

@@ -15,7 +15,8 @@ import sqlite3
 import pytest
 
 from relreason_dagster import pipeline
-from relreason_dagster.cli import _print_report, main
+from relreason_dagster.cli import main
+from relreason_dagster.cli.run_report import print_report
 from relreason_dagster.pipeline import PipelineReport, count_from_lake, no_space, no_space_line
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -84,7 +85,7 @@ def test_step_failures_of_a_full_disk_print_one_line(home, capfd):
             "relreason_dbt_models: KeyError: 'x'",
         ]
     )
-    _print_report(report, 1.0)
+    print_report(report, 1.0)
     _out, err = capfd.readouterr()
     assert err.count("no space left on device under ") == 1
     assert "step failed: relreason_dbt_models: KeyError: 'x'" in err
@@ -136,7 +137,7 @@ def test_a_run_that_waited_for_another_launch_reports_the_calls_it_made(home, ca
     )
     count_from_lake(report, ["scripted-m"], since)
     assert report.lake_counted == [] and report.total_calls == 0
-    _print_report(report, 1.0)
+    print_report(report, 1.0)
     out, _err = capfd.readouterr()
     line = next(line for line in out.splitlines() if line.startswith("scripted-m:"))
     assert "0 model calls" in line and "36 from the cache" in line
