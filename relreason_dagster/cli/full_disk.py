@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import sys
 
+from relreason_dagster.storage.disk_space import no_space, no_space_line
+
 SAID: set[str] = set()  # lines said once per command, however many steps or readers hit the cause
 
 
 def say_no_space() -> None:
-    from relreason_dagster.pipeline import no_space_line
-
+    """The full-disk line, naming the fullest place a run writes to; once per command."""
     line = f"relreason: {no_space_line()}"
     if line not in SAID:
         SAID.add(line)
@@ -22,8 +23,6 @@ def say_no_space() -> None:
 
 def report_no_space(exc: BaseException) -> bool:
     """Print the one line of a full disk if ``exc`` is one (then the caller exits 1); else False."""
-    from relreason_dagster.pipeline import no_space
-
     if not no_space(exc):
         return False
     say_no_space()

@@ -18,7 +18,7 @@ from relreason_dagster.cli.output import format_table
 
 def print_report(report: Any, seconds: float) -> None:
     from data_quality.validation import check_state
-    from relreason_dagster.pipeline import no_space
+    from relreason_dagster.storage.disk_space import no_space
 
     lake_counted = set(getattr(report, "lake_counted", []))
     for model, c in sorted(report.calls.items()):

@@ -9,7 +9,7 @@ from data_quality import suites
 from data_quality.validation import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.cli.run_report import print_report
 from relreason_dagster.defs.checks import check_result
-from relreason_dagster.pipeline import PipelineReport
+from relreason_dagster.results.launch_report import PipelineReport
 
 PARSE_RATE = dg.AssetKey(["marts", "parse_rate"])
 

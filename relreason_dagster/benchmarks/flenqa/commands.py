@@ -1,4 +1,4 @@
-"""`relreason flenqa import PATH`: FLenQA's own command, registered by the family (see ``cli.py``).
+"""`relreason flenqa import PATH`: FLenQA's own command, registered by the family (see ``cli/context.py``).
 
 It reads the study's released dataset (``FLenQA_hf.jsonl`` or its parquet copy), reports what it
 could not use row by row, and stores the usable rows as

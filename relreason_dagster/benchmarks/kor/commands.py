@@ -1,5 +1,5 @@
 """`relreason kor rescore FILE...` and `relreason kor rescore-mixed FILE...`: KOR-Bench's own commands,
-registered by the family (see ``cli.py``).
+registered by the family (see ``cli/context.py``).
 
 Plain argparse and plain Python: importing this module imports neither Dagster nor the scorer.
 """

@@ -1,4 +1,4 @@
-"""Self-Contra's own commands, registered by the family (see ``cli.py``).
+"""Self-Contra's own commands, registered by the family (see ``cli/context.py``).
 
 `relreason selfcontra import-annotations|export-annotations|detect` move human labels in and out and
 run the judge alone; `relreason run --judge M` picks the model that labels a run's responses.
