@@ -17,6 +17,7 @@ VERBOSE_HELP = "also print Dagster's and LiteLLM's lines below WARNING (a run's 
 
 
 def coerce(value: str) -> Any:
+    """A command-line VALUE as the number or boolean it spells, else the text (``--param``, ``-M``)."""
     for cast in (int, float):
         try:
             return cast(value)
@@ -26,6 +27,7 @@ def coerce(value: str) -> Any:
 
 
 def positive_int(value: str) -> int:
+    """An argparse ``type``: 0, a negative or a word is one line naming the option, not a traceback."""
     try:
         number = int(value)
     except ValueError:
@@ -64,6 +66,7 @@ def add_profile_options(p: argparse.ArgumentParser) -> None:
 
 
 def positive_float(value: str) -> float:
+    """An argparse ``type`` for seconds: a positive number, else one line naming the option."""
     try:
         number = float(value)
     except ValueError:
@@ -74,6 +77,7 @@ def positive_float(value: str) -> float:
 
 
 def add_lock_wait_option(p: argparse.ArgumentParser) -> None:
+    """``--lock-wait``: a reader or a launch waits this long for another process's DuckDB lock."""
     p.add_argument(
         "--lock-wait",
         type=positive_float,

@@ -45,6 +45,7 @@ def command_modules() -> list[ModuleType]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command's parser; building it loads no Dagster (the handlers import what they run)."""
     parser = _Parser(prog="relreason", description="Measure how well language models reason.")
     parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="cmd", required=True)

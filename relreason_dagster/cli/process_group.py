@@ -66,6 +66,7 @@ def _stop_group(proc: subprocess.Popen) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` is left (signal 0 checks without sending anything)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

@@ -14,6 +14,7 @@ from relreason_dagster.errors import ConfigError
 
 
 def query(sql: str, wait_s: float | None = None) -> tuple[list[str], list[tuple]]:
+    """:func:`query_params` without parameters (`relreason sql`)."""
     return query_params(sql, [], wait_s)
 
 
@@ -50,6 +51,7 @@ def check_lake(*, deep: bool = False) -> bool:
 
 
 def writable_db() -> Any:
+    """The results file opened for writing; a run holding its lock is one line, not a DuckDB traceback."""
     import duckdb
 
     from relreason_dagster.storage.duckdb_io import connect

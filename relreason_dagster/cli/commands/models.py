@@ -37,6 +37,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    """`relreason models list` (models.yaml and the built-in baselines) or `relreason models add`."""
     from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
     from relreason_dagster.llm.registry import add_model, load_registry
 

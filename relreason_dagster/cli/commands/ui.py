@@ -23,6 +23,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
+    """`relreason ui`: the Dagster UI on 127.0.0.1, with this command's profile as its default."""
     from relreason_dagster.pipeline import prepare_environment
 
     prepare_environment(args.profile)
