@@ -4,7 +4,9 @@ The CLI's `demo` and `run`, and family commands that rerun a step (a judge), use
 It holds no copy of the graph: it names jobs (``defs/jobs.py``) and partition keys, and the
 launcher (``defs/launcher.py``) orders the runs by asset dependencies and runs
 partitions side by side, so a run started here shows up in the Dagster UI
-exactly like one launched there, named and tagged with what it was.
+exactly like one launched there, named and tagged with what it was.  What a launch did is a
+``PipelineReport`` (``results/launch_report.py``), filled here from the runs' Dagster events; whether
+an error is a full disk is ``storage/disk_space.py``'s to say.
 """
 
 from __future__ import annotations
@@ -12,20 +14,18 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import errno
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from relreason_dagster import env, paths, profiles
 from relreason_dagster.benchmarks.registry import baseline_names, get_family
 from relreason_dagster.launch_plan import LaunchPlan, build_plan
+from relreason_dagster.results.launch_report import PipelineReport, count_from_lake, no_calls
 from relreason_dagster.storage import launch_record
 
 DEFAULT_MAX_RUNS = 4  # model or DLM task runs kept going at once, each in a process of its own
@@ -44,70 +44,6 @@ class LaunchOptions:
     dlm_workers: int | None = None  # DLM trainings at once on this machine (default: the CPU count)
     lock_wait_s: float | None = None  # the DuckDB resource's wait for another process's lock
     verbose: bool = field(default_factory=env.verbose)  # Dagster's DEBUG lines on the console
-
-
-@dataclass
-class PipelineReport:
-    """What one `relreason run` did: model calls per model, failed steps and checks."""
-
-    calls: dict[str, dict[str, int]] = field(default_factory=dict)
-    failures: list[str] = field(default_factory=list)
-    checks: list[tuple[str, bool, str]] = field(default_factory=list)
-    dbt_log: str = ""
-    # baseline model -> task -> trained / reused checkpoints (a family's non-LLM baseline: the DLM)
-    baselines: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
-    warn_checks: set[str] = field(default_factory=set)  # checks of severity WARN: a failure is a warning
-    check_rows: dict[str, int] = field(default_factory=dict)  # rows each check examined (0: skipped)
-    runs: list[dict[str, Any]] = field(default_factory=list)  # job, partition, run id, success, seconds
-    concurrent: list[list[str]] = field(default_factory=list)  # run labels launched together
-    # Set when nothing changed since a recorded launch (storage/launch_record.py): its end time; the
-    # report is that launch's, and no run was started.
-    unchanged_since: float | None = None
-    gx_checks: list[str] = field(default_factory=list)  # the checks that are GX checks, not dbt tests
-    check_seconds: float = 0.0  # time spent deciding whether anything changed
-    # Models whose counts the lake corrected (a step that failed or could not report its calls).
-    lake_counted: list[str] = field(default_factory=list)
-    # Models that made calls in this launch and got no answer to any: model -> why, in a few words.
-    answered_nothing: dict[str, str] = field(default_factory=dict)
-    # Model -> when (epoch seconds) its responses step took the model's claim, after waiting for
-    # another launch of it: the lake's rows from before are that launch's.
-    claimed_at: dict[str, float] = field(default_factory=dict)
-    waited_s: dict[str, float] = field(default_factory=dict)  # model -> seconds it waited for that launch
-    # One line per damaged lake file moved aside before the launch (storage/lake.py).
-    quarantined: list[str] = field(default_factory=list)
-
-    @property
-    def succeeded(self) -> bool:
-        """Every run succeeded and no model call ended in an error (a launch retries those)."""
-        return (
-            not self.failures
-            and all(run["success"] for run in self.runs)
-            and not any(c.get("errors") for c in self.calls.values())
-            and not self.answered_nothing
-        )
-
-    def to_record(self) -> dict[str, Any]:
-        """The report as JSON-able values, for the launch record."""
-        record = dataclasses.asdict(self)
-        record["warn_checks"] = sorted(self.warn_checks)
-        for key in ("unchanged_since", "check_seconds"):
-            record.pop(key)
-        return record
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> PipelineReport:
-        report = cls(**{f.name: record[f.name] for f in dataclasses.fields(cls) if f.name in record})
-        report.checks = [tuple(check) for check in report.checks]  # type: ignore[misc]
-        report.warn_checks = set(report.warn_checks)
-        return report
-
-    @property
-    def total_calls(self) -> int:
-        return sum(c.get("model_calls", 0) for c in self.calls.values())
-
-    @property
-    def total_cached(self) -> int:
-        return sum(c.get("from_cache", 0) + c.get("already_stored", 0) for c in self.calls.values())
 
 
 def prepare_environment(profile: str, *, checked: bool = False) -> None:
@@ -173,7 +109,7 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
         if STEP_KIND_META in meta:  # a follow-up step that asked a model (defs/steps.py)
             kind, calls = str(meta[STEP_KIND_META]), int(meta.get("model_calls", 0))
             if mat.partition:  # asked the partition's model: its calls and errors count with that model's
-                counts = report.calls.setdefault(mat.partition, _no_calls())
+                counts = report.calls.setdefault(mat.partition, no_calls())
                 counts["model_calls"] += calls
                 counts["errors"] += int(meta.get("errors", 0))
                 counts["from_cache"] += int(meta.get("from_cache", 0))
@@ -208,123 +144,9 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
             report.failures.append(f"{event.step_key}: {_root_cause(event.event_specific_data.error)}")
 
 
-def _no_calls() -> dict[str, int]:
-    return {"prompts": 0, "model_calls": 0, "from_cache": 0, "already_stored": 0, "errors": 0}
-
-
 def _utc_now() -> datetime.datetime:
     """Now as the lake's ``created_at`` holds it (naive UTC)."""
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-
-
-def count_from_lake(report: PipelineReport, models: list[str], since: datetime.datetime) -> None:
-    """Correct the report's call counts from the lake, which holds a row for every call of every step.
-
-    The counts come from the steps' Dagster events; a step that failed, or whose event could not be
-    written (a full disk), reports nothing although its calls were made and stored.  A model whose
-    calls in this launch all failed is recorded in ``answered_nothing``.  A model whose step waited
-    for another launch of it is counted from when it took over: what the other launch stored while
-    this one waited are that launch's calls.
-    """
-    import pyarrow as pa
-
-    from relreason_dagster.storage.responses import ResponseStore
-
-    store = ResponseStore.default()
-    found: dict[str, dict[str, Any]] = {}
-    try:
-        for model in dict.fromkeys(models):
-            claimed = report.claimed_at.get(model)
-            start = since
-            if claimed is not None:
-                took_over = datetime.datetime.fromtimestamp(claimed, datetime.UTC).replace(tzinfo=None)
-                start = max(since, took_over)
-            found |= store.calls_since([model], start)
-    except (OSError, pa.ArrowException):  # a lake that cannot be read leaves the events' count
-        return
-    for model, lake in found.items():
-        entries = [c for key, c in report.calls.items() if key == model or key.startswith(f"{model} (")]
-        calls = sum(c["model_calls"] for c in entries)
-        errors = sum(c["errors"] for c in entries)
-        if lake["calls"] > calls or lake["errors"] > errors:
-            counts = report.calls.setdefault(model, _no_calls())
-            counts["model_calls"] += max(0, lake["calls"] - calls)
-            counts["errors"] += max(0, lake["errors"] - errors)
-            report.lake_counted.append(model)
-        if lake["calls"] and lake["errors"] == lake["calls"]:
-            report.answered_nothing[model] = (
-                f"all {lake['calls']} of its calls failed, e.g. {lake['error']}"
-                if lake["calls"] > 1
-                else f"its one call failed: {lake['error']}"
-            )
-
-
-# What a full disk looks like in the errors of the layers below: the OS, SQLite (Dagster's storage),
-# DuckDB, pyarrow.  SQLite says "disk I/O error" for a write the OS refused for lack of space.
-_NO_SPACE_TEXT = ("no space left on device", "database or disk is full", "[errno 28]")
-_IO_ERROR_TEXT = ("disk i/o error",)
-# Below this much free space, an I/O error is taken for a full disk.
-_LOW_SPACE_BYTES = 64 * 2**20
-
-
-def _space_paths() -> list[Path]:
-    """Where a run writes: the home (DuckDB file, Dagster storage, logs), the lake, the temp folder."""
-    where = [paths.relreason_home()]
-    lake = paths.lake_url()
-    if "://" not in lake or lake.startswith("file://"):
-        where.append(Path(lake.removeprefix("file://")))
-    if os.environ.get("DAGSTER_HOME"):
-        where.append(Path(os.environ["DAGSTER_HOME"]))
-    where.append(Path(tempfile.gettempdir()))
-    return where
-
-
-def _free_bytes(path: Path) -> int | None:
-    for candidate in (path, *path.parents):
-        try:
-            stat = os.statvfs(candidate)
-        except OSError:
-            continue
-        return stat.f_bavail * stat.f_frsize
-    return None
-
-
-def _fullest(paths: list[Path]) -> tuple[Path, int | None]:
-    """The path with the least free space, and that space."""
-    known = [(free, p) for p in paths if (free := _free_bytes(p)) is not None]
-    if not known:
-        return paths[0], None
-    free, path = min(known, key=lambda item: item[0])
-    return path, free
-
-
-def no_space(error: BaseException | str) -> bool:
-    """Whether ``error`` (an exception, its causes, or a failure's text) is a full disk."""
-    seen: set[int] = set()
-    texts = []
-    item: Any = error
-    while item is not None and id(item) not in seen:
-        seen.add(id(item))
-        if isinstance(item, str):
-            texts.append(item)
-            break
-        if isinstance(item, OSError) and item.errno == errno.ENOSPC:
-            return True
-        texts.append(f"{type(item).__name__}: {item}")
-        item = item.__cause__ or item.__context__
-    text = " ".join(texts).lower()
-    if any(marker in text for marker in _NO_SPACE_TEXT):
-        return True
-    if any(marker in text for marker in _IO_ERROR_TEXT):
-        _path, free = _fullest(_space_paths())
-        return free is not None and free < _LOW_SPACE_BYTES
-    return False
-
-
-def no_space_line() -> str:
-    """The one line that replaces a full disk's errors (tracebacks of SQLite, DuckDB, the OS)."""
-    path, _free = _fullest(_space_paths())
-    return f"no space left on device under {path}: free space and run again (nothing stored is lost)"
 
 
 def _root_cause(error: Any) -> str:

@@ -52,10 +52,10 @@ def test_self_correction_errors_are_counted_with_the_models_calls(tmp_path, monk
     assert counts["errors"] == refused, counts
     assert counts["model_calls"] == call_count("refuser"), counts
     assert counts["follow_ups"] == refused, counts
-    from relreason_dagster.cli import _print_report
+    from relreason_dagster.cli.run_report import print_report
 
     capfd.readouterr()
-    _print_report(report, 1.0)
+    print_report(report, 1.0)
     out, _err = capfd.readouterr()
     assert f"{refused} errors" in out.splitlines()[0], out
 

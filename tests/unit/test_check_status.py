@@ -6,10 +6,10 @@ import dagster as dg
 import pandas as pd
 
 from data_quality import suites
-from relreason_dagster.cli import _print_report
+from relreason_dagster.cli.run_report import print_report
 from relreason_dagster.common.gx_validation import SKIPPED_NO_ROWS, check_state
 from relreason_dagster.defs.checks import check_result
-from relreason_dagster.pipeline import PipelineReport
+from relreason_dagster.results.launch_report import PipelineReport
 
 PARSE_RATE = dg.AssetKey(["marts", "parse_rate"])
 
@@ -47,7 +47,7 @@ def test_run_output_says_skipped_for_an_empty_check(capsys):
         check_rows={"padding_entities_check": 0, "token_length_check": 40},
         gx_checks=["padding_entities_check", "token_length_check"],
     )
-    _print_report(report, 1.0)
+    print_report(report, 1.0)
     out = capsys.readouterr().out
     assert "check padding_entities_check: skipped (no rows)" in out
     assert "check token_length_check: passed" in out

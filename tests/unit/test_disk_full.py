@@ -15,8 +15,11 @@ import sqlite3
 import pytest
 
 from relreason_dagster import pipeline
-from relreason_dagster.cli import _print_report, main
-from relreason_dagster.pipeline import PipelineReport, count_from_lake, no_space, no_space_line
+from relreason_dagster.cli import main
+from relreason_dagster.cli.run_report import print_report
+from relreason_dagster.results.launch_report import PipelineReport, count_from_lake, no_calls
+from relreason_dagster.storage import disk_space
+from relreason_dagster.storage.disk_space import no_space, no_space_line
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.scripted_provider import register_scripted_provider
@@ -51,9 +54,9 @@ def test_what_counts_as_a_full_disk(home, monkeypatch):
     assert no_space("prepare: OperationalError: database or disk is full")
     assert not no_space("model_responses: KeyError: 'content'")
     # "disk I/O error" alone is a full disk only where space is short.
-    monkeypatch.setattr(pipeline, "_free_bytes", lambda path: 10 * 2**30)
+    monkeypatch.setattr(disk_space, "_free_bytes", lambda path: 10 * 2**30)
     assert not no_space(sqlite3.OperationalError("disk I/O error"))
-    monkeypatch.setattr(pipeline, "_free_bytes", lambda path: 4096 if path == home else 10 * 2**30)
+    monkeypatch.setattr(disk_space, "_free_bytes", lambda path: 4096 if path == home else 10 * 2**30)
     assert no_space(sqlite3.OperationalError("disk I/O error"))
     assert no_space_line() == f"no space left on device under {home}{LINE_END}"
 
@@ -66,7 +69,7 @@ def test_run_on_a_full_disk_is_one_line(home, monkeypatch, capfd):
             raise sqlite3.OperationalError("disk I/O error") from exc
 
     monkeypatch.setattr(pipeline, "run_pipeline", full)
-    monkeypatch.setattr(pipeline, "_free_bytes", lambda path: 0 if path == home else 10 * 2**30)
+    monkeypatch.setattr(disk_space, "_free_bytes", lambda path: 0 if path == home else 10 * 2**30)
     capfd.readouterr()
     code = main(["run", "--model", "scripted-m", "--benchmark", "relational"])
     out, err = capfd.readouterr()
@@ -84,7 +87,7 @@ def test_step_failures_of_a_full_disk_print_one_line(home, capfd):
             "relreason_dbt_models: KeyError: 'x'",
         ]
     )
-    _print_report(report, 1.0)
+    print_report(report, 1.0)
     _out, err = capfd.readouterr()
     assert err.count("no space left on device under ") == 1
     assert "step failed: relreason_dbt_models: KeyError: 'x'" in err
@@ -110,7 +113,7 @@ def test_calls_the_events_lost_are_counted_from_the_lake(home):
     assert report.answered_nothing == {}
 
     # Events that counted right are left alone; a model whose every call failed is named.
-    report = PipelineReport(calls={"scripted-m": {**pipeline._no_calls(), "model_calls": 12, "errors": 2}})
+    report = PipelineReport(calls={"scripted-m": {**no_calls(), "model_calls": 12, "errors": 2}})
     count_from_lake(report, ["scripted-m"], since)
     assert report.lake_counted == [] and report.total_calls == 12
     store.append([(f"q{i}", "other", *row[2:], "authentication: 401", False, now) for i in range(3)])
@@ -130,13 +133,13 @@ def test_a_run_that_waited_for_another_launch_reports_the_calls_it_made(home, ca
     store.append([(f"p{i}", *row[1:], None, False, theirs) for i in range(36)])
     took_over = (theirs + datetime.timedelta(seconds=1)).replace(tzinfo=datetime.UTC).timestamp()
     report = PipelineReport(
-        calls={"scripted-m": {**pipeline._no_calls(), "prompts": 36, "already_stored": 36}},
+        calls={"scripted-m": {**no_calls(), "prompts": 36, "already_stored": 36}},
         claimed_at={"scripted-m": took_over},
         waited_s={"scripted-m": 12.5},
     )
     count_from_lake(report, ["scripted-m"], since)
     assert report.lake_counted == [] and report.total_calls == 0
-    _print_report(report, 1.0)
+    print_report(report, 1.0)
     out, _err = capfd.readouterr()
     line = next(line for line in out.splitlines() if line.startswith("scripted-m:"))
     assert "0 model calls" in line and "36 from the cache" in line

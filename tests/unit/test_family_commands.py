@@ -1,8 +1,9 @@
 """Family subcommands are registered by the families (``benchmarks/<family>/commands.py``).
 
-cli.py names no family; every family's commands are reachable from `relreason` under the names users
-type today; a toy family from the test folder brings its own command and `relreason run` option with
-no edit anywhere else; and building the parser (all `relreason --help` needs) loads no Dagster.
+The CLI (``relreason_dagster/cli/``) names no family; every family's commands are reachable from
+`relreason` under the names users type today; a toy family from the test folder brings its own
+command and `relreason run` option with no edit anywhere else; and building the parser (all
+`relreason --help` needs) loads no Dagster.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from relreason_dagster import cli, pipeline
+from relreason_dagster import pipeline
 from relreason_dagster.benchmarks.registry import FAMILIES, family_names
-from relreason_dagster.cli import build_parser, family_command_modules, main
+from relreason_dagster.cli import main
+from relreason_dagster.cli import parser as cli_parser
+from relreason_dagster.cli.parser import build_parser, family_command_modules
 from relreason_dagster.errors import ConfigError
 
 
@@ -38,7 +41,8 @@ def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
 
 
 def test_cli_names_no_family():
-    source = Path(cli.__file__).read_text(encoding="utf-8")
+    folder = Path(cli_parser.__file__).parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*.py")))
     assert family_names()  # the check below would pass on an empty registry
     found = {name: re.findall(rf".*{name}.*", source, re.IGNORECASE) for name in family_names()}
     assert not any(found.values()), {name: lines for name, lines in found.items() if lines}
@@ -54,7 +58,7 @@ def test_every_command_has_a_handler():
 
 def test_family_commands_keep_the_names_users_type(monkeypatch):
     top = _subcommands(build_parser())
-    monkeypatch.setattr(cli, "family_command_modules", lambda: [])
+    monkeypatch.setattr(cli_parser, "family_command_modules", lambda: [])
     registered = set(top) - set(_subcommands(build_parser()))
     assert registered == {"flenqa", "kor", "selfcontra"}
     assert set(_subcommands(top["flenqa"])) == {"import"}
@@ -186,7 +190,7 @@ def test_building_the_parser_loads_no_dagster():
     """`relreason --help` and every family's registration stay light: Dagster loads when a command runs."""
     code = (
         "import sys\n"
-        "from relreason_dagster.cli import build_parser\n"
+        "from relreason_dagster.cli.parser import build_parser\n"
         "build_parser()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('dagster')))\n"
     )
