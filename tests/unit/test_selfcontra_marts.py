@@ -24,6 +24,7 @@ import pytest
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_id, store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
+from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.storage.schema import ensure_schema
 
 # Section-2 points: (dataset, setting, model) -> (n_correct, n_self_contra) of 10 annotated responses.
@@ -115,7 +116,8 @@ def _dbt_build(db: Path, work: Path) -> None:
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
