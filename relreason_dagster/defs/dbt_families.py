@@ -7,7 +7,8 @@ its folder then in site-packages).  dbt reads models only from the ``model-paths
 ``dbt_project.yml``, which are fixed strings relative to the project, and walks them without
 following a linked folder; so the project's second model path is a generated folder,
 ``dbt_project/families/<key>/``, holding one symbolic link per family file, placed where the file
-would sit in the project: ``<layer>/<family's marts folder>/<file>``.  A mart keeps the dbt name
+would sit in the project: ``models/<layer>/<family's marts folder>/<file>`` (and a family's macros in
+``macros/<folder>/``, the second macro path).  A mart keeps the dbt name
 (fqn) it had in ``models/marts/<folder>/``, so the layers' configs (schema, materialization) and the
 Dagster groups apply unchanged, and an edit through a link edits the family's own file.
 
@@ -61,8 +62,9 @@ def family_dbt_folders() -> dict[str, tuple[str, Path]]:
 def family_links(folders: dict[str, tuple[str, Path]]) -> dict[Path, Path]:
     """Where each family file is linked (relative to the generated folder) -> the file itself.
 
-    ``<dbt>/marts/x.sql`` of a family whose marts folder is ``kor`` is linked at ``marts/kor/x.sql``;
-    a file outside the three layers (``sources.yml``) at ``<marts folder>/sources.yml``.
+    Of a family whose marts folder is ``kor``: ``<dbt>/marts/x.sql`` is linked at
+    ``models/marts/kor/x.sql``, a file outside the three layers (``sources.yml``) at
+    ``models/kor/sources.yml``, and a macro (``<dbt>/macros/m.sql``) at ``macros/kor/m.sql``.
     """
     links: dict[Path, Path] = {}
     for marts_folder, folder in folders.values():
@@ -70,10 +72,12 @@ def family_links(folders: dict[str, tuple[str, Path]]) -> dict[Path, Path]:
             if not file.is_file() or file.suffix not in MODEL_SUFFIXES or "__pycache__" in file.parts:
                 continue
             rel = file.relative_to(folder)
-            if rel.parts[0] in LAYERS:
-                links[Path(rel.parts[0], marts_folder, *rel.parts[1:])] = file
+            if rel.parts[0] == "macros":
+                links[Path("macros", marts_folder, *rel.parts[1:])] = file
+            elif rel.parts[0] in LAYERS:
+                links[Path("models", rel.parts[0], marts_folder, *rel.parts[1:])] = file
             else:
-                links[Path(marts_folder, *rel.parts)] = file
+                links[Path("models", marts_folder, *rel.parts)] = file
     return links
 
 

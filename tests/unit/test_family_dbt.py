@@ -42,20 +42,28 @@ def test_a_familys_sources_are_the_raw_tables_its_tables_py_declares():
 
 def test_family_files_are_linked_under_their_layer_and_marts_folder(tmp_path):
     dbt = tmp_path / "fam" / "dbt"
-    for rel in ("sources.yml", "staging/stg_x.sql", "marts/x_a.sql", "marts/schema.yml", "notes.md"):
+    for rel in (
+        "sources.yml",
+        "staging/stg_x.sql",
+        "marts/x_a.sql",
+        "marts/schema.yml",
+        "macros/m.sql",
+        "notes.md",
+    ):
         (dbt / rel).parent.mkdir(parents=True, exist_ok=True)
         (dbt / rel).write_text("-- x\n")
     links = family_links({"fam": ("x", dbt)})
     assert {str(k): v.relative_to(dbt).as_posix() for k, v in links.items()} == {
-        "x/sources.yml": "sources.yml",
-        "staging/x/stg_x.sql": "staging/stg_x.sql",
-        "marts/x/x_a.sql": "marts/x_a.sql",
-        "marts/x/schema.yml": "marts/schema.yml",
+        "models/x/sources.yml": "sources.yml",
+        "models/staging/x/stg_x.sql": "staging/stg_x.sql",
+        "models/marts/x/x_a.sql": "marts/x_a.sql",
+        "models/marts/x/schema.yml": "marts/schema.yml",
+        "macros/x/m.sql": "macros/m.sql",
     }
     root = tmp_path / "linked"
     assert sync_links(root, links) is True
-    assert (root / "marts/x/x_a.sql").resolve() == (dbt / "marts/x_a.sql").resolve()
+    assert (root / "models/marts/x/x_a.sql").resolve() == (dbt / "marts/x_a.sql").resolve()
     assert sync_links(root, links) is False  # already in place
-    del links[Path("marts/x/x_a.sql")]
-    assert sync_links(root, links) is True and not (root / "marts/x/x_a.sql").is_symlink()
+    del links[Path("models/marts/x/x_a.sql")]
+    assert sync_links(root, links) is True and not (root / "models/marts/x/x_a.sql").is_symlink()
     assert families_key({"fam": ("x", dbt)}) != families_key({})

@@ -247,7 +247,7 @@ def test_correlation_per_model_and_answer_order_with_p_value(marts) -> None:
 def test_p_value_series_matches_scipy_for_every_df(tmp_path: Path) -> None:
     """The mart's t-distribution series, run on its own for df 1..40 and several t."""
     stats = pytest.importorskip("scipy.stats")
-    sql = (paths.DBT_PROJECT_DIR / "models/marts/selfcontra/selfcontra_correlation.sql").read_text()
+    sql = (paths.PACKAGE_ROOT / "benchmarks/selfcontra/dbt/marts/selfcontra_correlation.sql").read_text()
     start = sql.index("angles as (")
     end = sql.index("select t.model")
     body = "with tested as (select * from cases), " + sql[start:end]
