@@ -24,6 +24,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +36,9 @@ FAMILIES_ENV = "DBT_RELREASON_FAMILIES"
 # The generated folder under the dbt project (git-ignored): one subfolder per set of registered families.
 FAMILIES_DIR = "families"
 LAYERS = ("staging", "intermediate", "marts")
+# Sets of families whose links and manifest are kept (each new set, e.g. a test's family in a temporary
+# folder, adds one; the one in use is the newest, as each use touches it).
+KEEP_FAMILY_SETS = 8
 # What dbt reads from a model path: SQL and Python models, their yml (schemas, sources).
 MODEL_SUFFIXES = (".sql", ".py", ".yml")
 
@@ -110,6 +114,17 @@ def sync_links(root: Path, links: dict[Path, Path]) -> bool:
     return changed
 
 
+def prune_family_sets(project_dir: Path, keep: int) -> None:
+    """Delete the links and manifest of all but the ``keep`` most recently used sets of families."""
+    root = project_dir / FAMILIES_DIR
+    if not root.is_dir():
+        return
+    sets = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in sets[keep:]:
+        for folder in (old, project_dir / "target" / old.name):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def use_family_models(project_dir: Path) -> tuple[str, bool, list[Path]]:
     """Link the registered families' dbt files and point dbt at them.
 
@@ -120,6 +135,8 @@ def use_family_models(project_dir: Path) -> tuple[str, bool, list[Path]]:
     folders = family_dbt_folders()
     relative = f"{FAMILIES_DIR}/{families_key(folders)}"
     changed = sync_links(project_dir / relative, family_links(folders))
+    os.utime(project_dir / relative)
+    prune_family_sets(project_dir, KEEP_FAMILY_SETS)
     os.environ[FAMILIES_ENV] = relative
     return relative, changed, [folder for _, folder in folders.values()]
 

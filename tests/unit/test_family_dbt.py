@@ -8,7 +8,13 @@ from pathlib import Path
 import yaml
 
 from relreason_dagster.benchmarks.registry import family_tables
-from relreason_dagster.defs.dbt_families import families_key, family_dbt_folders, family_links, sync_links
+from relreason_dagster.defs.dbt_families import (
+    families_key,
+    family_dbt_folders,
+    family_links,
+    prune_family_sets,
+    sync_links,
+)
 from relreason_dagster.storage.schema import RAW_TABLES
 
 
@@ -67,3 +73,42 @@ def test_family_files_are_linked_under_their_layer_and_marts_folder(tmp_path):
     del links[Path("models/marts/x/x_a.sql")]
     assert sync_links(root, links) is True and not (root / "models/marts/x/x_a.sql").is_symlink()
     assert families_key({"fam": ("x", dbt)}) != families_key({})
+
+
+def test_no_shared_sql_names_a_family():
+    """The shared models stay generic: no ``.sql`` under ``dbt_project/`` names a family, its marts folder
+    or its baselines (a baseline's answers are told apart by ``stg_parsed_answers.baseline``)."""
+    from relreason_dagster import paths
+    from relreason_dagster.benchmarks.registry import FAMILIES
+
+    names = {
+        n
+        for f in FAMILIES.values()
+        for n in (f.name, getattr(f, "marts_folder", None), *getattr(f, "baselines", ()))
+    }
+    names.discard(None)
+    assert {"kor", "flenqa", "selfcontra", "relational", "dlm"} <= names
+    skip = {"target", "families"}  # dbt's output; the links to the families' own files
+    shared = [
+        p
+        for p in paths.DBT_PROJECT_DIR.rglob("*.sql")
+        if not skip.intersection(p.relative_to(paths.DBT_PROJECT_DIR).parts)
+    ]
+    assert len(shared) > 20
+    naming = {
+        str(p.relative_to(paths.DBT_PROJECT_DIR)): sorted(n for n in names if n in p.read_text().lower())
+        for p in shared
+    }
+    assert {p: found for p, found in naming.items() if found} == {}
+
+
+def test_only_the_most_recently_used_family_sets_are_kept(tmp_path):
+    import os
+
+    for age, key in enumerate(["new", "mid", "old"]):
+        (tmp_path / "families" / key).mkdir(parents=True)
+        (tmp_path / "target" / key).mkdir(parents=True)
+        os.utime(tmp_path / "families" / key, (1e9 - age, 1e9 - age))
+    prune_family_sets(tmp_path, keep=2)
+    assert sorted(p.name for p in (tmp_path / "families").iterdir()) == ["mid", "new"]
+    assert sorted(p.name for p in (tmp_path / "target").iterdir()) == ["mid", "new"]
