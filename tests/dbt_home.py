@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 
 from relreason_dagster import paths
+from relreason_dagster.defs.dbt_families import family_models_env
 
 
 def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]] | dict[str, Any]) -> None:
@@ -43,7 +44,8 @@ def dbt_build(db: Path, work: Path, select: str | None = None) -> None:
         command += ["--select", select, "--indirect-selection", "cautious"]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

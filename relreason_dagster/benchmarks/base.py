@@ -311,10 +311,11 @@ class BenchmarkFamily(Protocol):
     * ``published.csv``: its study's published numbers, one row per printed cell
       (:data:`PUBLISHED_COLUMNS`), loaded into ``raw.study_reference``.
 
-    Optional class attributes: ``marts_folder`` and ``marts_description`` (its dbt marts,
-    ``models/marts/<folder>/``, one group in the Dagster UI), ``parse_statuses`` (what ``parse`` may
-    answer; ``parse_status_check`` holds stored answers to it) and ``baselines`` (the names of non-LLM
-    models that train on its samples, e.g. the DLM; each a :class:`Baseline` in its ``baseline.py``).
+    Optional class attributes: ``marts_folder`` and ``marts_description`` (the group of its dbt marts
+    in the Dagster UI; its dbt files live in ``dbt/`` beside its module, see ``defs/dbt_families.py``),
+    ``parse_statuses`` (what ``parse`` may answer; ``parse_status_check`` holds stored answers to it) and
+    ``baselines`` (the names of non-LLM models that train on its samples, e.g. the DLM; each a
+    :class:`Baseline` in its ``baseline.py``).
     """
 
     name: str

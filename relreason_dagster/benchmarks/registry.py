@@ -199,5 +199,5 @@ def family_tables(name: str) -> tuple[dict[str, str], dict[str, list[tuple[str, 
 
 
 def marts_folder(name: str) -> str | None:
-    """The dbt marts folder of family ``name`` (``models/marts/<folder>``), if it has one."""
+    """The marts folder name of family ``name`` (its Dagster group; its marts live in its ``dbt/marts/``)."""
     return getattr(get_family(name), "marts_folder", None)

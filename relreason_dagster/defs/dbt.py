@@ -14,7 +14,6 @@ the newest :data:`KEEP_DBT_BUILDS` of them are kept.
 """
 
 import contextlib
-import fcntl
 import functools
 import json
 import os
@@ -37,6 +36,7 @@ from dagster_dbt import (
 
 from relreason_dagster import paths
 from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table
+from relreason_dagster.defs.dbt_families import FAMILIES_DIR, parse_lock, use_family_models
 from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
@@ -51,28 +51,36 @@ PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samp
 
 
 def ensure_manifest(project_dir: Path = paths.DBT_PROJECT_DIR) -> Path:
-    """The dbt manifest, parsed first when missing or older than the project's files.
+    """The dbt manifest of the registered families, parsed first when missing or older than the
+    project's files or the families' dbt files (linked in by :func:`use_family_models`).
 
     Several processes may import this module at once on a fresh checkout (parallel test
     workers, a CLI beside the UI); an exclusive lock on ``target/.parse.lock`` lets one
-    of them parse while the others wait and then find the manifest current, so no
-    process reads a manifest another is still writing.
+    of them link and parse while the others wait and then find the manifest current, so no
+    process reads a manifest another is still writing.  Each set of families has its own
+    ``target/<key>/`` (the key of its generated folder).
     """
-    target = project_dir / "target"
-    target.mkdir(parents=True, exist_ok=True)
-    with open(target / ".parse.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return _parse_if_stale(project_dir, target / "manifest.json")
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with parse_lock(project_dir):
+        relative, changed, folders = use_family_models(project_dir)
+        manifest = project_dir / "target" / Path(relative).name / "manifest.json"
+        return _parse_if_stale(project_dir, manifest, folders, force=changed)
 
 
-def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
+def _newest_input(roots: list[Path], skip: set[str]) -> float:
     inputs = {".sql", ".py", ".yml", ".csv"}  # models (SQL and Python), their schemas, and seeds
-    sources = [p for p in project_dir.rglob("*") if p.suffix in inputs and "target" not in p.parts]
-    newest = max((p.stat().st_mtime for p in sources), default=0)
-    if not manifest.exists() or manifest.stat().st_mtime < newest:
+    newest = 0.0
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.suffix in inputs and not skip.intersection(path.relative_to(root).parts):
+                newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+def _parse_if_stale(project_dir: Path, manifest: Path, family_folders: list[Path], force: bool) -> Path:
+    newest = max(
+        _newest_input([project_dir], {"target", FAMILIES_DIR}), _newest_input(family_folders, {"__pycache__"})
+    )
+    if force or not manifest.exists() or manifest.stat().st_mtime < newest:
         subprocess.run(
             [
                 dbt_executable(),
@@ -82,8 +90,10 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
                 str(project_dir),
                 "--profiles-dir",
                 str(project_dir),
+                "--target-path",
+                str(manifest.parent),
                 "--log-path",  # beside the manifest, not in a logs/ folder of its own
-                str(project_dir / "target"),
+                str(manifest.parent),
             ],
             check=True,
             cwd=project_dir,
@@ -91,8 +101,12 @@ def _parse_if_stale(project_dir: Path, manifest: Path) -> Path:
     return manifest
 
 
-dbt_project = DbtProject(project_dir=paths.DBT_PROJECT_DIR, profiles_dir=paths.DBT_PROJECT_DIR)
-ensure_manifest()
+MANIFEST = ensure_manifest()
+dbt_project = DbtProject(
+    project_dir=paths.DBT_PROJECT_DIR,
+    profiles_dir=paths.DBT_PROJECT_DIR,
+    target_path=MANIFEST.parent.relative_to(paths.DBT_PROJECT_DIR),
+)
 
 
 class RelreasonDbtTranslator(DagsterDbtTranslator):

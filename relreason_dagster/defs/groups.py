@@ -1,9 +1,9 @@
 """The asset groups of the Dagster UI, and what each holds: one screen of lineage per group.
 
 About fifty assets in one lineage graph cannot be read, so assets are grouped by stage (inputs,
-model output, staging) and the metric marts by study: each family's marts folder
-(``models/marts/<marts_folder>/``, declared by the family) is a group of its own.  Dagster shows a
-group's name but has no field for its description, so the descriptions live here and in the
+model output, staging) and the metric marts by study: each family's marts (its ``dbt/marts/``,
+linked as ``marts/<marts_folder>/``, the folder name declared by the family) are a group of their own.
+Dagster shows a group's name but has no field for its description, so the descriptions live here and in the
 families; a unit test keeps every asset's group in this list.
 """
 

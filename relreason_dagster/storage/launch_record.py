@@ -44,7 +44,7 @@ RECORD_NAME = "last_launch.json"
 # HTML report the CLI rewrites after every launch, dbt's build folders and the readers' copies of
 # the DuckDB file (storage/read_copy.py; made by every `relreason sql`).
 _HOME_SKIP = {"dagster", "logs", "report", "dbt", "read-copies", RECORD_NAME}
-_DBT_SKIP = {"target", "logs", "dbt_packages"}
+_DBT_SKIP = {"target", "logs", "dbt_packages", "families"}  # families: links to the families' own files
 
 
 def fingerprint(

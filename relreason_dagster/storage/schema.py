@@ -1,6 +1,6 @@
 """DuckDB tables of schema ``raw``: the one place their columns are declared.
 
-dbt reads these tables (staging views in ``dbt_project/models/staging``); the
+dbt reads these tables (staging views in ``dbt_project/models/staging`` and the families' ``dbt/``); the
 assets write them.  Keys are content hashes, so every write is an idempotent
 upsert rather than an append.  Model responses are not a table here: they
 live in the Parquet lake (``storage/lake.py``) and ``raw.responses`` is a view

@@ -24,6 +24,9 @@ class ToyFamily:
     name: str = BENCHMARK
     tasks: tuple[str, ...] = (TASK,)
     parse_statuses: tuple[str, ...] = ("ok", "na")
+    # Its dbt files: tests/toy_family/dbt/ (sources.yml, marts/), linked into the project by the registry.
+    marts_folder: str = "toy"
+    marts_description: str = "The toy's own mart: answers by the number's parity."
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         rng = random.Random(seed)

@@ -26,6 +26,7 @@ import pytest
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
+from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
 
@@ -163,10 +164,11 @@ def _dbt_build(db: Path, work: Path) -> None:
     dbt = Path(sys.executable).parent / "dbt"
     project = str(paths.DBT_PROJECT_DIR)
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
-    command += ["--select", "+path:models/marts/flenqa"]
+    command += ["--select", "+fqn:marts.flenqa"]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

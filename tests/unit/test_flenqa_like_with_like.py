@@ -25,6 +25,7 @@ from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
+from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
@@ -75,7 +76,8 @@ def _dbt_build(db: Path, work: Path) -> None:
     command += ["--select", "+flenqa_vs_study +flenqa_token_stats +flenqa_model_average"]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

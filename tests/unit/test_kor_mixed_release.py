@@ -97,7 +97,6 @@ def test_any_models_file_is_read_the_same_way(scores, tmp_path):
     assert "\n" not in str(bad.value)
 
 
-
 @pytest.fixture(scope="module")
 def built(scores, tmp_path_factory):
     """The slice's records stored as a run stores a model's mixed answers, and the marts built."""
@@ -173,7 +172,7 @@ def built(scores, tmp_path_factory):
         store_family(con, "kor", read_published("kor", PUBLISHED_CSV))
     finally:
         con.close()
-    dbt_build(db, root, select="+path:models/marts/kor")
+    dbt_build(db, root, select="+fqn:marts.kor")
     read = duckdb.connect(str(db), read_only=True)
     yield read
     read.close()

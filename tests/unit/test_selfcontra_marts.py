@@ -24,6 +24,7 @@ import pytest
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_id, store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
+from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.storage.schema import ensure_schema
 
 # Section-2 points: (dataset, setting, model) -> (n_correct, n_self_contra) of 10 annotated responses.
@@ -115,7 +116,8 @@ def _dbt_build(db: Path, work: Path) -> None:
     command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
     command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
     command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -245,7 +247,7 @@ def test_correlation_per_model_and_answer_order_with_p_value(marts) -> None:
 def test_p_value_series_matches_scipy_for_every_df(tmp_path: Path) -> None:
     """The mart's t-distribution series, run on its own for df 1..40 and several t."""
     stats = pytest.importorskip("scipy.stats")
-    sql = (paths.DBT_PROJECT_DIR / "models/marts/selfcontra/selfcontra_correlation.sql").read_text()
+    sql = (paths.PACKAGE_ROOT / "benchmarks/selfcontra/dbt/marts/selfcontra_correlation.sql").read_text()
     start = sql.index("angles as (")
     end = sql.index("select t.model")
     body = "with tested as (select * from cases), " + sql[start:end]

@@ -2,7 +2,7 @@
 -- parse_status); every F1 a mart reports is derived here.  One row per answer, provider errors excluded
 -- (they are no answer: see parse_rate).  f1: F1 over the target's true cells; an unreadable (na) or
 -- refused answer scores 0, an empty prediction for an empty gold scores 1.  detail and parsed are kept
--- for the marts that need the answer's parse facts (the DLM's seed, for one).
+-- for the marts that need the answer's parse facts (a baseline's seed, for one).
 select a.prompt_id, a.model, a.benchmark, a.task, a.split, a.setting, a.sample_id, a.parse_status,
        coalesce(a.tp, 0) as tp, coalesce(a.fp, 0) as fp, coalesce(a.fn, 0) as fn,
        case

@@ -1,4 +1,4 @@
--- Every scored draw of every LLM answer to a test prompt: draw 0 from the parsed answers (the answer
+-- Every scored draw of every LLM answer to a test prompt (a baseline's answers are not draws): draw 0 from the parsed answers (the answer
 -- every other mart reads) and draws 1 .. K-1 of `relreason run --samples K` from raw.parsed_draws,
 -- scored exactly as answer_scores scores (correct; F1 over cells, 0 for an unreadable answer).
 -- Provider errors are no answer and are left out, as in answer_scores.  `answer` is the parsed answer
@@ -7,7 +7,7 @@ with draws as (
     select prompt_id, model, benchmark, task, split, setting, sample_id, 0 as sample_index,
            parse_status, parsed, tp, fp, fn, correct
     from {{ ref('stg_parsed_answers') }}
-    where model <> 'dlm'
+    where not baseline
     union all
     select d.prompt_id, d.model, d.benchmark, d.task, d.split, d.setting, d.sample_id, d.sample_index,
            d.parse_status, d.parsed, d.tp, d.fp, d.fn, d.correct

@@ -1,5 +1,5 @@
 -- Label bias: the share of cells a model predicts positive against the gold positive share,
--- over readable answers that predict labels (not FLenQA's next-word answers).  bias > 0: the model says "yes" more often than the truth does.
+-- over readable answers that predict labels (not answers that predict no label, such as next-word answers).  bias > 0: the model says "yes" more often than the truth does.
 with agg as (
     select benchmark, model, task, split, setting,
            count(*) as n,

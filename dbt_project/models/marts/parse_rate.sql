@@ -1,5 +1,5 @@
 -- How many responses could be read: ok / (ok + na + refused); provider errors are counted apart (n_error).
--- refused: FLenQA answers with neither "true" nor "false" (the study's refusals).
+-- refused: answers a family reads as refusals (e.g. neither "true" nor "false" to a True/False question).
 with agg as (
     select benchmark, model, task, setting,
            count(*) as n,

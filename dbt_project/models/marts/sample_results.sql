@@ -1,5 +1,5 @@
 {{ config(materialized='view') }}
--- One row per answer to a test prompt, per model (and per DLM answer on a current sample): the prompt's
+-- One row per answer to a test prompt, per model (and per baseline answer on a current sample): the prompt's
 -- messages, the full response, the gold answer, the parsed answer with its status and the score.
 -- The one place answers (int_answers: answer + sample) are joined with their prompt and response:
 -- `relreason samples`, `relreason report` and `relreason export` read it.  A view, so a build copies nothing and a new response shows at once.
@@ -31,9 +31,9 @@ select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_i
        end as outcome,
        a.detail
 from {{ ref('int_answers') }} a
--- Benchmark prompts only (not the judge's or the self-correction follow-ups); the DLM has no prompt.
+-- int_answers holds test prompts' answers only (not the judge's or the self-correction follow-ups'),
+-- and a baseline's answers, which have no prompt.
 left join {{ ref('stg_prompts') }} pr on pr.prompt_id = a.prompt_id
 left join {{ source('raw', 'prompts') }} p on p.prompt_id = a.prompt_id
 left join {{ ref('stg_responses') }} r on r.prompt_id = a.prompt_id and r.model = a.model
 left join {{ ref('answer_scores') }} sc on sc.prompt_id = a.prompt_id and sc.model = a.model
-where pr.prompt_id is not null or a.model = 'dlm'

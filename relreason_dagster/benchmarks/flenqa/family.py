@@ -31,7 +31,7 @@ class FlenqaFamily:
     name: str = BENCHMARK
     tasks: tuple[str, ...] = TASKS
     settings: tuple[str, ...] = prompts.SETTINGS
-    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    # Its dbt files: dbt/ beside this module (marts in dbt/marts/); its marts are one group of the Dagster UI.
     marts_folder: str = "flenqa"
     marts_description: str = (
         "FLenQA marts: accuracy by input length, padding and position, label bias, CoT and next word."

@@ -172,7 +172,7 @@ class KorFamily:
 
     name: str = BENCHMARK
     tasks: tuple[str, ...] = (*CATEGORIES, MIXED_TASK, STEPWISE_TASK)
-    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    # Its dbt files: dbt/ beside this module (marts in dbt/marts/); its marts are one group of the Dagster UI.
     marts_folder: str = "kor"
     marts_description: str = (
         "KOR-Bench marts: accuracy by category and rule, self-correction, mixed, counterfactual, knowledge "

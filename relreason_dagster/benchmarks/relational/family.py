@@ -24,7 +24,7 @@ class RelationalFamily:
     name: str = BENCHMARK
     tasks: tuple[str, ...] = TASKS
     settings: tuple[str, ...] = prompts.SETTINGS
-    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    # Its dbt files: dbt/ beside this module (marts in dbt/marts/); its marts are one group of the Dagster UI.
     marts_folder: str = "relational"
     marts_description: str = (
         "Relational reasoning marts: F1 per task, split and setting, DLM vs LLM (Table 1), and the "

@@ -136,7 +136,7 @@ class SelfContraFamily:
 
     name: str = BENCHMARK
     tasks: tuple[str, ...] = DATASETS
-    # Its dbt marts: models/marts/<marts_folder>/, one group of the Dagster UI.
+    # Its dbt files: dbt/ beside this module (marts in dbt/marts/); its marts are one group of the Dagster UI.
     marts_folder: str = "selfcontra"
     marts_description: str = "Self-Contra marts: SCR, judged labels, detection F1, categories, correlation."
     # What parse() may answer ("error" is the pipeline's, for a failed call).

@@ -8,7 +8,8 @@
 with scores as (
     select prompt_id, model, benchmark, task, split, setting, correct, f1
     from {{ ref('answer_scores') }}
-    where model <> 'dlm'
+    -- LLMs only: an answer to a test prompt (a baseline's answers have none).
+    where prompt_id in (select prompt_id from {{ ref('stg_prompts') }})
 ),
 pairs as (
     select a.benchmark, a.task, a.split, a.setting, a.model as model_a, b.model as model_b, a.prompt_id,
