@@ -1,5 +1,5 @@
 {#
-  Spearman's rank correlation and its p-value, written once (tests/unit/test_rank_correlation.py renders
+  Spearman's rank correlation and its p-value, written once (tests/unit/reasoning/test_rank_correlation.py renders
   these very macros and checks them against scipy.stats.spearmanr, or a closed form without scipy).
 
   avg_rank(col, partition): the rank of col within partition, ties given the mean of the ranks they span

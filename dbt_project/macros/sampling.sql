@@ -1,5 +1,5 @@
 {#
-  Statistics of repeated sampling and paired comparisons, written once (tests/unit/test_sampling_stats.py
+  Statistics of repeated sampling and paired comparisons, written once (tests/unit/marts/test_sampling_stats.py
   renders these very macros and checks them against closed forms in Python).
 
   pass_at_k(n, c, k): the unbiased pass@k estimator of Chen et al. (2021, "Evaluating Large Language

@@ -18,7 +18,7 @@ def set_f1(pred: set[Hashable], gold: set[Hashable]) -> tuple[int, int, int, flo
     """``(tp, fp, fn, f1)`` of a predicted set against the gold set; F1 is 1.0 when both are empty.
 
     For evaluation without a database (DLM experiments, benchmarks); nothing the pipeline stores or
-    reports uses its F1.  ``tests/unit/test_metric_marts.py`` keeps it equal to the mart's.
+    reports uses its F1.  ``tests/unit/marts/test_metric_marts.py`` keeps it equal to the mart's.
     """
     tp = len(pred & gold)
     fp = len(pred - gold)

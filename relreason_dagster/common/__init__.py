@@ -6,6 +6,6 @@ entry may name (``model_kinds.py``), row writes and reads on an open DuckDB conn
 (``duckdb_rows.py``) and Great Expectations validation of a dataframe (``gx_validation.py``).  Each
 used to sit in the folder of its subject (``llm/``, ``storage/``, ``data_quality/``), so a family
 importing it pointed up at a folder above the families; here the folders stack as the layers do
-(``tests/unit/test_layers.py``).  A module belongs here only if it knows no family, no model and no
+(``tests/unit/codebase/test_layers.py``).  A module belongs here only if it knows no family, no model and no
 Dagster, and importing it is cheap.
 """

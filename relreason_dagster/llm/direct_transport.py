@@ -8,7 +8,7 @@ server answering thousands of short prompts at high concurrency, that CPU, not t
 every other provider, and any entry with ``transport: litellm``, goes through LiteLLM as before.
 
 Nothing else changes for the user, and the tests hold both transports to it
-(``tests/integration/test_transport_equivalence.py``):
+(``tests/integration/gateway/test_transport_equivalence.py``):
 
 * the same request: the model name after its provider prefix, the messages, the params the gateway
   computed (``request_key.effective_params``: the model's, the profile's generation knobs on top);

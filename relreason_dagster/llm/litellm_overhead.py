@@ -2,7 +2,7 @@
 
 Why a module of its own: the two switches rest on behaviours of the installed LiteLLM (a registered
 price short-cuts its cost lookup; a call with ``fallbacks`` set schedules no success-logging task),
-which ``tests/unit/test_gateway_litellm_quiet.py`` checks; the price lookup shares the first switch's
+which ``tests/unit/llm/test_gateway_litellm_quiet.py`` checks; the price lookup shares the first switch's
 record of which models LiteLLM cannot price, so a stand-in zero is never reported as a price.
 """
 
@@ -210,7 +210,7 @@ def quiet_kwargs() -> dict[str, Any]:
     nothing else (``[] or litellm.model_fallbacks`` is the same no-fallback
     route, and ``fallbacks`` is a LiteLLM param, never sent to the provider).
     With a success callback registered (a user's Langfuse, say) nothing is
-    switched off.  ``tests/unit/test_gateway_litellm_quiet.py`` checks the
+    switched off.  ``tests/unit/llm/test_gateway_litellm_quiet.py`` checks the
     installed LiteLLM still behaves so.
     """
     return {} if _success_callbacks_registered() else {"fallbacks": []}

@@ -3,7 +3,7 @@
 Why a module of its own: the key is the contract between every run and everything stored (a prompt
 whose row has this hash is not asked again, under any model name), so it must change only on purpose.
 The gateway, the dry run's cost estimate and the tests all compute it here, in one place, and
-``tests/unit/test_reasoning_draws.py`` pins a digest computed by the code before any change.
+``tests/unit/llm/test_reasoning_draws.py`` pins a digest computed by the code before any change.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def code_roots() -> list[Path]:
     elsewhere (installed ``relreason.families`` entry points).
 
     The suites' folder is found, not imported (``find_spec``): only its files are hashed, and
-    ``data_quality/`` sits above storage in the layers (``tests/unit/test_layers.py``)."""
+    ``data_quality/`` sits above storage in the layers (``tests/unit/codebase/test_layers.py``)."""
     from relreason_dagster.benchmarks.registry import family_names, get_family
 
     package = paths.PACKAGE_ROOT.resolve()

@@ -2,7 +2,7 @@
 "study" beside the scripted model, found by name like every family's ``report.py``.
 
 Nothing outside ``tests/toy_family/`` knows any of this: the report renders it because the toy is
-registered (``tests/integration/test_toy_family.py``).  The toy has no comparison mart in dbt, so its
+registered (``tests/integration/families/test_toy_family.py``).  The toy has no comparison mart in dbt, so its
 comparison is a query over the shared marts (``marts.accuracy``, ``marts.study_reference``).
 """
 

@@ -3,7 +3,7 @@ self-correction templates, so official and generated items are asked exactly the
 
 The texts are the official ``config/prompt/*.yaml`` templates (KOR-Bench @ bb8194d) as Python
 strings: a prompt is part of the method, and a model scored on a reworded prompt is not comparable
-with the published numbers.  ``tests/unit/test_kor_family.py`` renders them against the official
+with the published numbers.  ``tests/unit/kor/test_kor_family.py`` renders them against the official
 YAML files whenever the reference folder is present, so a drift is caught.
 
 The *mixed* template's two slots are filled as the official inference code fills them

@@ -12,7 +12,7 @@ minus the gate and the generated code's version warning on stdout.
 That this gives identical results was measured, not assumed: every string step 6 sees in the
 reference files (response and gold sides of the 45 symbolic Operation items of every model) was
 parsed by SymPy's own ``parse_latex`` on a 4.11.1 runtime and by :func:`parse_latex` on 4.13.2, and
-the two agree on every ``srepr`` and every error class (``tests/unit/test_kor_paper_scoring.py``,
+the two agree on every ``srepr`` and every error class (``tests/unit/kor/test_kor_paper_scoring.py``,
 ``test_identical_to_antlr_411``, given a folder holding a 4.11 runtime: see that test).
 
 :func:`require_parser` is the loud part: ``paper`` scoring calls it first, and a parser that cannot

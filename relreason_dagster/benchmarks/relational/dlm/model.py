@@ -151,7 +151,7 @@ def _exclusion_mask(arity: int, n: int, device: torch.device) -> torch.Tensor:
     empty, so ∃ is False and ∀ is True there.  That is what lets a network say ``x ≠ y``: without
     it, ``∃z (E(x, z) ∧ E(z, y))`` is true at ``(x, x)`` for every node with a neighbour, and no
     program can express k-Connectivity, whose targets are pairs of different nodes (see
-    ``tests/unit/test_dlm_formulas.py``).
+    ``tests/unit/relational/test_dlm_formulas.py``).
     """
     idx = torch.arange(n, device=device)
     mask = torch.zeros((n,) * (arity + 1), dtype=torch.bool, device=device)
