@@ -233,7 +233,8 @@ def use_family_models(project_dir: Path) -> tuple[str, bool, list[Path]]:
     folders = family_dbt_folders()
     relative = f"{FAMILIES_DIR}/{families_key(folders)}"
     changed = sync_links(project_dir / relative, family_links(folders))
-    changed |= write_if_changed(project_dir / relative / BASELINE_MACRO, baseline_macro(registered_baselines()))
+    macro = baseline_macro(registered_baselines())
+    changed |= write_if_changed(project_dir / relative / BASELINE_MACRO, macro)
     os.utime(project_dir / relative)
     prune_family_sets(project_dir, KEEP_FAMILY_SETS)
     os.environ[FAMILIES_ENV] = relative
