@@ -19,6 +19,7 @@ from relreason_dagster.benchmarks.base import Baseline, Sample, stable_hash
 from relreason_dagster.benchmarks.registry import baseline_family, baseline_names, get_baseline, get_family
 from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table, replace_rows, upsert_rows
 from relreason_dagster.defs.assets import samples
+from relreason_dagster.defs.dbt_families import baseline_source
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.storage.parsed_answers import answer_row
@@ -125,7 +126,7 @@ def baseline_assets(model: str) -> tuple[dg.AssetsDefinition, dg.AssetsDefinitio
         )
 
     @dg.asset(
-        name=f"{model}_answers",
+        name=baseline_source(model),
         group_name="model_output",
         pool=DUCKDB_POOL,
         deps=[checkpoints],

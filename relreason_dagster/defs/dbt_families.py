@@ -16,6 +16,20 @@ Dagster groups apply unchanged, and an edit through a link edits the family's ow
 family (a test's toy family) links and parses its own project state, never the one a concurrent
 process is building.  ``dbt_project.yml`` reads the folder from :data:`FAMILIES_ENV`, which
 :func:`use_family_models` sets in this process's environment so every ``dbt`` it starts sees it.
+
+A baseline (a non-LLM model a family declares in ``baseline.py``) writes its answers into the shared
+``raw.parsed_answers``, but from its own asset, ``<name>_answers``.  Its family's ``sources.yml`` names
+that table again as source ``raw.<name>_answers`` (``identifier: parsed_answers``, asset key
+``<name>_answers``), so dbt and the Dagster asset graph see the baseline's asset upstream of the shared
+staging.  The shared ``stg_parsed_answers`` must read every such source without naming one, so the
+generated folder also holds one file that is not a link: the macro ``registered_baselines()``
+(:data:`BASELINE_MACRO`), written from the registry (``baseline_names()``), which returns each
+baseline's model and source name.  A macro rather than a dbt var or an environment variable: it lives
+in the same generated folder as the links, so a set of families and its list of baselines are always
+parsed together, and its list is a literal, so the loop over it in ``stg_parsed_answers`` runs at parse
+time and each ``source()`` call in it is recorded as a dependency (a list dbt had to query would be
+empty while dbt parses, ``execute`` being false, and the lineage would be lost).  A registered baseline
+whose family's ``sources.yml`` lacks its source is a one-line error naming the lines to add.
 """
 
 from __future__ import annotations
@@ -23,13 +37,18 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from relreason_dagster.benchmarks.registry import FAMILIES
+import yaml
+
+from relreason_dagster.benchmarks.registry import FAMILIES, baseline_family, baseline_names
+from relreason_dagster.errors import ConfigError
 
 # What dbt_project.yml's model-paths reads: the generated folder, relative to the project.
 FAMILIES_ENV = "DBT_RELREASON_FAMILIES"
@@ -41,6 +60,10 @@ LAYERS = ("staging", "intermediate", "marts")
 KEEP_FAMILY_SETS = 8
 # What dbt reads from a model path: SQL and Python models, their yml (schemas, sources).
 MODEL_SUFFIXES = (".sql", ".py", ".yml")
+# The generated macro listing the registered baselines (relative to a set's generated folder).
+BASELINE_MACRO = Path("macros", "registered_baselines.sql")
+# The raw table every baseline's answers go to, and so the identifier of each baseline's source.
+BASELINE_TABLE = "parsed_answers"
 
 
 def family_dbt_folder(family: object) -> Path | None:
@@ -83,6 +106,81 @@ def family_links(folders: dict[str, tuple[str, Path]]) -> dict[Path, Path]:
             else:
                 links[Path("models", marts_folder, *rel.parts)] = file
     return links
+
+
+def baseline_source(model: str) -> str:
+    """The name of baseline ``model``'s answers: its scoring asset (``defs/baseline_assets.py``) and the
+    ``raw`` source table its family's ``sources.yml`` declares for it, so the two read alike."""
+    return f"{model}_answers"
+
+
+def source_tables(folder: Path) -> dict[str, dict[str, Any]]:
+    """The ``raw`` source tables a family's ``<folder>/sources.yml`` declares, by name (dbt merges the
+    tables of one source declared in several files, so each family lists only its own)."""
+    file = folder / "sources.yml"
+    if not file.is_file():
+        return {}
+    sources = (yaml.safe_load(file.read_text()) or {}).get("sources") or []
+    return {
+        table["name"]: table
+        for source in sources
+        if source.get("name") == "raw"
+        for table in source.get("tables") or []
+    }
+
+
+def baseline_source_problem(folder: Path | None, model: str) -> str | None:
+    """What is wrong with baseline ``model``'s source in its family's dbt folder, or None when the
+    family's ``sources.yml`` declares it as the shared staging reads it."""
+    name = baseline_source(model)
+    fix = (
+        f"add to its dbt/sources.yml, under source raw: '- name: {name}', 'identifier: {BASELINE_TABLE}', "
+        f"'meta: {{dagster: {{asset_key: [\"{name}\"]}}}}'"
+    )
+    if folder is None:
+        return f"baseline {model!r} has no dbt folder beside its family's module: {fix}"
+    table = source_tables(folder).get(name)
+    if table is None:
+        return f"baseline {model!r} has no source raw.{name} in {folder / 'sources.yml'}: {fix}"
+    asset_key = ((table.get("meta") or {}).get("dagster") or {}).get("asset_key")
+    if table.get("identifier") != BASELINE_TABLE or asset_key != [name]:
+        return f"source raw.{name} in {folder / 'sources.yml'} must read the baseline's rows: {fix}"
+    return None
+
+
+def registered_baselines() -> list[dict[str, str]]:
+    """Each registered baseline's model and source name; a baseline its family's ``sources.yml`` does not
+    declare is a one-line :class:`ConfigError`."""
+    baselines = []
+    for model in baseline_names():
+        family = FAMILIES.get(baseline_family(model))
+        problem = baseline_source_problem(family_dbt_folder(family) if family else None, model)
+        if problem is not None:
+            raise ConfigError(problem)
+        baselines.append({"model": model, "source": baseline_source(model)})
+    return baselines
+
+
+def baseline_macro(baselines: list[dict[str, str]]) -> str:
+    """The text of the generated macro ``registered_baselines()`` (a literal list, read at parse time)."""
+    return (
+        "{#- Generated by relreason_dagster/defs/dbt_families.py from the registered families' baselines:\n"
+        "    each one's model name and its raw source (declared in its family's sources.yml). -#}\n"
+        "{% macro registered_baselines() %}\n"
+        f"  {{{{ return({json.dumps(baselines)}) }}}}\n"
+        "{% endmacro %}\n"
+    )
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` unless it already holds it (an unchanged file keeps the manifest
+    current); True if it was written."""
+    if path.is_file() and not path.is_symlink() and path.read_text() == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    path.write_text(text)
+    return True
 
 
 def families_key(folders: dict[str, tuple[str, Path]]) -> str:
@@ -135,6 +233,8 @@ def use_family_models(project_dir: Path) -> tuple[str, bool, list[Path]]:
     folders = family_dbt_folders()
     relative = f"{FAMILIES_DIR}/{families_key(folders)}"
     changed = sync_links(project_dir / relative, family_links(folders))
+    macro = baseline_macro(registered_baselines())
+    changed |= write_if_changed(project_dir / relative / BASELINE_MACRO, macro)
     os.utime(project_dir / relative)
     prune_family_sets(project_dir, KEEP_FAMILY_SETS)
     os.environ[FAMILIES_ENV] = relative

@@ -1,35 +1,37 @@
 """A family owns its dbt files: they sit in its own ``dbt/`` folder, are linked into the project by
-``defs/dbt_families.py``, and its ``sources.yml`` names exactly the raw tables its ``tables.py`` declares."""
+``defs/dbt_families.py``, and its ``sources.yml`` names exactly the raw tables its ``tables.py`` declares
+and the answers of each baseline it declares (which the shared staging reads without naming them)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import yaml
+import pytest
 
-from relreason_dagster.benchmarks.registry import family_tables
+from relreason_dagster.benchmarks.registry import FAMILIES, baseline_family, baseline_names, family_tables
 from relreason_dagster.defs.dbt_families import (
+    BASELINE_MACRO,
+    FAMILIES_ENV,
+    baseline_macro,
+    baseline_source,
+    baseline_source_problem,
     families_key,
     family_dbt_folders,
     family_links,
     prune_family_sets,
+    registered_baselines,
+    source_tables,
     sync_links,
+    use_family_models,
 )
+from relreason_dagster.errors import ConfigError
 from relreason_dagster.storage.schema import RAW_TABLES
 
 
 def _source_tables(folder: Path) -> dict[str, str]:
     """The ``raw`` source tables a family's ``sources.yml`` declares: name -> the table it reads."""
-    file = folder / "sources.yml"
-    if not file.is_file():
-        return {}
-    sources = yaml.safe_load(file.read_text()).get("sources") or []
-    return {
-        table["name"]: table.get("identifier", table["name"])
-        for source in sources
-        if source["name"] == "raw"
-        for table in source.get("tables") or []
-    }
+    return {name: table.get("identifier", name) for name, table in source_tables(folder).items()}
 
 
 def test_a_familys_sources_are_the_raw_tables_its_tables_py_declares():
@@ -75,11 +77,11 @@ def test_family_files_are_linked_under_their_layer_and_marts_folder(tmp_path):
     assert families_key({"fam": ("x", dbt)}) != families_key({})
 
 
-def test_no_shared_sql_names_a_family():
-    """The shared models stay generic: no ``.sql`` under ``dbt_project/`` names a family, its marts folder
-    or its baselines (a baseline's answers are told apart by ``stg_parsed_answers.baseline``)."""
+def test_no_shared_dbt_file_names_a_family():
+    """The shared project stays generic: no ``.sql`` or ``.yml`` under ``dbt_project/`` names a family, its
+    marts folder or its baselines (a baseline's answers are told apart by ``stg_parsed_answers.baseline``
+    and its source is declared in its family's ``sources.yml``), not even in a column description."""
     from relreason_dagster import paths
-    from relreason_dagster.benchmarks.registry import FAMILIES
 
     names = {
         n
@@ -89,17 +91,71 @@ def test_no_shared_sql_names_a_family():
     names.discard(None)
     assert {"kor", "flenqa", "selfcontra", "relational", "dlm"} <= names
     skip = {"target", "families"}  # dbt's output; the links to the families' own files
-    shared = [
-        p
-        for p in paths.DBT_PROJECT_DIR.rglob("*.sql")
-        if not skip.intersection(p.relative_to(paths.DBT_PROJECT_DIR).parts)
-    ]
-    assert len(shared) > 20
+    shared = {
+        suffix: [
+            p
+            for p in paths.DBT_PROJECT_DIR.rglob(f"*{suffix}")
+            if not skip.intersection(p.relative_to(paths.DBT_PROJECT_DIR).parts)
+        ]
+        for suffix in (".sql", ".yml")
+    }
+    assert len(shared[".sql"]) > 20 and len(shared[".yml"]) > 8
     naming = {
         str(p.relative_to(paths.DBT_PROJECT_DIR)): sorted(n for n in names if n in p.read_text().lower())
-        for p in shared
+        for files in shared.values()
+        for p in files
     }
     assert {p: found for p, found in naming.items() if found} == {}
+
+
+def test_every_registered_baseline_has_its_source_in_its_familys_sources_yml():
+    assert "dlm" in baseline_names()
+    folders = family_dbt_folders()
+    for model in baseline_names():
+        family = baseline_family(model)
+        assert family in folders, f"{model}: family {family} has no dbt folder for its baseline's source"
+        assert baseline_source_problem(folders[family][1], model) is None
+        assert _source_tables(folders[family][1])[baseline_source(model)] == "parsed_answers"
+    assert registered_baselines() == [{"model": m, "source": baseline_source(m)} for m in baseline_names()]
+
+
+def test_a_baseline_without_its_source_is_a_one_line_error(tmp_path):
+    """The test above fails when a family's sources.yml lacks its baseline's source (a test of the test)."""
+    dbt = tmp_path / "dbt"
+    dbt.mkdir()
+    assert "has no dbt folder" in baseline_source_problem(None, "b")
+    assert "has no source raw.b_answers" in baseline_source_problem(dbt, "b")
+    table = "      - name: b_answers\n        identifier: parsed_answers\n"
+    head = "version: 2\nsources:\n  - name: raw\n    schema: raw\n    tables:\n      - name: b_runs\n"
+    (dbt / "sources.yml").write_text(head)
+    problem = baseline_source_problem(dbt, "b")
+    assert "has no source raw.b_answers" in problem and "identifier: parsed_answers" in problem
+    assert "\n" not in problem
+    (dbt / "sources.yml").write_text(head + table)  # no asset key: the lineage would be lost
+    assert "must read the baseline's rows" in baseline_source_problem(dbt, "b")
+    (dbt / "sources.yml").write_text(head + table + '        meta: {dagster: {asset_key: ["b_answers"]}}\n')
+    assert baseline_source_problem(dbt, "b") is None
+
+
+def test_a_registered_baseline_without_its_source_stops_the_link_step(tmp_path, monkeypatch):
+    import relreason_dagster.defs.dbt_families as dbt_families
+
+    monkeypatch.setenv(FAMILIES_ENV, os.environ.get(FAMILIES_ENV, ""))  # use_family_models sets it
+    monkeypatch.setattr(dbt_families, "baseline_source_problem", lambda folder, model: f"{model}: add it")
+    with pytest.raises(ConfigError, match="dlm: add it"):
+        use_family_models(tmp_path)
+
+
+def test_the_generated_macro_lists_the_baselines_as_a_literal(tmp_path, monkeypatch):
+    """A literal list, so dbt's parse (``execute`` false) runs the staging loop and records each source."""
+    monkeypatch.setenv(FAMILIES_ENV, os.environ.get(FAMILIES_ENV, ""))  # use_family_models sets it
+    text = baseline_macro([{"model": "b", "source": "b_answers"}])
+    assert "{% macro registered_baselines() %}" in text
+    assert '{{ return([{"model": "b", "source": "b_answers"}]) }}' in text
+    assert "return([])" in baseline_macro([])
+    relative, _, _ = use_family_models(tmp_path)
+    assert (tmp_path / relative / BASELINE_MACRO).read_text() == baseline_macro(registered_baselines())
+    assert not (tmp_path / relative / BASELINE_MACRO).is_symlink()
 
 
 def test_only_the_most_recently_used_family_sets_are_kept(tmp_path):
