@@ -9,7 +9,9 @@ import pytest
 from relreason_dagster import paths
 from tests.profile_files import use_profiles
 
-pytestmark = pytest.mark.e2e
+# The real local model as the judge: over a minute on two cores.  The local model's own end-to-end run
+# (test_pipeline_local_model.py) stays in make test; this one is in the slow set.
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SOURCE = "wino/selfcontra_annotations/winobias_zero_answer_gpt3.5.csv"
 SLICE = 2
