@@ -15,9 +15,6 @@ compared with
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -26,9 +23,9 @@ import pytest
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
-from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
+from tests.dbt_home import dbt_build
 
 PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "flenqa" / "published.csv"
 MODELS = ("m1", "m2")
@@ -159,19 +156,6 @@ def _fill(con: duckdb.DuckDBPyConnection, grid: dict[str, Any]) -> list[dict[str
     ]
 
 
-def _dbt_build(db: Path, work: Path) -> None:
-    """The FLenQA marts and everything they read, built and tested as the pipeline builds them."""
-    dbt = Path(sys.executable).parent / "dbt"
-    project = str(paths.DBT_PROJECT_DIR)
-    command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
-    command += ["--select", "+fqn:marts.flenqa"]
-    command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("flenqa_marts")
@@ -186,7 +170,7 @@ def built(tmp_path_factory):
         store_family(con, "flenqa", read_published("flenqa", PUBLISHED_CSV))
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select="+fqn:marts.flenqa")
     read = duckdb.connect(str(db), read_only=True)
     yield {"con": read, "answers": answers}
     read.close()

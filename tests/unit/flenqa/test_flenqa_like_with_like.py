@@ -12,10 +12,6 @@ must then be on the same items and pool.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -25,10 +21,10 @@ from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
 from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
-from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 from relreason_dagster.storage.schema import ensure_schema
 from relreason_dagster.storage.study_reference import read_published, store_family
+from tests.dbt_home import dbt_build
 from tests.unit.flenqa.test_flenqa_dataset import released_rows, write_jsonl
 
 FAMILY = FlenqaFamily()
@@ -67,18 +63,6 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> 
     con.execute(
         f"INSERT INTO raw.{table} ({names}) VALUES ({', '.join('?' for _ in row)})", list(row.values())
     )
-
-
-def _dbt_build(db: Path, work: Path) -> None:
-    dbt = Path(sys.executable).parent / "dbt"
-    project = str(paths.DBT_PROJECT_DIR)
-    command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
-    command += ["--select", "+flenqa_vs_study +flenqa_token_stats +flenqa_model_average"]
-    command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def _made_up_minimal(task: str, n: int, released: bool, start: int) -> list[Any]:
@@ -158,7 +142,7 @@ def built(tmp_path_factory):
         _insert(con, "study_reference", row)
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root, select="+flenqa_vs_study +flenqa_token_stats +flenqa_model_average")
     read = duckdb.connect(str(db), read_only=True)
     yield read
     read.close()

@@ -12,8 +12,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,8 +22,8 @@ import pytest
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_id, store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
-from relreason_dagster.defs.dbt_families import family_models_env
 from relreason_dagster.storage.schema import ensure_schema
+from tests.dbt_home import dbt_build
 
 # Section-2 points: (dataset, setting, model) -> (n_correct, n_self_contra) of 10 annotated responses.
 POINTS = {
@@ -110,17 +108,6 @@ def _section3_rows() -> list[list[str]]:
     return [[f"Question: s3 {i}?", f"Answer: b{i}", *cells] for i, cells in enumerate(SECTION3)]
 
 
-def _dbt_build(db: Path, work: Path) -> None:
-    dbt = Path(sys.executable).parent / "dbt"
-    project = str(paths.DBT_PROJECT_DIR)
-    command = [str(dbt) if dbt.exists() else "dbt", "build", "--quiet", "--project-dir", project]
-    command += ["--profiles-dir", project, "--target-path", str(work / "target"), "--log-path", str(work)]
-    command += ["--vars", json.dumps({"relreason_duckdb": str(db)})]
-    env = family_models_env(paths.DBT_PROJECT_DIR)  # the families' own models, linked in
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 @pytest.fixture(scope="module")
 def marts(tmp_path_factory):
     root = tmp_path_factory.mktemp("selfcontra_marts")
@@ -159,7 +146,7 @@ def marts(tmp_path_factory):
             )
     finally:
         con.close()
-    _dbt_build(db, root)
+    dbt_build(db, root)
     read = duckdb.connect(str(db), read_only=True)
     yield read
     read.close()
