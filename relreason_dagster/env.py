@@ -6,6 +6,7 @@ gets the same offline settings; values a user already set are kept.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -32,6 +33,15 @@ compute_logs:
   # Step output goes straight to the terminal (CLI progress); the UI shows the structured run log.
   module: dagster._core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
+event_log_storage:
+  # Dagster's SQLite event log (same files, <DAGSTER_HOME>/history/runs) with its connections kept open
+  # between events: a dbt step's ~900 events no longer open ~1,800 connections (defs/event_log_storage.py).
+  # The folder is written out (Dagster's default place in this home): DagsterInstance.from_config(folder)
+  # reads this file without DAGSTER_HOME pointing here.
+  module: relreason_dagster.defs.event_log_storage
+  class: PooledSqliteEventLogStorage
+  config:
+    base_dir: {event_log_dir}
 concurrency:
   pools:
     # The pool `duckdb` (steps that hold the DuckDB file): one step at a time, across all runs.
@@ -41,6 +51,11 @@ concurrency:
     # UI backfills over model partitions run this many partitions at once (their model calls hold no pool).
     max_concurrent_runs: 4
 """
+
+
+def dagster_yaml(dagster_home: Path) -> str:
+    """The dagster.yaml relreason writes into ``dagster_home`` (a copied home gets its own on next use)."""
+    return DAGSTER_YAML.replace("{event_log_dir}", json.dumps(str(dagster_home / "history" / "runs")))
 
 
 # `relreason -v` in this process: runs it launches log Dagster's DEBUG lines.  Not an environment
@@ -77,9 +92,9 @@ def ensure_dagster_home(relreason_home: Path) -> Path:
     cfg = home / "dagster.yaml"
     # Our own file is kept current; a dagster.yaml the user wrote is left alone.
     if not cfg.exists() or (
-        cfg.read_text().startswith("# Written by relreason") and cfg.read_text() != DAGSTER_YAML
+        cfg.read_text().startswith("# Written by relreason") and cfg.read_text() != dagster_yaml(home)
     ):
-        cfg.write_text(DAGSTER_YAML)
+        cfg.write_text(dagster_yaml(home))
     os.environ["DAGSTER_HOME"] = str(home)
     if chosen is None:
         _dagster_home_set_here = str(home)

@@ -84,11 +84,15 @@ def _wait_for_location(port: int, ui: subprocess.Popen) -> dict:
     raise AssertionError("the UI's code location did not load in time")
 
 
+LIST_ASSETS = (
+    "import json\n"
+    "from relreason_dagster.definitions import defs\n"
+    "print(json.dumps([key.path for key in defs.resolve_asset_graph().get_all_asset_keys()]))\n"
+)
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
 def test_ui_from_a_plain_shell_loads_every_asset_and_kill_stops_the_group(tmp_path):
-    from relreason_dagster.definitions import defs
-
-    expected = {tuple(key.path) for key in defs.resolve_asset_graph().get_all_asset_keys()}
     port = _free_port()
     venv_bin = Path(sys.executable).parent
     env = {
@@ -98,6 +102,18 @@ def test_ui_from_a_plain_shell_loads_every_asset_and_kill_stops_the_group(tmp_pa
     }
     for name in ("VIRTUAL_ENV", "DAGSTER_HOME", "RELREASON_DUCKDB"):
         env.pop(name, None)
+    # Every asset the code location defines, read in a fresh process as the UI's reads it (this process
+    # may hold definitions built while a test's toy family was registered).
+    listed = subprocess.run(
+        [sys.executable, "-c", LIST_ASSETS],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    expected = {tuple(path) for path in json.loads(listed.stdout.strip().splitlines()[-1])}
     ui = subprocess.Popen(
         [str(venv_bin / "relreason"), "ui", "--port", str(port)],
         env=env,
