@@ -17,8 +17,9 @@ from relreason_dagster.storage.lake import Lake  # noqa: E402
 from relreason_dagster.storage.responses import ResponseStore  # noqa: E402
 from relreason_dagster.storage.schema import ensure_schema  # noqa: E402
 
-# A hang fails fast and says where (tests/hang_watchdog.py); pytest-timeout does the usual case.
-pytest_plugins = ["tests.hang_watchdog"]
+# A hang fails fast and says where (tests/hang_watchdog.py); pytest-timeout does the usual case; tests over
+# a fifth of their timeout are listed at the end of the run (tests/timeout_budget.py).
+pytest_plugins = ["tests.hang_watchdog", "tests.timeout_budget"]
 
 
 @pytest.fixture

@@ -13,7 +13,9 @@
       df odd:  p = 1 - (2/pi) (asin|r| + |r| sqrt(1-r^2) sum_{k=0..(df-3)/2} d_k (1-r^2)^k),
                d_k = Gamma(k+1) Gamma(3/2) / Gamma(k+3/2)
     Null when n < 3 or r is null (a constant side: every answer right, or every trace the same length).
-    A p-value below about 1e-12 reads as 0 (1 minus a sum in doubles).
+    A p-value below about 1e-12 reads as 0 (1 minus a sum in doubles), and so does |r| within 1e-12 of 1:
+    DuckDB's corr() gives -0.9999999999999998 for a perfect inverse ranking, where the series above would
+    leave a rounding residue of ~1e-8 instead of 0.
 #}
 {% macro avg_rank(col, partition) -%}
     (rank() over (partition by {{ partition }} order by {{ col }})
@@ -23,7 +25,7 @@
 {% macro spearman_p(r, n) -%}
     case
         when ({{ r }}) is null or isnan({{ r }}) or ({{ n }}) < 3 then null
-        when abs({{ r }}) >= 1 then 0.0
+        when abs({{ r }}) >= 1 - 1e-12 then 0.0
         when (({{ n }}) - 2) % 2 = 0 then greatest(0.0, 1.0 - abs({{ r }}) * coalesce(list_sum(list_transform(
             range(0, (({{ n }}) - 2) // 2),
             lambda k: exp(lgamma(k + 0.5) - lgamma(0.5) - lgamma(k + 1.0)) * power(1.0 - ({{ r }}) * ({{ r }}), k)

@@ -116,3 +116,19 @@ def test_bins_are_the_documented_log_spaced_edges():
     for x, b, low, high in got:
         assert edges[b] <= x and (high is None or x < high) and (low, high) == (edges[b], edges[b + 1])
     assert [b for _, b, _, _ in got] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+
+
+def test_p_is_zero_for_rho_a_rounding_away_from_one():
+    """DuckDB's corr() gives -0.9999999999999998 for a perfect inverse ranking; p must read 0 for it, not
+    the ~1e-8 residue the series leaves (the fresh-clone failure of issue 53, item 9)."""
+    con = duckdb.connect()
+    for r in ("-0.9999999999999998", "0.9999999999999998", "-1.0"):
+        for n in ("9", "10", "101"):
+            assert con.execute(f"SELECT {RANKS.spearman_p(r, n)}").fetchone()[0] == 0.0, (r, n)
+    # A perfect inverse ranking through corr(), whatever rounding this DuckDB build gives it.
+    inverse = duckdb.connect()
+    inverse.execute("CREATE TABLE t AS SELECT 0 AS g, i AS x, 20 - i AS y FROM range(20) r(i)")
+    (r_inv,) = inverse.execute("SELECT corr(x, y) FROM t").fetchone()
+    assert abs(r_inv) == pytest.approx(1.0, abs=1e-15)
+    (p_inv,) = inverse.execute(f"SELECT {RANKS.spearman_p(repr(r_inv), '20')}").fetchone()
+    assert p_inv == 0.0

@@ -35,7 +35,7 @@ stats as (
 ),
 tested as (
     select *,
-           case when r is null or df < 1 or abs(r) >= 1 then null else r * sqrt(df / (1 - r * r)) end as t
+           case when r is null or df < 1 or abs(r) >= 1 - 1e-12 then null else r * sqrt(df / (1 - r * r)) end as t
     from stats
 ),
 angles as (
@@ -70,7 +70,7 @@ p as (
 select t.model, t.answer_order, t.n_points,
        round(t.r, 4) as pearson_r,
        round(t.t, 4) as t_stat,
-       case when t.r is not null and t.n_points >= 3 and abs(t.r) >= 1 then 0.0
+       case when t.r is not null and t.n_points >= 3 and abs(t.r) >= 1 - 1e-12 then 0.0
             else round(case when p.p_value < 0 then 0 else p.p_value end, 6) end as p_value
 from tested t
 left join p using (model, answer_order)
