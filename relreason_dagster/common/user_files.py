@@ -34,6 +34,8 @@ def file_error(
         return ConfigError(
             f"{where}: not written ({reason}); it is as it was: free space there and run again"
         )
+    if isinstance(exc, FileNotFoundError) and doing == "write":
+        return ConfigError(f"{where}: cannot write it: its folder does not exist; create it, or {fix}")
     if isinstance(exc, IsADirectoryError):
         return ConfigError(f"{where}: cannot {doing} it: it is a folder; {fix}")
     return ConfigError(f"{where}: cannot {doing} it ({reason}); {fix}")

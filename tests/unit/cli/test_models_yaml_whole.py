@@ -177,3 +177,13 @@ def test_a_read_only_models_yaml_is_one_line_naming_the_file_and_the_fix(
     assert "models.yaml" in err and "cannot write" in err and "RELREASON_MODELS" in err, err
     assert "Traceback" not in err
     assert read_only_models.read_text() == OLD
+
+
+@pytest.mark.parametrize("where", ["missing/models.yaml", "a_file/models.yaml", "a_folder"])
+def test_a_models_yaml_path_that_cannot_be_a_file_is_one_line(where, monkeypatch, capsys, tmp_path):
+    (tmp_path / "a_file").write_text("not a folder\n")
+    (tmp_path / "a_folder").mkdir()
+    _use(tmp_path / where, monkeypatch, tmp_path)
+    assert main(["models", "add", "extra", "openai/gpt-4o"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and where in err, err
