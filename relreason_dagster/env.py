@@ -87,14 +87,19 @@ def ensure_dagster_home(relreason_home: Path) -> Path:
     global _dagster_home_set_here
     current = os.environ.get("DAGSTER_HOME")
     chosen = current if current and current != _dagster_home_set_here else None
+    from relreason_dagster.common import atomic_files
+    from relreason_dagster.common.user_files import user_file
+
     home = Path(chosen or relreason_home / "dagster").resolve()
-    home.mkdir(parents=True, exist_ok=True)
     cfg = home / "dagster.yaml"
-    # Our own file is kept current; a dagster.yaml the user wrote is left alone.
-    if not cfg.exists() or (
-        cfg.read_text().startswith("# Written by relreason") and cfg.read_text() != dagster_yaml(home)
-    ):
-        cfg.write_text(dagster_yaml(home))
+    fix = f"set {'DAGSTER_HOME' if chosen else 'RELREASON_HOME'} to a folder you can write"
+    with user_file(cfg, fix=fix):
+        home.mkdir(parents=True, exist_ok=True)
+        # Our own file is kept current (whole or not at all: processes starting at once read it); a
+        # dagster.yaml the user wrote is left alone.
+        old = cfg.read_text() if cfg.exists() else None
+        if old is None or (old.startswith("# Written by relreason") and old != dagster_yaml(home)):
+            atomic_files.write_text(cfg, dagster_yaml(home))
     os.environ["DAGSTER_HOME"] = str(home)
     if chosen is None:
         _dagster_home_set_here = str(home)

@@ -5,11 +5,16 @@ every later command then fails on it (a full disk during `models add --study all
 ``models.yaml`` ending mid-entry).  A rename inside one folder is atomic on POSIX file systems, so a
 reader sees the old file or the new one, never a part.  On any failure the temporary file is
 removed and the old file is untouched.
+
+The target is what a plain write would change: a symlink is followed (its target is replaced, the
+link stays), and a file the user made read-only is refused as a write in place would be (a rename
+needs only the folder writable, so without this check it would silently replace a protected file).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -26,7 +31,7 @@ def atomic_open(
 ) -> Iterator[IO]:
     """A handle on a temporary file beside ``path``; on a clean exit it is fsynced and renamed
     over ``path`` (keeping the old file's permission bits), else removed."""
-    target = Path(path)
+    target = _target(Path(path))
     binary = "b" in mode
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
@@ -59,6 +64,18 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """``Path.write_bytes``, whole or not at all."""
     with atomic_open(path, "wb") as handle:
         handle.write(data)
+
+
+def _target(path: Path) -> Path:
+    """The file a write to ``path`` changes; an existing folder or read-only file is refused before
+    anything is written (the write would fail only at the rename, after filling the disk)."""
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    return path
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -48,6 +48,7 @@ from typing import Any
 import yaml
 
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_family, baseline_names
+from relreason_dagster.common import atomic_files
 from relreason_dagster.errors import ConfigError
 
 # What dbt_project.yml's model-paths reads: the generated folder, relative to the project.
@@ -178,8 +179,9 @@ def write_if_changed(path: Path, text: str) -> bool:
     if path.is_file() and not path.is_symlink() and path.read_text() == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    path.write_text(text)
+    if path.is_symlink() or (path.exists() and not os.access(path, os.W_OK)):
+        path.unlink()  # a link (or a read-only copy) is replaced, not written through
+    atomic_files.write_text(path, text)  # whole or not at all: dbt parses it
     return True
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from relreason_dagster.common import atomic_files
 from relreason_dagster.env import ensure_dagster_home
 
 STORAGE_READY = ".storage-ready"
@@ -32,5 +33,6 @@ def ensure_instance(relreason_home: Path) -> Path:
         if not marker.exists():
             with dg.DagsterInstance.from_config(str(home)):
                 pass
-            marker.write_text("Dagster's databases here were created under .storage.lock (relreason)\n")
+            note = "Dagster's databases here were created under .storage.lock (relreason)\n"
+            atomic_files.write_text(marker, note)
     return home

@@ -27,7 +27,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from relreason_dagster.common import atomic_files
 from relreason_dagster.common.model_kinds import MODEL_KINDS
+from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.reasoning import REASONING_MODES
 from relreason_dagster.llm.workers import MAX_WORKERS
@@ -572,6 +574,81 @@ def _flow_mapping(params: dict[str, Any]) -> str:
     return "{" + ", ".join(f"{_yaml_scalar(k)}: {_yaml_scalar(v)}" for k, v in params.items()) + "}"
 
 
+@dataclass(frozen=True)
+class NewModel:
+    """One entry to append to ``models.yaml`` (:func:`add_models`); None fields are left out."""
+
+    name: str
+    litellm_model: str
+    params: dict[str, Any] | None = None
+    concurrency: int | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    workers: int | None = None
+    kind: str | None = None
+    base_of: str | None = None
+
+
+def _entry_lines(entry: NewModel, indent: str) -> list[str]:
+    """``entry`` as the lines of one block-list item, at ``indent``."""
+    lines = [
+        f"{indent}- name: {_yaml_scalar(entry.name)}",
+        f"{indent}  litellm_model: {_yaml_scalar(entry.litellm_model)}",
+    ]
+    if entry.params:
+        lines.append(f"{indent}  params: {_flow_mapping(entry.params)}")
+    for key in ("concurrency", "api_base", "api_key_env", "workers", "kind", "base_of"):
+        value = getattr(entry, key)
+        if value is not None:
+            lines.append(f"{indent}  {key}: {_yaml_scalar(value)}")
+    return lines
+
+
+WRITE_FIX = "make it and its folder writable, or set RELREASON_MODELS to a file you can write"
+
+
+def add_models(path: str | Path, entries: list[NewModel]) -> dict[str, ModelSpec]:
+    """Append ``entries`` to ``path`` as text, so the file's comments and layout survive; one write.
+
+    The new content is validated as a whole before anything is written, and written whole or not at
+    all (``common/atomic_files``): a full disk or a crash leaves the old file, never half an entry.
+    All entries go in one write, so adding a study's dozen models rewrites the file once.  A duplicate
+    name or an invalid value is a ConfigError and the file is left unchanged; so is a file that cannot
+    be read or written (one line naming it).  A missing file is created with a ``models:`` list.
+    """
+    if not entries:
+        return {}
+    path = Path(path)
+    where = _display(path)
+    text = _read_text(path) if path.exists() else "models:\n"
+    existing = parse_registry(_load_yaml(path, text), where)
+    names = [entry.name for entry in entries]
+    for name in names:
+        if name in existing:
+            raise ConfigError(f"{where}: model {name!r} already exists; pick another name or edit the file")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ConfigError(f"{where}: model {twice[0]!r} is added twice; give each entry its own name")
+    match = re.search(r"^models:[ \t]*(#.*)?$", text, flags=re.MULTILINE)
+    if match is None:
+        raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
+    item = re.search(r"^([ \t]*)- ", text[match.end() :], flags=re.MULTILINE)
+    indent = item.group(1) if item else "  "
+    lines = [line for entry in entries for line in _entry_lines(entry, indent)]
+    new_text = text if text.endswith("\n") or not text else text + "\n"
+    new_text += "\n".join(lines) + "\n"
+    try:
+        specs = parse_registry(_load_yaml(path, new_text), where)
+    except ConfigError as exc:
+        which = ", ".join(repr(name) for name in names)
+        raise ConfigError(f"{exc} (while adding model {which}; file left unchanged)") from None
+    if any(name not in specs for name in names) or len(specs) != len(existing) + len(entries):
+        raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
+    with user_file(where, fix=WRITE_FIX):
+        atomic_files.write_text(path, new_text)
+    return {name: specs[name] for name in names}
+
+
 def add_model(
     path: str | Path,
     name: str,
@@ -585,48 +662,6 @@ def add_model(
     kind: str | None = None,
     base_of: str | None = None,
 ) -> ModelSpec:
-    """Append a model entry to ``path`` as text, so the file's comments and layout survive.
-
-    The new file content is validated as a whole before it is written; a
-    duplicate name or an invalid value is a ConfigError and the file is left
-    unchanged.  A missing file is created with a ``models:`` list.
-    """
-    path = Path(path)
-    where = _display(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else "models:\n"
-    existing = parse_registry(_load_yaml(path, text), where)
-    if name in existing:
-        raise ConfigError(f"{where}: model {name!r} already exists; pick another name or edit the file")
-    match = re.search(r"^models:[ \t]*(#.*)?$", text, flags=re.MULTILINE)
-    if match is None:
-        raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
-    item = re.search(r"^([ \t]*)- ", text[match.end() :], flags=re.MULTILINE)
-    indent = item.group(1) if item else "  "
-    lines = [
-        f"{indent}- name: {_yaml_scalar(name)}",
-        f"{indent}  litellm_model: {_yaml_scalar(litellm_model)}",
-    ]
-    if params:
-        lines.append(f"{indent}  params: {_flow_mapping(params)}")
-    if concurrency is not None:
-        lines.append(f"{indent}  concurrency: {_yaml_scalar(concurrency)}")
-    if api_base is not None:
-        lines.append(f"{indent}  api_base: {_yaml_scalar(api_base)}")
-    if api_key_env is not None:
-        lines.append(f"{indent}  api_key_env: {_yaml_scalar(api_key_env)}")
-    if workers is not None:
-        lines.append(f"{indent}  workers: {_yaml_scalar(workers)}")
-    if kind is not None:
-        lines.append(f"{indent}  kind: {_yaml_scalar(kind)}")
-    if base_of is not None:
-        lines.append(f"{indent}  base_of: {_yaml_scalar(base_of)}")
-    new_text = text if text.endswith("\n") or not text else text + "\n"
-    new_text += "\n".join(lines) + "\n"
-    try:
-        specs = parse_registry(_load_yaml(path, new_text), where)
-    except ConfigError as exc:
-        raise ConfigError(f"{exc} (while adding model {name!r}; file left unchanged)") from None
-    if name not in specs or len(specs) != len(existing) + 1:
-        raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
-    path.write_text(new_text, encoding="utf-8")
-    return specs[name]
+    """Append one model entry to ``path`` (:func:`add_models`, which says how)."""
+    entry = NewModel(name, litellm_model, params, concurrency, api_base, api_key_env, workers, kind, base_of)
+    return add_models(path, [entry])[name]

@@ -11,10 +11,10 @@ model strings are documented names of the paper's model and which are a choice r
 open model served through a provider, and why) and ``source`` (where in the paper the list and the
 parameters are).
 
-Adding writes ordinary ``models.yaml`` entries (``llm/registry.add_model``); an entry already there is
-kept as it is.  A model whose key is not set stays out of runs that take the registry's models, with one
-line saying so (:func:`leave_out_missing_keys`); ``relreason run --dry-run`` still lists it with its calls
-and cost, since nothing is called.
+Adding writes ordinary ``models.yaml`` entries, all in one write (``llm/registry.add_models``); an
+entry already there is kept as it is.  A model whose key is not set stays out of runs that take the
+registry's models, with one line saying so (:func:`leave_out_missing_keys`); ``relreason run --dry-run``
+still lists it with its calls and cost, since nothing is called.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from relreason_dagster.benchmarks.registry import family_folder, family_names
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.registry import ModelSpec, add_model, enabled_models, load_registry
+from relreason_dagster.llm.registry import ModelSpec, NewModel, add_models, enabled_models, load_registry
 
 STUDY_MODELS_FILE = "study_models.csv"
 COLUMNS = (
@@ -135,22 +135,27 @@ def missing_key(spec: ModelSpec | StudyModel) -> str | None:
 
 def add_study(path: Path, which: str) -> list[str]:
     """Add every model of ``which`` to the registry at ``path``; one line per model, saying what happened
-    (added, already there, and whether its key is set)."""
+    (added, already there, and whether its key is set).
+
+    The new entries go in one write (``llm/registry.add_models``): the file is rewritten once, whole or
+    not at all, so a full disk leaves the old file and nothing is said to be added.
+    """
     existing = load_registry(path) if path.exists() else {}
-    lines = []
+    lines, entries = [], []
     for model in study_models(which):
         if model.name in existing:
             lines.append(f"{model.name}: already in {path}, kept as it is")
             continue
-        add_model(
-            path,
-            model.name,
-            model.litellm_model,
-            params=model.params or None,
-            api_base=model.api_base,
-            api_key_env=model.api_key_env,
-            kind=None if model.kind == "chat" else model.kind,
-            base_of=model.base_of,
+        entries.append(
+            NewModel(
+                model.name,
+                model.litellm_model,
+                params=model.params or None,
+                api_base=model.api_base,
+                api_key_env=model.api_key_env,
+                kind=None if model.kind == "chat" else model.kind,
+                base_of=model.base_of,
+            )
         )
         params = json.dumps(model.params) if model.params else "no decoding parameters stated"
         line = f"{model.name}: added ({model.paper_name}, {model.study}: {model.litellm_model}, {params})"
@@ -158,6 +163,7 @@ def add_study(path: Path, which: str) -> list[str]:
         if env:
             line += f"; {env} is not set, so runs leave it out until it is"
         lines.append(line)
+    add_models(path, entries)
     return lines
 
 

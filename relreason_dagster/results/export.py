@@ -7,14 +7,17 @@ the export needs no write access to the database and works while nothing else ma
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
+from relreason_dagster.common.atomic_files import atomic_open
+from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
+
+_OUT_FIX = "choose another --out folder or make this one writable"
 
 FORMATS = ("csv", "parquet", "jsonl")
 
@@ -46,23 +49,23 @@ def _flat(table: pa.Table) -> pa.Table:
 
 
 def _write(table: pa.Table, path: Path, fmt: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            pq.write_table(table, tmp)
-        elif fmt == "csv":
-            import pyarrow.csv as pacsv
-
-            pacsv.write_csv(_flat(table), tmp)
-        else:
-            with open(tmp, "w", encoding="utf-8") as fh:
+    """``table`` as ``path``, whole or not at all (``common/atomic_files``): a reader, or the user after
+    a full disk, never sees half a file."""
+    with user_file(path, fix=_OUT_FIX):
+        if fmt == "jsonl":
+            with atomic_open(path, "w", encoding="utf-8") as fh:
                 for row in table.to_pylist():
                     fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-        os.replace(tmp, path)  # a reader never sees half a file
-    finally:
-        tmp.unlink(missing_ok=True)
+            return
+        with atomic_open(path, "wb") as fh:
+            if fmt == "parquet":
+                import pyarrow.parquet as pq
+
+                pq.write_table(table, fh)
+            else:
+                import pyarrow.csv as pacsv
+
+                pacsv.write_csv(_flat(table), fh)
 
 
 def export_results(
@@ -80,7 +83,8 @@ def export_results(
     relations = mart_relations(con)
     if not relations:
         raise ConfigError("no marts to export yet; run `relreason demo` or `relreason run --model M` first")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with user_file(out_dir, fix=_OUT_FIX):
+        out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Exported] = []
     skipped: list[tuple[str, str]] = []
     for relation in relations:

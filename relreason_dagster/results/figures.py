@@ -19,6 +19,8 @@ from typing import Any
 from relreason_dagster.benchmarks.base import FigureSpec, ReportSection, Rows
 from relreason_dagster.benchmarks.plotting import DPI, WIDTH_IN, no_data, plt
 from relreason_dagster.benchmarks.registry import family_names, family_sections, family_trace_figures
+from relreason_dagster.common import atomic_files
+from relreason_dagster.common.user_files import user_file
 
 __all__ = [
     "DPI",
@@ -149,6 +151,7 @@ def render(spec: FigureSpec, con: Any, out_dir: Path | None = None) -> tuple[byt
     reason = empty_reason(spec, con, {m: len(r) for m, r in rows.items()})
     png = render_note(spec, reason) if reason else render_rows(spec, rows)
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / spec.file_name).write_bytes(png)
+        with user_file(out_dir / spec.file_name, fix="make its folder writable"):
+            out_dir.mkdir(parents=True, exist_ok=True)
+            atomic_files.write_bytes(out_dir / spec.file_name, png)  # whole or not at all
     return png, {m: len(r) for m, r in rows.items()}

@@ -17,12 +17,15 @@ from __future__ import annotations
 import base64
 import html
 import json
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from relreason_dagster.benchmarks.base import ReportSection
+from relreason_dagster.common import atomic_files
+from relreason_dagster.common.user_files import user_file
 from relreason_dagster.results.comparisons import generic_sections
 from relreason_dagster.results.figures import (
     empty_reason,
@@ -46,6 +49,7 @@ from relreason_dagster.results.report_tables import (
 
 DEFAULT_MAX_SAMPLES = 500
 REPORT_NAME = "report.html"
+OUT_FIX = "choose another --out folder or make this one writable"
 
 
 @dataclass
@@ -237,14 +241,44 @@ def select_samples(con: Any, cap: int) -> tuple[list[dict[str, Any]], int]:
     return rows, total
 
 
-def _messages_html(messages: Any) -> str:
+# Characters of one answer (or its thinking, gold, parsed value) and of one prompt message the page
+# holds; the rest is cut with its full length shown.  Why: the page embeds up to --max-samples rows, and
+# a model that rambles 8 MB per reply made a 423 MB report no browser opens; `relreason samples` prints
+# every text whole.  A prompt gets more room than an answer: FLenQA's longest prompts (3000 tokens) fit.
+TEXT_SHOWN = 4_000
+MESSAGE_SHOWN = 16_000
+
+
+def samples_command(row: dict[str, Any], *, json_output: bool = False) -> str:
+    """The ``relreason samples`` command that prints ``row``'s texts whole (its model, benchmark, task
+    and setting; ``--json`` where the plain output itself collapses the text, as for the thinking)."""
+    parts = ["relreason", "samples"]
+    for key in ("model", "benchmark", "task", "setting"):
+        if row.get(key) is not None:
+            parts += [f"--{key}", shlex.quote(str(row[key]))]
+    return " ".join([*parts, *(["--json"] if json_output else [])])
+
+
+def cut_html(text: str, row: dict[str, Any], shown: int = TEXT_SHOWN, *, json_output: bool = False) -> str:
+    """``text`` escaped for HTML, cut after ``shown`` characters with its full length and the command
+    that prints it whole."""
+    if len(text) <= shown:
+        return _e(text)
+    return (
+        f"{_e(text[:shown])}<span class=\"cut\">… [cut here: {len(text):,} characters in all; "
+        f"<code>{_e(samples_command(row, json_output=json_output))}</code> prints the whole text]</span>"
+    )
+
+
+def _messages_html(messages: Any, row: dict[str, Any]) -> str:
     if not isinstance(messages, list):
         return '<p class="empty">No prompt: a baseline model reads the sample\'s input itself.</p>'
     parts = []
     for message in messages:
         role = message.get("role", "?") if isinstance(message, dict) else "?"
         content = message.get("content", "") if isinstance(message, dict) else message
-        parts.append(f'<div class="msg"><span class="role">{_e(role)}</span><pre>{_e(content)}</pre></div>')
+        text = cut_html(str(content), row, MESSAGE_SHOWN)
+        parts.append(f'<div class="msg"><span class="role">{_e(role)}</span><pre>{text}</pre></div>')
     return "".join(parts)
 
 
@@ -266,7 +300,7 @@ def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) ->
     if row.get("reasoning"):  # a reasoning model's thinking, collapsed: the answer is what was parsed
         thinking = (
             f"<details><summary>reasoning ({_e(reasoning_size(row))})</summary>"
-            f'<pre class="resp">{_e(row["reasoning"])}</pre></details>'
+            f'<pre class="resp">{cut_html(str(row["reasoning"]), row, json_output=True)}</pre></details>'
         )
     attrs = " ".join(f'data-{k}="{_e(row.get(k))}"' for k in ("model", "benchmark", "task", "outcome"))
     summary = (
@@ -279,10 +313,10 @@ def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) ->
         f"<br>{_e(row.get('setting'))} · {_e(row.get('split'))}</span></td>"
         f'<td><span class="badge {_e(outcome)}">{_e(outcome)}</span><br><span class="sub">'
         f"{_e(score_text(row, cells_scored))}</span></td>"
-        f"<td><details><summary>{summary}</summary>{_messages_html(messages)}</details></td>"
-        f'<td>{thinking}<pre class="resp">{_e(response)}</pre></td>'
-        f'<td><pre class="gold">{_e(_json_text(row.get("gold")))}</pre></td>'
-        f'<td><pre class="gold">{_e(_json_text(row.get("parsed")))}</pre><span class="sub">'
+        f"<td><details><summary>{summary}</summary>{_messages_html(messages, row)}</details></td>"
+        f'<td>{thinking}<pre class="resp">{cut_html(str(response), row)}</pre></td>'
+        f'<td><pre class="gold">{cut_html(_json_text(row.get("gold")), row)}</pre></td>'
+        f'<td><pre class="gold">{cut_html(_json_text(row.get("parsed")), row)}</pre><span class="sub">'
         f"{_e(row.get('parse_status'))}</span></td></tr>"
     )
 
@@ -318,7 +352,10 @@ def samples_html(rows: list[dict[str, Any]], total: int, cap: int) -> str:
     scored = cell_scored()
     body = "".join(_sample_row_html(r, i + 1, scored) for i, r in enumerate(rows))
     return (
-        f'<p class="note">This report embeds {shown}. Outcome: <b>correct</b> (exactly right), <b>wrong</b> '
+        f'<p class="note">This report embeds {shown}; a text longer than {TEXT_SHOWN:,} characters '
+        f"(a prompt message: {MESSAGE_SHOWN:,}) is cut, with its length and the command that prints it "
+        "whole. "
+        "Outcome: <b>correct</b> (exactly right), <b>wrong</b> "
         "(readable, not exactly right), <b>na</b> (unreadable or refused), <b>error</b> (no answer).</p>"
         f'<div class="filters">{filters}<span id="sample-count" class="count"></span></div>'
         '<div class="scroll"><table id="samples"><thead><tr><th>#</th><th>model / task</th>'
@@ -390,6 +427,7 @@ figure.plot img { max-width: 100%; height: auto; border: 1px solid var(--line); 
                overflow: auto; background: var(--soft); padding: 4px 6px; border-radius: 4px; }
 .msg .role { font-size: 11px; text-transform: uppercase; color: var(--muted); }
 .msg pre { max-height: 300px; }
+.cut { display: block; color: var(--muted); font-style: italic; margin-top: 4px; }
 .sub { color: var(--muted); font-size: 12px; }
 .idx { color: var(--muted); }
 .badge { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
@@ -498,7 +536,8 @@ def build_report(
     con: Any, out_dir: Path, *, max_samples: int = DEFAULT_MAX_SAMPLES, source: str = ""
 ) -> ReportSummary:
     """Write ``out_dir/report.html`` and the figures' PNGs beside it, from the marts on ``con``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with user_file(out_dir, fix=OUT_FIX):
+        out_dir.mkdir(parents=True, exist_ok=True)
     summary = ReportSummary(path=out_dir / REPORT_NAME)
     sections = report_sections()
     tables = {t.spec.key: t for t in wide_tables(con)}
@@ -552,5 +591,6 @@ def build_report(
         "and Dagster assets (group <code>report</code>).</footer></main>"
         f"<script>{SCRIPT}</script></body></html>"
     )
-    summary.path.write_text(page, encoding="utf-8")
+    with user_file(summary.path, fix=OUT_FIX):  # whole or not at all: a full disk leaves the old page
+        atomic_files.write_text(summary.path, page)
     return summary

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import paths, profiles
+from relreason_dagster.common import atomic_files
 from relreason_dagster.profiles import profile_file
 from relreason_dagster.storage.fingerprints import (
     hash_code_and_engines,
@@ -103,11 +104,9 @@ def read_record() -> dict[str, Any] | None:
 
 
 def write_record(fingerprint_: str, report: Mapping[str, Any], finished: float) -> None:
-    """Record a successful launch (atomically: a concurrent reader sees the old or the new record)."""
+    """Record a successful launch, whole or not at all (``common/atomic_files``): a concurrent reader
+    sees the old or the new record, and a full disk or a crash never leaves half of one."""
     path = paths.relreason_home() / RECORD_NAME
-    tmp = path.with_name(f".{RECORD_NAME}.{os.getpid()}")
-    tmp.write_text(
-        json.dumps({"fingerprint": fingerprint_, "finished": finished, "report": report}, default=list),
-        encoding="utf-8",
+    atomic_files.write_text(
+        path, json.dumps({"fingerprint": fingerprint_, "finished": finished, "report": report}, default=list)
     )
-    os.replace(tmp, path)

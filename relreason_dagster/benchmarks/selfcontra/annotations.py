@@ -97,6 +97,8 @@ from relreason_dagster.benchmarks.selfcontra.annotation_columns import (
     infer_column_roles,
     named_columns,
 )
+from relreason_dagster.common.atomic_files import atomic_open
+from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
 
 # The study's header, in its order, so that a filled-in export looks like the released files.
@@ -450,11 +452,12 @@ def export_for_annotation(records: Iterable[dict[str, Any]], path: str | Path) -
         rows.append(
             [question, response, "", "", "", ""] + [_text(record.get(key)) for key in EXPORT_ID_COLUMNS]
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8-sig", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*EXPORT_COLUMNS, *EXPORT_ID_COLUMNS])
-        writer.writerows(rows)
+    with user_file(path, fix="choose another --out path or make its folder writable"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_open(path, "w", encoding="utf-8-sig", newline="") as handle:  # whole or not at all
+            writer = csv.writer(handle)
+            writer.writerow([*EXPORT_COLUMNS, *EXPORT_ID_COLUMNS])
+            writer.writerows(rows)
     return len(rows)
 
 

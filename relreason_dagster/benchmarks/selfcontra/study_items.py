@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
+from relreason_dagster.common import atomic_files
 from relreason_dagster.errors import ConfigError
 
 LINES_FILE = Path(__file__).with_name("winobias_study_lines.txt")
@@ -251,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     derived, asked = derive_from_reference(wino)
     text = render_lines_file(derived, asked)
     if args.write:
-        LINES_FILE.write_text(text, encoding="utf-8")
+        atomic_files.write_text(LINES_FILE, text)  # whole or not at all: the family reads it at every run
         print(f"wrote {len(derived)} lines to {LINES_FILE}")
         return 0
     shipped = study_winobias_lines() if LINES_FILE.is_file() else ()

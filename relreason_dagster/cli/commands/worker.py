@@ -8,11 +8,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from relreason_dagster import paths
 from relreason_dagster.cli.context import CommandContext
 from relreason_dagster.cli.options import add_profile_options
+from relreason_dagster.common import atomic_files
+from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
 
 
@@ -54,11 +57,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     os.environ["RELREASON_CELERY_BROKER"] = broker
     # dagster-celery reads worker settings from a module named dagster_celery_config on the path.  A busy
     # worker must not reserve a second step (it would wait behind the first while another worker idles).
-    conf_dir = paths.relreason_home() / "celery"  # dagster-celery imports it from PYTHONPATH
-    conf_dir.mkdir(parents=True, exist_ok=True)
-    (conf_dir / "dagster_celery_config.py").write_text(
-        "# Written by `relreason worker`.\nworker_prefetch_multiplier = 1\ntask_acks_late = True\n"
-    )
+    conf_dir = write_celery_config(paths.relreason_home() / "celery")  # imported from PYTHONPATH
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(conf_dir), os.environ.get("PYTHONPATH")) if p)
     cmd = [
         celery,
@@ -86,3 +85,16 @@ def cmd_worker(args: argparse.Namespace) -> int:
     )
     os.execv(cmd[0], cmd)
     return 0  # not reached
+
+
+CELERY_CONFIG = "# Written by `relreason worker`.\nworker_prefetch_multiplier = 1\ntask_acks_late = True\n"
+
+
+def write_celery_config(conf_dir: Path) -> Path:
+    """``conf_dir/dagster_celery_config.py``, whole or not at all (a cut module would stop every later
+    worker start); a folder that cannot be written is one line.  Returns ``conf_dir``."""
+    conf_file = conf_dir / "dagster_celery_config.py"
+    with user_file(conf_file, fix="set RELREASON_HOME to a folder you can write"):
+        conf_dir.mkdir(parents=True, exist_ok=True)
+        atomic_files.write_text(conf_file, CELERY_CONFIG)
+    return conf_dir

@@ -9,23 +9,23 @@ import torch
 
 from relreason_dagster.benchmarks.relational.dlm.config import DLMConfig
 from relreason_dagster.benchmarks.relational.dlm.model import DLM
+from relreason_dagster.common.atomic_files import atomic_open
 
 
 def save_checkpoint(model: DLM, path: Path) -> None:
     """Weights and the config they belong to; ``load_checkpoint`` rebuilds the same network."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    torch.save(
-        {
-            "config": model.config.to_dict(),
-            "n_base": model.n_base,
-            "target_arity": model.target_arity,
-            "base_arity": model.base_arity,
-            "state_dict": model.state_dict(),
-        },
-        tmp,
-    )
-    tmp.replace(path)
+    with atomic_open(path, "wb") as handle:  # whole or not at all: a cut checkpoint would not load
+        torch.save(
+            {
+                "config": model.config.to_dict(),
+                "n_base": model.n_base,
+                "target_arity": model.target_arity,
+                "base_arity": model.base_arity,
+                "state_dict": model.state_dict(),
+            },
+            handle,
+        )
 
 
 def load_checkpoint(path: Path) -> DLM:
