@@ -1,9 +1,10 @@
 """`relreason flenqa import PATH`: FLenQA's own command, registered by the family (see
 ``benchmarks/command_context.py``).
 
-It reads the study's released dataset (``FLenQA_hf.jsonl`` or its parquet copy), reports what it
-could not use row by row, and stores the usable rows as
-``$RELREASON_HOME/imports/flenqa/FLenQA.jsonl``: the ``paper`` profile (``dataset_file: auto``) then
+It reads the study's released dataset (``FLenQA_hf.jsonl`` or its parquet copy), checks every field
+of every row against the release's ranges (``dataset.py``, ``release_bounds.py``) and stores the whole
+file, written whole or not at all, as ``$RELREASON_HOME/imports/flenqa/FLenQA.jsonl``, or nothing of
+it with one line per problem: the ``paper`` profile (``dataset_file: auto``) then
 asks the study's exact items instead of generated ones (the import folder's listing is an input of the
 samples, so the next run rebuilds them).  Plain argparse and plain Python: importing this module
 imports neither Dagster nor a tokenizer.
@@ -14,13 +15,14 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from relreason_dagster.benchmarks.command_context import CommandContext
 
-SHOWN_SKIPS = 20
+SHOWN_PROBLEMS = 20  # problem lines printed before "… and N more": a broken file is not 12,000 lines
 
 
 def register(subparsers: Any, context: CommandContext) -> None:
@@ -35,40 +37,51 @@ def register(subparsers: Any, context: CommandContext) -> None:
 
 
 def import_dataset(args: argparse.Namespace, context: CommandContext) -> int:
-    """Check every row, store the usable ones, print what was kept and each row skipped with why."""
+    """Check every row; store the whole file, or nothing of it with one line per problem.
+
+    Why all or nothing: a run asks every stored row, so a file imported "as far as it goes" (a
+    truncated download, a row out of the release's ranges) would quietly measure part of the study.
+    The previous import, if any, stays as it was.  Exit 0 imported, 1 problems (printed on stderr, at
+    most ``SHOWN_PROBLEMS`` then a count), 2 a file that cannot be read at all or written (one line).
+    """
     from relreason_dagster import paths
     from relreason_dagster.benchmarks.flenqa import dataset
+    from relreason_dagster.common.atomic_files import atomic_open
+    from relreason_dagster.errors import ConfigError
 
-    rows = dataset.read_rows(args.path)
-    kept: list[dict[str, Any]] = []
-    skipped: list[dataset.Skipped] = []
-    cells: Counter[tuple[str, int]] = Counter()
-    for number, row in enumerate(rows, start=1):
-        facts, reason = dataset._check(row)
-        if facts is None or row is None:
-            skipped.append(dataset.Skipped(number, reason or "unreadable"))
-            continue
-        kept.append(row)
-        cells[(facts["task"], facts["length"])] += 1
-    if not kept:
-        first = skipped[0] if skipped else "the file is empty"
-        print(f"{args.path}: no usable FLenQA row ({len(skipped)} skipped; first: {first}); nothing imported")
+    checked = dataset.check_file(args.path)
+    name = Path(args.path).name
+    if checked.problems:
+        for problem in checked.problems[:SHOWN_PROBLEMS]:
+            print(problem, file=sys.stderr)
+        if len(checked.problems) > SHOWN_PROBLEMS:
+            print(f"… and {len(checked.problems) - SHOWN_PROBLEMS:,} more", file=sys.stderr)
+        print(
+            f"{name}: {len(checked.problems):,} problem(s) in {checked.rows_with_problems():,} of "
+            f"{checked.n_rows:,} rows; nothing imported (fix them, or download the release again)",
+            file=sys.stderr,
+        )
         return 1
+    cells: Counter[tuple[str, int]] = Counter(
+        (facts["task"], facts["length"]) for _, _, facts in checked.rows
+    )
     paths.relreason_home()
     target = dataset.imported_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as handle:
-        for row in kept:
-            handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_open(target, "w", encoding="utf-8") as handle:
+            for _, row, _ in checked.rows:
+                handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {target} ({exc.strerror or type(exc).__name__}); nothing imported: "
+            "free some space or set RELREASON_HOME to a writable folder"
+        ) from None
     tasks = sorted({t for t, _ in cells})
     lengths = sorted({n for _, n in cells})
     print(
-        f"imported {len(kept)} of {len(rows)} rows from {Path(args.path).name} to {target} "
+        f"imported {len(checked.rows):,} rows from {name} to {target} "
         f"(tasks {', '.join(tasks)}; lengths {', '.join(map(str, lengths))}); "
         f"`relreason run --profile paper` now asks these rows (flenqa dataset_file: auto)"
     )
-    for skip in skipped[:SHOWN_SKIPS]:
-        print(f"skipped {skip}")
-    if len(skipped) > SHOWN_SKIPS:
-        print(f"skipped {len(skipped) - SHOWN_SKIPS} more rows (same checks)")
     return 0

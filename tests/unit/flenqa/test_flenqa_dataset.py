@@ -112,12 +112,14 @@ def test_import_stores_the_file_and_paper_auto_asks_it(tmp_path, monkeypatch, ca
     path = write_jsonl(tmp_path / "FLenQA_hf.jsonl", released_rows())
     assert main(["flenqa", "import", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "imported 40 of 40 rows" in out and "skipped" not in out
+    assert "imported 40 rows from FLenQA_hf.jsonl" in out
     samples = FAMILY.generate(PAPER, DEFAULT_SEED)  # the built-in paper profile: dataset_file auto
     assert len(samples) == 40 and {s.variant["source"] for s in samples} == {"released"}
 
 
-def test_a_bad_row_is_skipped_with_its_reason_and_the_rest_import(tmp_path, monkeypatch, capsys):
+def test_a_bad_row_is_named_with_its_reason_and_nothing_imports(tmp_path, monkeypatch, capsys):
+    """A file with bad rows is imported not at all (issue 53): each problem is one line naming its
+    line, and a run on the file is one ConfigError line."""
     monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
     good = released_rows()
     bad = [
@@ -128,20 +130,27 @@ def test_a_bad_row_is_skipped_with_its_reason_and_the_rest_import(tmp_path, monk
         {**good[0], "facts": None, "global_sample_id": 3},
     ]
     path = write_jsonl(tmp_path / "mixed.jsonl", [*good[:20], *bad, *good[20:]])
-    samples, skipped = dataset.released_samples(path, DEFAULT_SEED)
-    assert len(samples) == 40
-    assert [s.row for s in skipped] == [21, 22, 23, 24, 25]
-    reasons = [s.reason for s in skipped]
-    assert reasons[0] == "not a JSON object"
+    checked = dataset.check_file(path)
+    assert len(checked.rows) == 40 and checked.n_rows == 45
+    assert [p.row for p in checked.problems] == [21, 22, 23, 24, 25]
+    reasons = [p.reason for p in checked.problems]
+    assert reasons[0].startswith("not JSON (Expecting property name")
     assert "padding_type 'lorem' unknown" in reasons[1]
     assert "label 'maybe'" in reasons[2]
     assert reasons[3] == "missing mixin"
     assert "facts" in reasons[4]
-    assert main(["flenqa", "import", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "imported 40 of 45 rows" in out
-    assert [line for line in out.splitlines() if line.startswith("skipped")] == [
-        f"skipped {s}" for s in skipped
+    with pytest.raises(
+        ConfigError, match=r"5 problem\(s\) in 5 of 45 rows \(first: line 21: not JSON"
+    ) as refused:
+        dataset.released_samples(path, DEFAULT_SEED)
+    assert "\n" not in str(refused.value)
+    assert main(["flenqa", "import", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "imported" not in captured.out and not dataset.imported_path().exists()
+    assert captured.err.splitlines() == [
+        *(str(p) for p in checked.problems),
+        "mixed.jsonl: 5 problem(s) in 5 of 45 rows; nothing imported "
+        "(fix them, or download the release again)",
     ]
 
 
@@ -176,7 +185,7 @@ def test_parquet_reads_as_the_jsonl_and_ruletaker_rows_carry_their_rule(tmp_path
         "rule": ["If someone is quiet then they are kind."],
         "statement": ["Moss Yarrow is quiet."],
         "assertion/question": "Moss Yarrow is not kind.",
-        "mixin": "The bus was late. Moss Yarrow is quiet. The rain stopped.",
+        "mixin": "The bus was late. " * 20 + "Moss Yarrow is quiet. The rain stopped.",
         "padding_type": "books",
         "dispersion": "random",
         "ctx_size": 250,
@@ -188,7 +197,7 @@ def test_parquet_reads_as_the_jsonl_and_ruletaker_rows_carry_their_rule(tmp_path
         "dataset": "MonoRel",
         "facts": ["Ada is older than Bo.", "Bo is older than Cy."],
         "assertion/question": "Is Ada older than Cy?",
-        "mixin": "Ada is older than Bo. Some text. Bo is older than Cy.",
+        "mixin": "Ada is older than Bo. " + "Some text. " * 30 + "Bo is older than Cy.",
         "padding_type": "same",
         "dispersion": "first",
         "ctx_size": 250,
