@@ -13,6 +13,7 @@ imports neither Dagster nor a tokenizer.
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import json
 import sys
@@ -42,7 +43,8 @@ def import_dataset(args: argparse.Namespace, context: CommandContext) -> int:
     Why all or nothing: a run asks every stored row, so a file imported "as far as it goes" (a
     truncated download, a row out of the release's ranges) would quietly measure part of the study.
     The previous import, if any, stays as it was.  Exit 0 imported, 1 problems (printed on stderr, at
-    most ``SHOWN_PROBLEMS`` then a count), 2 a file that cannot be read at all or written (one line).
+    most ``SHOWN_PROBLEMS`` then a count) or a full disk (the CLI's one line), 2 a file that cannot be
+    read at all or a folder that cannot be written (one line).
     """
     from relreason_dagster import paths
     from relreason_dagster.benchmarks.flenqa import dataset
@@ -73,9 +75,11 @@ def import_dataset(args: argparse.Namespace, context: CommandContext) -> int:
             for _, row, _ in checked.rows:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise  # the CLI's one full-disk line (exit 1), as in every command
         raise ConfigError(
             f"cannot write {target} ({exc.strerror or type(exc).__name__}); nothing imported: "
-            "free some space or set RELREASON_HOME to a writable folder"
+            "set RELREASON_HOME to a folder you can write"
         ) from None
     tasks = sorted({t for t, _ in cells})
     lengths = sorted({n for _, n in cells})

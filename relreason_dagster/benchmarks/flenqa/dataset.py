@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -386,7 +385,7 @@ def _text(value: Any, key: str, most: int) -> str | None:
     """Why ``value`` is no text of at most ``most`` characters, or None."""
     if not isinstance(value, str):
         return f"{key} is {_kind(value)}, not a text"
-    if not value.strip():
+    if not value or value.isspace():  # not strip(): no copy of a long text
         return f"{key} is an empty text"
     if len(value) > most:
         return f"{key} is {len(value):,} characters; at most {most:,}"
@@ -394,9 +393,12 @@ def _text(value: Any, key: str, most: int) -> str | None:
 
 
 # C0 control characters (NUL, escape, ...): none in an id; in a text all but tab, newline and CR.  (C1
-# and DEL are left alone: a text mis-decoded from cp1252 carries them and is still prose.)
-_CONTROL = re.compile(r"[\x00-\x1f]")
-_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# and DEL are left alone: a text mis-decoded from cp1252 carries them and is still prose.)  Found in
+# the UTF-8 bytes, where no multi-byte character has a byte below 0x80: ``translate`` deletes every
+# other byte in C, many times faster than a regex over 70 MB of text.
+_C0 = bytes(range(32))
+_NOT_CONTROL = bytes(b for b in range(256) if b not in _C0)
+_NOT_CONTROL_IN_TEXT = bytes(b for b in range(256) if b not in _C0 or b in b"\t\n\r")
 
 
 def _characters(value: str, key: str, prose: bool = False) -> str | None:
@@ -407,14 +409,12 @@ def _characters(value: str, key: str, prose: bool = False) -> str | None:
     its texts, none in an id).
     """
     try:
-        value.encode("utf-8")
+        data = value.encode("utf-8")
     except UnicodeEncodeError:
         return f"{key} holds a lone surrogate escape (\\ud800-\\udfff), which is no character"
-    control = (_CONTROL_IN_TEXT if prose else _CONTROL).search(value)  # a regex: 70 MB of text in C
-    if control is not None:
-        return (
-            f"{key} holds the control character U+{ord(control.group()):04X}; the release's texts are prose"
-        )
+    control = data.translate(None, _NOT_CONTROL_IN_TEXT if prose else _NOT_CONTROL)
+    if control:
+        return f"{key} holds the control character U+{control[0]:04X}; the release's texts are prose"
     return None
 
 
