@@ -13,7 +13,6 @@ imports neither Dagster nor a tokenizer.
 from __future__ import annotations
 
 import argparse
-import errno
 import functools
 import json
 import sys
@@ -43,13 +42,13 @@ def import_dataset(args: argparse.Namespace, context: CommandContext) -> int:
     Why all or nothing: a run asks every stored row, so a file imported "as far as it goes" (a
     truncated download, a row out of the release's ranges) would quietly measure part of the study.
     The previous import, if any, stays as it was.  Exit 0 imported, 1 problems (printed on stderr, at
-    most ``SHOWN_PROBLEMS`` then a count) or a full disk (the CLI's one line), 2 a file that cannot be
-    read at all or a folder that cannot be written (one line).
+    most ``SHOWN_PROBLEMS`` then a count), 2 a file that cannot be read at all or written (a full disk,
+    a read-only folder: one line, ``common/user_files.py``).
     """
     from relreason_dagster import paths
     from relreason_dagster.benchmarks.flenqa import dataset
     from relreason_dagster.common.atomic_files import atomic_open
-    from relreason_dagster.errors import ConfigError
+    from relreason_dagster.common.user_files import file_error
 
     checked = dataset.check_file(args.path)
     name = Path(args.path).name
@@ -74,12 +73,9 @@ def import_dataset(args: argparse.Namespace, context: CommandContext) -> int:
         with atomic_open(target, "w", encoding="utf-8") as handle:
             for _, row, _ in checked.rows:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-    except OSError as exc:
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise  # the CLI's one full-disk line (exit 1), as in every command
-        raise ConfigError(
-            f"cannot write {target} ({exc.strerror or type(exc).__name__}); nothing imported: "
-            "set RELREASON_HOME to a folder you can write"
+    except OSError as exc:  # a full disk, a read-only folder: one line, the earlier import as it was
+        raise file_error(
+            target, exc, fix="nothing imported; set RELREASON_HOME to a folder you can write"
         ) from None
     tasks = sorted({t for t, _ in cells})
     lengths = sorted({n for _, n in cells})

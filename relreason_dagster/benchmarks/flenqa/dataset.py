@@ -34,6 +34,7 @@ from relreason_dagster.benchmarks.base import Sample, stable_hash
 from relreason_dagster.benchmarks.flenqa import release_bounds
 from relreason_dagster.benchmarks.flenqa.instances import MONOREL, PIR, RULETAKER
 from relreason_dagster.benchmarks.flenqa.prompts import split_last_word
+from relreason_dagster.common.user_files import file_error
 from relreason_dagster.errors import ConfigError
 
 RELEASED_VERSION = "flenqa-released-1"
@@ -168,9 +169,7 @@ def check_file(path: str | Path) -> Checked:
                     continue
                 _check_into(checked, number, row, "line")
     except OSError as exc:
-        raise ConfigError(
-            f"cannot read {file} ({exc.strerror or type(exc).__name__}); check the path"
-        ) from None
+        raise file_error(file, exc, doing="read") from None
     if checked.n_rows == 0:
         raise ConfigError(f"{file} holds no rows; give the released FLenQA_hf.jsonl or its .parquet")
     if checked.problems and not checked.rows and checked.rows_with_problems() == checked.n_rows:
