@@ -39,11 +39,12 @@ Design choices, and why:
   so the others keep the model busy meanwhile; with one semaphore per call
   instead, a retry queued behind every untried prompt and waited ~40 s for
   a 1 s Retry-After.
-* **A malformed reply is a provider error.**  A 200 whose body breaks the
-  protocol (no ``choices``, an empty list, a choice without a message) is
-  retried like a 5xx, within ``max_attempts`` (a proxy or an overloaded
-  server sends these transiently), then stored as a ``malformed_reply``
-  error row; the other prompts carry on.  A reply whose message has
+* **A malformed reply is a provider error.**  A 200 whose body cannot be
+  decoded (not UTF-8, not JSON) or breaks the protocol (no ``choices``, an
+  empty list, a choice without a message) is sent once more (a proxy or an
+  overloaded server sends these transiently, but the provider may have billed
+  it, so never ``max_attempts`` times: ``provider_errors.RETRY_RULES``), then
+  stored as a ``malformed_reply`` error row; the other prompts carry on.  A reply whose message has
   ``content: null`` is a well-formed empty answer (a model that spent its
   ``max_tokens`` on hidden reasoning, say) and is stored as ``""`` with its
   ``finish_reason``: the parsers give it a parse status, like any answer.
@@ -86,9 +87,10 @@ from relreason_dagster.llm.provider_errors import (
     DEFAULT_BACKOFF_CAP_S,
     RETRY_AFTER_CAP_S,
     backoff_delay,
-    classify_error,
+    error_kind,
     error_text,
     retry_after_seconds,
+    sends_allowed,
 )
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
@@ -343,8 +345,9 @@ class _Runner:
             latency = time.monotonic() - start
             if len(job.works) > 1 and refuses_n(str(exc)):
                 return self._one_per_request(job.works, f"refused n={len(job.works)}")
-            kind, retryable = classify_error(exc)
-            if not retryable or job.attempts >= self.spec.max_attempts:
+            kind = error_kind(exc)
+            # How many sends this kind may cost is the retry table's (provider_errors.RETRY_RULES).
+            if job.attempts >= sends_allowed(kind, self.spec.max_attempts):
                 error = error_text(kind, exc, self.redact)
                 kind, error = rejected_params.relabel(
                     kind, error, str(exc), self.spec.name, self.spec.params, job.work.params
