@@ -251,7 +251,11 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
             if generation.get(row["benchmark"]):
                 row["params"] = generation[row["benchmark"]]
             row["samples"] = samples.get(row["benchmark"], 1)
-        stats = run_model(ResponseStore(lake), spec, todo, progress=progress, key_checked=True)
+        # The run's id keeps the requests it sent in the lake too: the launch's count if this step's
+        # event is lost (storage/sent_requests.py).
+        stats = run_model(
+            ResponseStore(lake), spec, todo, progress=progress, key_checked=True, ledger=context.run_id
+        )
         if stats.errors == 0 and stats.done == stats.total and not stats.budget_stopped:
             # The listing now holds this pass's writes.
             after = answered.pass_key(lake, spec, families, asked)

@@ -92,6 +92,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 store=store,
                 progress=progress,
                 key_checked=True,  # run_settings.model checked it (or the launch did)
+                ledger=context.run_id,  # the requests sent, kept for the launch's count
             )
             counts["prompts"] += len(batch)
             counts["model_calls"] += result.stats.called

@@ -67,10 +67,12 @@ def ask_model(
     store: ResponseStore,
     progress: ProgressFn | None = None,
     key_checked: bool = False,
+    ledger: str | None = None,
 ) -> Asked:
     """Store ``prompts`` (benchmark ``benchmark``, kind ``kind``), ask ``spec``'s model, return the replies.
 
     Every prompt gets a reply: a stored answer, the provider's error, or ``no response stored``.
+    ``ledger``: the Dagster run whose count of requests sent the gateway keeps (``run_model``).
     """
     ids = list(dict.fromkeys(p.prompt_id for p in prompts))
     if not ids:
@@ -87,7 +89,7 @@ def ask_model(
         upsert_rows(con, "prompts", rows)
     # The model's calls write the lake only; DuckDB is not open meanwhile.
     todo = [{**row, "messages": json.loads(row["messages"])} for row in rows]
-    stats = run_model(store, spec, todo, progress=progress, key_checked=key_checked)
+    stats = run_model(store, spec, todo, progress=progress, key_checked=key_checked, ledger=ledger)
     stored = store.latest(spec.name, ids)
     replies = {}
     for pid in ids:

@@ -19,8 +19,9 @@ Nothing else changes for the user, and the tests hold both transports to it
   ``reasoning_content`` or a ``<think>`` block, token counts, cost from LiteLLM's cost map);
 * the same error kinds and retries: a non-2xx status becomes :class:`ProviderError` with the kind
   LiteLLM's exception mapping gives that status (429 keeps its ``Retry-After`` headers), a timeout
-  ``timeout``, a reset or refused connection ``connection_error``, a body that is not JSON or has no
-  message ``malformed_reply``; the provider's own message stays in the text, so a refused generation
+  ``timeout``, a reset or refused connection ``connection_error``, a body that cannot be decoded
+  (not UTF-8, not JSON) or has no message ``malformed_reply`` (sent at most twice:
+  ``provider_errors.RETRY_RULES``); the provider's own message stays in the text, so a refused generation
   parameter is still explained (``rejected_params.py``) and a key it echoes still redacted.
 
 One session per run of a model on its event loop (a ``workers:`` process has its own), keep-alive,
@@ -114,17 +115,22 @@ class DirectClient:
                     raise status_error(status, raw, dict(response.headers))
         except TimeoutError:
             raise ProviderError(
-                "timeout", True, f"Request timed out: no answer within {self.timeout_s:g} s from {self.url}"
+                "timeout", f"Request timed out: no answer within {self.timeout_s:g} s from {self.url}"
             ) from None
         except aiohttp.ClientError as exc:
             raise ProviderError(
-                "connection_error", True, f"Connection error to {self.url}: {type(exc).__name__}: {exc}"
+                "connection_error", f"Connection error to {self.url}: {type(exc).__name__}: {exc}"
             ) from None
         try:
             return json.loads(raw)
+        except UnicodeDecodeError as exc:  # bytes that are no encoding JSON allows (RFC 8259: UTF-8)
+            shown = raw[:200].decode("utf-8", "replace")
+            raise MalformedReply(
+                f"200 reply whose body cannot be decoded ({exc.reason}): {shown!r}"
+            ) from None
         except ValueError:
-            text = raw[:200].decode("utf-8", "replace")
-            raise MalformedReply(f"200 reply whose body is not JSON: {text!r}") from None
+            shown = raw[:200].decode("utf-8", "replace")
+            raise MalformedReply(f"200 reply whose body is not JSON: {shown!r}") from None
 
     async def close(self) -> None:
         if self.session is not None:

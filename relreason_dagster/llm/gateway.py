@@ -39,11 +39,12 @@ Design choices, and why:
   so the others keep the model busy meanwhile; with one semaphore per call
   instead, a retry queued behind every untried prompt and waited ~40 s for
   a 1 s Retry-After.
-* **A malformed reply is a provider error.**  A 200 whose body breaks the
-  protocol (no ``choices``, an empty list, a choice without a message) is
-  retried like a 5xx, within ``max_attempts`` (a proxy or an overloaded
-  server sends these transiently), then stored as a ``malformed_reply``
-  error row; the other prompts carry on.  A reply whose message has
+* **A malformed reply is a provider error.**  A 200 whose body cannot be
+  decoded (not UTF-8, not JSON) or breaks the protocol (no ``choices``, an
+  empty list, a choice without a message) is sent once more (a proxy or an
+  overloaded server sends these transiently, but the provider may have billed
+  it, so never ``max_attempts`` times: ``provider_errors.RETRY_RULES``), then
+  stored as a ``malformed_reply`` error row; the other prompts carry on.  A reply whose message has
   ``content: null`` is a well-formed empty answer (a model that spent its
   ``max_tokens`` on hidden reasoning, say) and is stored as ``""`` with its
   ``finish_reason``: the parsers give it a parse status, like any answer.
@@ -86,9 +87,10 @@ from relreason_dagster.llm.provider_errors import (
     DEFAULT_BACKOFF_CAP_S,
     RETRY_AFTER_CAP_S,
     backoff_delay,
-    classify_error,
+    error_kind,
     error_text,
     retry_after_seconds,
+    sends_allowed,
 )
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
@@ -96,6 +98,7 @@ from relreason_dagster.llm.registry import ModelSpec, api_key, require_api_key
 from relreason_dagster.llm.replies import Outcome, read_body, read_reply
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
 from relreason_dagster.llm.worker_shares import slice_payloads
+from relreason_dagster.storage import sent_requests
 from relreason_dagster.storage.claims import model_claim
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -104,6 +107,8 @@ from relreason_dagster.storage.responses import ResponseStore
 _HARD_TIMEOUT_SLACK_S = 5.0
 # The lake partition of a prompt row that names no benchmark (direct callers of run_model).
 _UNKNOWN_BENCHMARK = "unknown"
+# The request ledger (storage/sent_requests.py) is rewritten at most this often while a run sends.
+_LEDGER_EVERY_S = 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -147,8 +152,14 @@ class _Runner:
         rng: random.Random,
         extra_kwargs: dict[str, Any] | None,
         flush_interval_s: float = DEFAULT_FLUSH_INTERVAL_S,
+        ledger: str | None = None,
     ) -> None:
         self.store = store
+        # The Dagster run whose request ledger this run keeps (None: none kept), this run's file in it,
+        # and when it was last written.
+        self.ledger = ledger
+        self.ledger_writer = sent_requests.new_writer()
+        self.ledger_written = 0.0
         self.writer = LakeWriter(store, flush_interval_s)
         self.benchmarks: dict[str, str] = {}
         self.spec = spec
@@ -203,6 +214,26 @@ class _Runner:
     def _report(self) -> None:
         if self.progress is not None:
             self.progress(self.stats.done, self.total, self.stats)
+        if self.ledger is not None and time.monotonic() - self.ledger_written >= _LEDGER_EVERY_S:
+            self._record_sent()
+
+    def _record_sent(self) -> None:
+        """Write what this run has sent to its ledger (``storage/sent_requests.py``): the launch's count
+        of this run's calls when its step cannot report them.  Never fails the run: a ledger that
+        cannot be written (a full disk) leaves the step's own report."""
+        if self.ledger is None:
+            return
+        self.ledger_written = time.monotonic()
+        counts = {
+            "requests": self.stats.called,
+            "errors": self.stats.errors,
+            "answers": self.stats.answered,
+            "error": self.stats.error_text,
+        }
+        try:
+            sent_requests.write_sent(self.store.lake, self.ledger, self.spec.name, self.ledger_writer, counts)
+        except OSError:
+            pass
 
     def _existing(self, works: dict[str, Work]) -> tuple[set[tuple[str, str]], dict[str, dict[str, Any]]]:
         """(prompt id, hash) pairs already stored OK for this model; OK rows of these hashes under any name.
@@ -343,8 +374,9 @@ class _Runner:
             latency = time.monotonic() - start
             if len(job.works) > 1 and refuses_n(str(exc)):
                 return self._one_per_request(job.works, f"refused n={len(job.works)}")
-            kind, retryable = classify_error(exc)
-            if not retryable or job.attempts >= self.spec.max_attempts:
+            kind = error_kind(exc)
+            # How many sends this kind may cost is the retry table's (provider_errors.RETRY_RULES).
+            if job.attempts >= sends_allowed(kind, self.spec.max_attempts):
                 error = error_text(kind, exc, self.redact)
                 kind, error = rejected_params.relabel(
                     kind, error, str(exc), self.spec.name, self.spec.params, job.work.params
@@ -523,6 +555,10 @@ class _Runner:
             self.stats.errors += len(work.prompt_ids)
             kind = outcome.kind or "error"
             self.stats.error_kinds[kind] = self.stats.error_kinds.get(kind, 0) + len(work.prompt_ids)
+            if self.stats.error_text is None:
+                self.stats.error_text = self.redact((outcome.error.strip().splitlines() or [""])[0])
+        else:
+            self.stats.answered += len(work.prompt_ids)
         self._report()
 
     async def run(self, prompts: Sequence[dict[str, Any]]) -> RunStats:
@@ -538,7 +574,10 @@ class _Runner:
         async with model_claim(self.store.lake, self.spec.name, self._notice) as waited:
             self.stats.waited_s = waited
             self.stats.claimed_at = time.time()
-            await self._answer(works)
+            try:
+                await self._answer(works)
+            finally:
+                self._record_sent()  # the final count, also of a run that failed
         self.stats.seconds = time.monotonic() - start
         return self.stats
 
@@ -603,9 +642,19 @@ async def run_model_async(
     backoff_cap_s: float = DEFAULT_BACKOFF_CAP_S,
     seed: int | None = None,
     extra_kwargs: dict[str, Any] | None = None,
+    ledger: str | None = None,
 ) -> RunStats:
     """Async form of :func:`run_model`, for callers that already run an event loop."""
-    runner = _Runner(store, spec, progress, backoff_base_s, backoff_cap_s, random.Random(seed), extra_kwargs)
+    runner = _Runner(
+        store,
+        spec,
+        progress,
+        backoff_base_s,
+        backoff_cap_s,
+        random.Random(seed),
+        extra_kwargs,
+        ledger=ledger,
+    )
     return await runner.run(prompts)
 
 
@@ -620,6 +669,7 @@ def run_model(
     seed: int | None = None,
     extra_kwargs: dict[str, Any] | None = None,
     key_checked: bool = False,
+    ledger: str | None = None,
 ) -> RunStats:
     """Answer ``prompts`` with ``spec``'s model and store one row per prompt in the lake.
 
@@ -631,6 +681,8 @@ def run_model(
     launch checked each key once).  ``backoff_*`` and ``seed`` (jitter)
     exist so tests can make retries fast and reproducible; ``extra_kwargs``
     go to every ``litellm.acompletion`` call but not into the cache key.
+    ``ledger`` (a Dagster run's id) keeps the count of requests sent under that run
+    (``storage/sent_requests.py``), for the launch's summary when the step cannot report it.
     Works from sync code and from inside a running event loop (it then runs
     on a helper thread).
     """
@@ -642,6 +694,7 @@ def run_model(
         backoff_cap_s=backoff_cap_s,
         seed=seed,
         extra_kwargs=extra_kwargs,
+        ledger=ledger,
     )
     try:
         asyncio.get_running_loop()

@@ -2,7 +2,10 @@
 
 Why a module of its own: the gateway makes its own retries (LiteLLM and the OpenAI SDK are told not
 to), so the rules for which error is worth another attempt, the backoff and the server's
-``Retry-After`` live in one place, as pure functions the tests call without a model.
+``Retry-After`` live in one place, as pure functions the tests call without a model.  Both transports
+classify here (``classify_error`` for LiteLLM's exceptions, ``status_error`` and :class:`MalformedReply`
+for the direct transport's), so a later transport only maps its failures onto these kinds, and
+:data:`RETRY_RULES` is the one table of how often each kind is sent (docs/pipeline.md, "Retries").
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import asyncio
 import email.utils
 import json
 import random
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,30 +29,85 @@ RETRY_AFTER_CAP_S = 300.0
 _ERROR_MAX_CHARS = 500
 
 
+MALFORMED_REPLY = "malformed_reply"
+"""The kind of a 200 reply that cannot be read: a body that is not UTF-8 or not JSON, no choices, a
+choice without a message.  The same on both transports."""
+
+
+@dataclass(frozen=True)
+class RetryRule:
+    """How a kind of error is retried: ``retryable``, and at most ``max_sends`` requests in all
+    (None: the model's ``max_attempts``, which also bounds any number here)."""
+
+    retryable: bool
+    max_sends: int | None = None
+
+
+# The one table of retries, by kind (docs/pipeline.md, "Retries", shows it).  Why each row:
+# * the provider said no for good (a bad key, a refused parameter, a prompt too long): nothing changes
+#   on a second send, so one send;
+# * it asked us to wait, or never answered (429, 408, a timeout, a dropped connection, a 5xx): nothing
+#   was answered, so nothing was billed; retried up to the model's max_attempts;
+# * a 200 that cannot be read: the provider answered, and may well have billed it.  Sent again once (a
+#   proxy or an overloaded server sends these transiently), never max_attempts times blindly.
+RETRY_RULES: dict[str, RetryRule] = {
+    "rate_limit": RetryRule(retryable=True),
+    "timeout": RetryRule(retryable=True),
+    "connection_error": RetryRule(retryable=True),
+    "server_error": RetryRule(retryable=True),
+    MALFORMED_REPLY: RetryRule(retryable=True, max_sends=2),
+    "context_length_exceeded": RetryRule(retryable=False),
+    "content_policy": RetryRule(retryable=False),
+    "authentication": RetryRule(retryable=False),
+    "permission_denied": RetryRule(retryable=False),
+    "not_found": RetryRule(retryable=False),
+    "bad_request": RetryRule(retryable=False),
+    "rejected_param": RetryRule(retryable=False),  # a bad_request naming a refused parameter
+    "error": RetryRule(retryable=False),  # anything else: not known to be worth a second send
+}
+
+
+def retry_rule(kind: str) -> RetryRule:
+    """The rule of ``kind``; a kind the table lacks is not retried (as ``error``)."""
+    return RETRY_RULES.get(kind, RETRY_RULES["error"])
+
+
+def sends_allowed(kind: str, max_attempts: int) -> int:
+    """How many requests an error of ``kind`` may cost in all, for a model allowing ``max_attempts``."""
+    rule = retry_rule(kind)
+    if not rule.retryable:
+        return 1
+    return max_attempts if rule.max_sends is None else max(1, min(rule.max_sends, max_attempts))
+
+
 class MalformedReply(Exception):
-    """A 200 reply that breaks the chat-completions protocol (no choices, a choice without a message)."""
+    """A 200 reply that breaks the chat-completions protocol (no choices, a choice without a message)
+    or cannot be decoded at all (not UTF-8, not JSON): kind :data:`MALFORMED_REPLY`."""
 
 
 class ProviderError(Exception):
     """A failed call of the direct transport (``llm/direct_transport.py``), already classified.
 
-    ``kind`` and ``retryable`` are what :func:`classify_error` gives LiteLLM's exception for the
-    same failure; ``headers`` (a 429's ``Retry-After``) are read by :func:`retry_after_seconds`.
+    ``kind`` is what :func:`classify_error` gives LiteLLM's exception for the same failure, and
+    whether it is retried is the kind's :data:`RETRY_RULES` row; ``headers`` (a 429's ``Retry-After``)
+    are read by :func:`retry_after_seconds`.
     """
 
     def __init__(
         self,
         kind: str,
-        retryable: bool,
         message: str,
         status_code: int | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
-        self.retryable = retryable
         self.status_code = status_code
         self.headers = headers or {}
+
+    @property
+    def retryable(self) -> bool:
+        return retry_rule(self.kind).retryable
 
 
 # What LiteLLM's exception mapping looks for in a 400's text to raise its more specific errors.
@@ -61,14 +120,14 @@ _CONTEXT_MARKERS = (
     "too many tokens",
 )
 _CONTENT_POLICY_MARKERS = ("content_policy_violation", "content management policy", "content_filter")
-# Status -> (kind, retryable), as LiteLLM's mapping names an OpenAI-compatible provider's errors.
-_STATUS_KINDS: dict[int, tuple[str, bool]] = {
-    401: ("authentication", False),
-    403: ("permission_denied", False),
-    404: ("not_found", False),
-    408: ("timeout", True),
-    422: ("bad_request", False),
-    429: ("rate_limit", True),
+# Status -> kind, as LiteLLM's mapping names an OpenAI-compatible provider's errors.
+_STATUS_KINDS: dict[int, str] = {
+    401: "authentication",
+    403: "permission_denied",
+    404: "not_found",
+    408: "timeout",
+    422: "bad_request",
+    429: "rate_limit",
 }
 
 
@@ -96,16 +155,16 @@ def status_error(status: int, raw: bytes, headers: dict[str, str]) -> ProviderEr
     message = _reply_message(raw)
     lowered = message.lower()
     if status == 400 and any(m in lowered for m in _CONTEXT_MARKERS):
-        kind, retryable = "context_length_exceeded", False
+        kind = "context_length_exceeded"
     elif status == 400 and any(m in lowered for m in _CONTENT_POLICY_MARKERS):
-        kind, retryable = "content_policy", False
+        kind = "content_policy"
     elif status in _STATUS_KINDS:
-        kind, retryable = _STATUS_KINDS[status]
+        kind = _STATUS_KINDS[status]
     elif status >= 500:
-        kind, retryable = "server_error", True
+        kind = "server_error"
     else:
-        kind, retryable = "bad_request", False
-    return ProviderError(kind, retryable, f"HTTP {status}: {message}", status, headers)
+        kind = "bad_request"
+    return ProviderError(kind, f"HTTP {status}: {message}", status, headers)
 
 
 # What LiteLLM raises (as a 500, or an APIError / APIConnectionError, depending on the provider) for
@@ -115,6 +174,8 @@ _LITELLM_MALFORMED_MARKERS = (
     "Invalid response object",
     "Empty or invalid response from LLM endpoint",
     "Unable to get json response",
+    # The SDK's JSON read of a 200 body that is not UTF-8 (Python's UnicodeDecodeError, as text).
+    "codec can't decode",
 )
 # What LiteLLM raises as a 500 when the connection broke (the server closed it without an answer):
 # a connection error, as the direct transport names it (both are retried the same way).
@@ -129,55 +190,77 @@ def _status_code(exc: BaseException) -> int | None:
         return None
 
 
+def _undecodable(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised while handling, a reply's bytes that do not decode."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, UnicodeDecodeError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def classify_error(exc: BaseException) -> tuple[str, bool]:
-    """``(kind, retryable)`` for an exception raised by ``litellm.acompletion``.
+    """``(kind, retryable)`` for a failed call of either transport; ``retryable`` is the kind's
+    :data:`RETRY_RULES` row (how many sends it may cost: :func:`sends_allowed`)."""
+    kind = error_kind(exc)
+    return kind, retry_rule(kind).retryable
+
+
+def error_kind(exc: BaseException) -> str:
+    """The kind of an exception raised by a transport: the direct one's are classified already,
+    LiteLLM's (``litellm.acompletion``) are read here.
 
     Order matters: LiteLLM's ContextWindowExceededError is a BadRequestError,
     and its Timeout is an APIConnectionError.
     """
     if isinstance(exc, MalformedReply):
-        return "malformed_reply", True
+        return MALFORMED_REPLY
     if isinstance(exc, ProviderError):
-        return exc.kind, exc.retryable
+        return exc.kind
+    if _undecodable(exc):
+        return MALFORMED_REPLY
     litellm = litellm_module()
     if isinstance(exc, (litellm.InternalServerError, litellm.APIError, litellm.APIConnectionError)):
         text = str(exc)
         if any(marker in text for marker in _LITELLM_MALFORMED_MARKERS):
-            return "malformed_reply", True
+            return MALFORMED_REPLY
         broken = any(marker in text for marker in _LITELLM_CONNECTION_MARKERS)
         if broken and isinstance(exc, litellm.InternalServerError):
-            return "connection_error", True
-    checks: list[tuple[type[BaseException], str, bool]] = [
-        (litellm.ContextWindowExceededError, "context_length_exceeded", False),
-        (litellm.ContentPolicyViolationError, "content_policy", False),
-        (litellm.RateLimitError, "rate_limit", True),
-        (litellm.Timeout, "timeout", True),
-        (asyncio.TimeoutError, "timeout", True),
-        (litellm.APIConnectionError, "connection_error", True),
-        (litellm.ServiceUnavailableError, "server_error", True),
-        (litellm.InternalServerError, "server_error", True),
-        (litellm.BadGatewayError, "server_error", True),
-        (litellm.AuthenticationError, "authentication", False),
-        (litellm.PermissionDeniedError, "permission_denied", False),
-        (litellm.NotFoundError, "not_found", False),
-        (litellm.UnprocessableEntityError, "bad_request", False),
-        (litellm.BadRequestError, "bad_request", False),
+            return "connection_error"
+    checks: list[tuple[type[BaseException], str]] = [
+        (litellm.ContextWindowExceededError, "context_length_exceeded"),
+        (litellm.ContentPolicyViolationError, "content_policy"),
+        (litellm.RateLimitError, "rate_limit"),
+        (litellm.Timeout, "timeout"),
+        (asyncio.TimeoutError, "timeout"),
+        (litellm.APIConnectionError, "connection_error"),
+        (litellm.ServiceUnavailableError, "server_error"),
+        (litellm.InternalServerError, "server_error"),
+        (litellm.BadGatewayError, "server_error"),
+        (litellm.AuthenticationError, "authentication"),
+        (litellm.PermissionDeniedError, "permission_denied"),
+        (litellm.NotFoundError, "not_found"),
+        (litellm.UnprocessableEntityError, "bad_request"),
+        (litellm.BadRequestError, "bad_request"),
     ]
-    for cls, kind, retryable in checks:
+    for cls, kind in checks:
         if isinstance(exc, cls):
-            return kind, retryable
+            return kind
     code = _status_code(exc)
     if code == 429:
-        return "rate_limit", True
+        return "rate_limit"
     if code == 408:
-        return "timeout", True
+        return "timeout"
     if code is not None and code >= 500:
-        return "server_error", True
+        return "server_error"
     if code is not None and 400 <= code < 500:
-        return "bad_request", False
+        return "bad_request"
     if isinstance(exc, (ConnectionError, OSError)):
-        return "connection_error", True
-    return "error", False
+        return "connection_error"
+    return "error"
 
 
 def _headers_of(exc: BaseException) -> list[Any]:

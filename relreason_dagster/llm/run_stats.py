@@ -22,12 +22,19 @@ class RunStats:
 
     model: str
     total: int = 0
-    called: int = 0  # requests sent (one per distinct request, however many prompts share it)
+    # Requests sent: one per distinct request, however many prompts share it and however many draws
+    # (``n``) it asks; a retry is the same request.  This, never a count of stored rows, is a run's
+    # "model calls".
+    called: int = 0
     # Prompts answered by another prompt's identical request in this run: no request of their own.
     shared: int = 0
     cached: int = 0
     skipped: int = 0
     errors: int = 0
+    # Rows stored with an answer by this run's requests (a draw, a prompt sharing a request: one each),
+    # and one stored error's text: what says a model that was called answered nothing, and why.
+    answered: int = 0
+    error_text: str | None = None
     seconds: float = 0.0
     attempts: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
@@ -144,6 +151,8 @@ def counters(stats: RunStats) -> dict[str, Any]:
         "called": stats.called,
         "shared": stats.shared,
         "errors": stats.errors,
+        "answered": stats.answered,
+        "error_text": stats.error_text,
         "attempts": stats.attempts,
         "work_done": stats.work_done,
         "budget_stopped": stats.budget_stopped,
@@ -156,6 +165,8 @@ def add_counters(stats: RunStats, snapshots: list[dict[str, Any]]) -> None:
     stats.called = sum(s.get("called", 0) for s in snapshots)
     stats.shared = sum(s.get("shared", 0) for s in snapshots)
     stats.errors = sum(s.get("errors", 0) for s in snapshots)
+    stats.answered = sum(s.get("answered", 0) for s in snapshots)
+    stats.error_text = next((s["error_text"] for s in snapshots if s.get("error_text")), None)
     stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
     stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
     stats.budget_stopped = sum(s.get("budget_stopped", 0) for s in snapshots)

@@ -1,5 +1,5 @@
 """What one launch of the pipeline did (:class:`PipelineReport`), and its model-call counts corrected
-from the lake.
+from the requests its runs sent (the gateway's own count, kept in the lake).
 
 Held below the pipeline because it is plain data: the pipeline fills it from Dagster's events, the
 launch record (``storage/launch_record.py``) stores it, and the CLI prints it; none of those needs
@@ -37,8 +37,8 @@ class PipelineReport:
     lake_counted: list[str] = field(default_factory=list)
     # Models that made calls in this launch and got no answer to any: model -> why, in a few words.
     answered_nothing: dict[str, str] = field(default_factory=dict)
-    # Model -> when (epoch seconds) its responses step took the model's claim, after waiting for
-    # another launch of it: the lake's rows from before are that launch's.
+    # Model -> when (epoch seconds) its responses step took the model's claim (kept in the record; the
+    # calls are counted by the requests sent, storage/sent_requests.py, not by rows stored since then).
     claimed_at: dict[str, float] = field(default_factory=dict)
     waited_s: dict[str, float] = field(default_factory=dict)  # model -> seconds it waited for that launch
     # One line per damaged lake file moved aside before the launch (storage/lake.py).
@@ -82,43 +82,49 @@ def no_calls() -> dict[str, int]:
     return {"prompts": 0, "model_calls": 0, "from_cache": 0, "already_stored": 0, "errors": 0}
 
 
-def count_from_lake(report: PipelineReport, models: list[str], since: datetime.datetime) -> None:
-    """Correct the report's call counts from the lake, which holds a row for every call of every step.
+def count_from_lake(
+    report: PipelineReport, models: list[str], since: datetime.datetime | None = None
+) -> None:
+    """Correct the report's call counts from the requests its runs sent, as the gateway recorded them
+    in the lake (``storage/sent_requests.py``), never from the rows the lake holds.
 
     The counts come from the steps' Dagster events; a step that failed, or whose event could not be
-    written (a full disk), reports nothing although its calls were made and stored.  A model whose
-    calls in this launch all failed is recorded in ``answered_nothing``.  A model whose step waited
-    for another launch of it is counted from when it took over: what the other launch stored while
-    this one waited are that launch's calls.
+    written (a full disk), reports nothing although its calls were made.  The gateway keeps its own
+    count per Dagster run beside the lake, so the requests of this launch's runs are known whatever
+    their events say: not the rows another launch of the same model stored meanwhile (whether or
+    not this one waited for it), nor one row per draw of a request asking ``n`` draws.  A model whose
+    requests in this launch got no answer at all is recorded in ``answered_nothing``.
+
+    ``since`` is no longer read: which requests are this launch's is said by its runs, not by a time.
     """
     import pyarrow as pa
 
-    from relreason_dagster.storage.responses import ResponseStore
+    from relreason_dagster.storage import sent_requests
+    from relreason_dagster.storage.lake import Lake
 
-    store = ResponseStore.default()
-    found: dict[str, dict[str, Any]] = {}
+    del since
+    runs = [str(run["run_id"]) for run in report.runs if run.get("run_id")]
     try:
-        for model in dict.fromkeys(models):
-            claimed = report.claimed_at.get(model)
-            start = since
-            if claimed is not None:
-                took_over = datetime.datetime.fromtimestamp(claimed, datetime.UTC).replace(tzinfo=None)
-                start = max(since, took_over)
-            found |= store.calls_since([model], start)
+        lake = Lake.default()
+        sent = sent_requests.read_sent(lake, runs)
+        sent_requests.forget_old(lake, keep=runs)
     except (OSError, pa.ArrowException):  # a lake that cannot be read leaves the events' count
         return
-    for model, lake in found.items():
+    for model in dict.fromkeys(models):
+        ledger = sent.get(model)
+        if ledger is None:  # no request sent by any of this launch's runs
+            continue
         entries = [c for key, c in report.calls.items() if key == model or key.startswith(f"{model} (")]
         calls = sum(c["model_calls"] for c in entries)
         errors = sum(c["errors"] for c in entries)
-        if lake["calls"] > calls or lake["errors"] > errors:
+        if ledger["requests"] > calls or ledger["errors"] > errors:
             counts = report.calls.setdefault(model, no_calls())
-            counts["model_calls"] += max(0, lake["calls"] - calls)
-            counts["errors"] += max(0, lake["errors"] - errors)
+            counts["model_calls"] += max(0, ledger["requests"] - calls)
+            counts["errors"] += max(0, ledger["errors"] - errors)
             report.lake_counted.append(model)
-        if lake["calls"] and lake["errors"] == lake["calls"]:
+        if ledger["requests"] and ledger["errors"] and not ledger["answers"]:
             report.answered_nothing[model] = (
-                f"all {lake['calls']} of its calls failed, e.g. {lake['error']}"
-                if lake["calls"] > 1
-                else f"its one call failed: {lake['error']}"
+                f"all {ledger['requests']} of its calls failed, e.g. {ledger['error']}"
+                if ledger["requests"] > 1
+                else f"its one call failed: {ledger['error']}"
             )

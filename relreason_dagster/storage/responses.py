@@ -14,9 +14,7 @@ fails on text and the answer is kept.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -130,30 +128,6 @@ class ResponseStore:
         if table.num_rows == 0:
             return 0
         return table.group_by(["prompt_id", "model"]).aggregate([]).num_rows
-
-    def calls_since(self, models: Sequence[str], since: datetime) -> dict[str, dict[str, Any]]:
-        """Per model: the calls answered (rows not copied from the cache) stored at or after ``since``
-        (naive UTC, like ``created_at``): ``calls``, ``errors`` and the most frequent error's text.
-
-        The lake holds one row per call whatever step made it, so this counts what a launch paid
-        for even when its step could not report (a failed step, an event log on a full disk).
-        """
-        out: dict[str, dict[str, Any]] = {}
-        for model in dict.fromkeys(models):
-            where = (
-                (pads.field("model") == model)
-                & (pads.field("created_at") >= pa.scalar(since, pa.timestamp("us")))
-                & (pads.field("from_cache").isin([False]) | pads.field("from_cache").is_null())
-            )
-            table = self.lake.read(TABLE, columns=["error"], where=where, partition={"model": model})
-            errors = [e for e in table.column("error").to_pylist() if e is not None]
-            common = Counter((e.strip().splitlines() or [""])[0] for e in errors).most_common(1)
-            out[model] = {
-                "calls": table.num_rows,
-                "errors": len(errors),
-                "error": common[0][0] if common else None,
-            }
-        return out
 
     # ------------------------------------------------------------------ writes
 

@@ -28,7 +28,8 @@ supported with this model." / "Unsupported value: 'temperature' does not support
 ``malformed`` (a function of (prompt key, attempt) returning one of
 :data:`MALFORMED_KINDS` or None) turns a 200 into a reply of that broken
 shape: no choices, empty choices, a choice without a message, null content, an HTML page instead
-of JSON.  Every fault is the server's decision, never a client timeout racing a slow machine: a
+of JSON, a complete answer whose body is not UTF-8 (a 200 the provider billed that no client
+decodes).  Every fault is the server's decision, never a client timeout racing a slow machine: a
 test that wants exact attempt counts uses drops, not hangs, and a generous client timeout.
 Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
 time, status; ``None`` for a hang; the model name sent; the malformed shape, if
@@ -95,7 +96,10 @@ MALFORMED_KINDS: tuple[str, ...] = (
     "null_content",  # "message": {"role": "assistant", "content": null}, finish_reason "length"
     "null_content_no_finish",  # content null and finish_reason null: nothing says what happened
     "not_json",  # an HTML page with status 200 (a proxy's login or error page)
+    "invalid_utf8",  # a whole chat completion whose answer holds bytes that are not UTF-8 (0xff 0xfe)
 )
+# The bytes ``invalid_utf8`` puts in the answer: no UTF-8 text contains them.
+INVALID_UTF8 = b"\xff\xfe"
 MalformedFn = Callable[[str, int], "str | None"]
 
 
@@ -160,6 +164,25 @@ class _Handler(BaseHTTPRequestHandler):
         data = page.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_invalid_utf8(self, body: dict[str, Any], key: str, attempt: int) -> None:
+        """A 200 chat completion, complete and well-formed but for :data:`INVALID_UTF8` in its answer."""
+        reply = {
+            "id": f"chatcmpl-{key}-{attempt}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "true @@"}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        }
+        data = json.dumps(reply).encode("utf-8").replace(b"@@", INVALID_UTF8)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -249,6 +272,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif shape == "not_json":
             self._send_html(200, "<html><body>Please sign in (fake proxy page)</body></html>")
+        elif shape == "invalid_utf8":
+            self._send_invalid_utf8(body, key, attempt)
         elif shape is not None:
             self._send_json(200, _malformed_body(shape, key, attempt, str(body.get("model", "fake"))))
         else:

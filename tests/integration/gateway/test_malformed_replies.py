@@ -2,9 +2,11 @@
 
 Before: a reply with ``"choices": []`` raised IndexError in the gateway, nothing was stored (not even
 the error rows of other prompts) and the model step failed.  Now a reply without a message to store
-(no ``choices``, an empty list, a choice without a message) is retried like a 5xx and, once
-``max_attempts`` are spent, stored as a ``malformed_reply`` error row; ``content: null`` is an empty
-answer stored with its finish reason.  The fake server (named as such: a scripted stand-in for a
+(no ``choices``, an empty list, a choice without a message, a body that is not UTF-8) is sent once
+more, never more (a 200 the provider may have billed: ``provider_errors.RETRY_RULES``), then stored
+as a ``malformed_reply`` error row; ``content: null`` is an empty answer stored with its finish
+reason.  Before issue 53 such a reply was sent ``max_attempts`` times, and a body with invalid UTF-8
+was ``server_error`` on LiteLLM.  The fake server (named as such: a scripted stand-in for a
 provider) decides each reply's shape from (prompt, attempt), so every expectation is exact.
 """
 
@@ -19,13 +21,15 @@ from tests.fakes.openai_server import FakeOpenAIServer, default_answer, prompt_k
 pytestmark = pytest.mark.integration
 
 MAX_ATTEMPTS = 3
+# A malformed reply is sent at most this often, whatever max_attempts says (provider_errors.RETRY_RULES).
+MALFORMED_SENDS = 2
 # Each prompt's script: the shape of its reply at attempt 1, 2, 3 (None: a normal answer).
 SCRIPTS: dict[str, tuple[str | None, ...]] = {
     "always_empty": ("empty_choices",) * MAX_ATTEMPTS,
     "always_missing": ("no_choices",) * MAX_ATTEMPTS,
     "always_no_message": ("no_message",) * MAX_ATTEMPTS,
     "empty_then_ok": ("empty_choices", None),
-    "missing_then_ok": ("no_choices", "empty_choices", None),
+    "missing_then_ok": ("no_choices", None),
     "null_content": ("null_content",),
     "null_content_no_finish": ("null_content_no_finish",),
     "plain": (None,),
@@ -92,7 +96,7 @@ def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypa
         _, content, finish, error, attempts = by_id[pid]
         if name in broken:
             assert error is not None and error.startswith("malformed_reply: "), (pid, error)
-            assert content is None and attempts == MAX_ATTEMPTS, (pid, attempts)
+            assert content is None and attempts == MALFORMED_SENDS, (pid, attempts)
         elif name.startswith("null_content"):
             # An empty answer, not an error: the parsers give it a parse status like any answer.
             assert (content, error, attempts) == ("", None, 1), by_id[pid]
@@ -104,9 +108,9 @@ def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypa
     assert stats.called == len(prompts)
     assert stats.errors == len(broken) * N_EACH
     assert stats.error_kinds == {"malformed_reply": len(broken) * N_EACH}
-    # Retried within max_attempts, never beyond: the server saw exactly the scripted requests.
+    # Sent twice at most, never max_attempts times: the server saw exactly these requests.
     expected_requests = (
-        sum(MAX_ATTEMPTS if name in broken else len(script) for name, script in SCRIPTS.items()) * N_EACH
+        sum(MALFORMED_SENDS if name in broken else len(script) for name, script in SCRIPTS.items()) * N_EACH
     )
     assert len(log) == expected_requests
 
@@ -141,3 +145,56 @@ def test_a_run_again_asks_only_the_malformed_ones(duck, store, monkeypatch, tran
         "SELECT count(*) FROM raw.responses WHERE model = 'fake-malformed-once' AND error IS NULL"
     ).fetchall()
     assert latest == [(len(prompts),)]
+
+
+def test_a_200_with_invalid_utf8_is_one_kind_sent_twice_at_most(duck, store, monkeypatch, transport):
+    """A complete answer whose body holds bytes that are not UTF-8: the provider answered (and billed).
+
+    Before: ``malformed_reply`` on the direct transport and ``server_error`` on LiteLLM, each sent
+    ``max_attempts`` (5) times.  Now one kind on both and two sends at most: one retry (the next reply
+    may be readable), then an error row.
+    """
+    monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
+    prompts = [
+        {
+            "prompt_id": f"{name}-{i}",
+            "messages": [{"role": "user", "content": f"{name} {i}"}],
+            "max_tokens": 8,
+        }
+        for name in ("always_bad", "bad_then_ok")
+        for i in range(N_EACH)
+    ]
+    bad_first = {prompt_key(p["messages"]) for p in prompts if p["prompt_id"].startswith("bad_then_ok")}
+
+    def malformed(key: str, attempt: int) -> str | None:
+        return None if key in bad_first and attempt > 1 else "invalid_utf8"
+
+    with FakeOpenAIServer(malformed=malformed) as server:
+        spec = ModelSpec(
+            name="fake-utf8",
+            litellm_model="openai/fake-model",
+            api_base=server.api_base,
+            api_key_env="RELREASON_FAKE_KEY",
+            transport=transport,
+            concurrency=2,
+            timeout_s=120,
+        )
+        assert spec.max_attempts == 5  # the default: what the billed reply used to be sent
+        stats = run_model(store, spec, prompts, backoff_base_s=0.001, backoff_cap_s=0.01)
+        log = server.entries()
+
+    per_prompt: dict[str, int] = {}
+    for entry in log:
+        per_prompt[entry.key] = per_prompt.get(entry.key, 0) + 1
+    assert sorted(per_prompt.values()) == [2] * (2 * N_EACH), per_prompt  # <= 2 sends, here exactly 2
+    assert [e.malformed for e in log].count("invalid_utf8") == 3 * N_EACH
+    assert stats.error_kinds == {"malformed_reply": N_EACH}, stats.error_kinds
+    rows = duck.execute(
+        "SELECT prompt_id, content, error, attempts FROM raw.responses WHERE model = 'fake-utf8'"
+    ).fetchall()
+    for pid, content, error, attempts in rows:
+        assert attempts == 2, (pid, attempts)
+        if pid.startswith("always_bad"):
+            assert content is None and error.startswith("malformed_reply: "), (pid, error)
+        else:
+            assert error is None and content.startswith("answer to "), (pid, content)

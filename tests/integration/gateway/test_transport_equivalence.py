@@ -7,7 +7,8 @@ answers, thinking in ``reasoning_content`` and in a ``<think>`` block, token usa
 (``stop``, ``length``, null, another server's ``eos``), and every error the gateway retries or
 stores: 429 with ``Retry-After``, 500, a 502 HTML page, a dropped connection, a 401 echoing the key,
 a refused parameter, ``choices: []``, no ``choices``, a choice without a message, ``content: null``,
-a 200 whose body is not JSON, and a server that never answers.
+a 200 whose body is not JSON, a 200 whose body is not UTF-8 (before issue 53: ``server_error`` on
+LiteLLM, ``malformed_reply`` here, each sent ``max_attempts`` times), and a server that never answers.
 
 An error row's text is the transport's own wording around the provider's message (LiteLLM prefixes
 its exception names): the two rows must have the same kind, and the provider's message, where it
@@ -53,6 +54,8 @@ SCRIPTS: dict[str, tuple[int | str, ...]] = {
     "null_content_no_finish": ("null_content_no_finish",),
     "not_json": ("not_json",) * MAX_ATTEMPTS,
     "not_json_then_ok": ("not_json", OK),
+    "invalid_utf8": ("invalid_utf8",) * MAX_ATTEMPTS,
+    "invalid_utf8_then_ok": ("invalid_utf8", OK),
 }
 FINISH = {
     "finish_length": "length",
@@ -82,6 +85,10 @@ def _prompts() -> list[dict]:
         }
         for name in names
     ]
+
+
+def _prompt(name: str) -> dict:
+    return next(p for p in _prompts() if p["prompt_id"] == name)
 
 
 def _server(reasoning: str | None, port: int = 0) -> FakeOpenAIServer:
@@ -180,8 +187,20 @@ def test_both_transports_store_equal_rows(tmp_path, monkeypatch, provider, reaso
     assert kinds["always_rate_limited"] == "rate_limit" and kinds["always_server_error"] == "server_error"
     assert kinds["html_bad_gateway"] == "server_error" and kinds["always_dropped"] == "connection_error"
     assert kinds["bad_key"] == "authentication" and kinds["refused_param"] == "rejected_param"
-    assert {kinds[k] for k in ("empty_choices", "no_choices", "no_message")} == {"malformed_reply"}
-    for ok in ("plain", "rate_limited_then_ok", "dropped_then_ok", "empty_then_ok", "not_json_then_ok"):
+    malformed = ("empty_choices", "no_choices", "no_message", "not_json", "invalid_utf8")
+    assert {kinds[k] for k in malformed} == {"malformed_reply"}
+    # A 200 that cannot be read may have been billed: sent twice at most, though max_attempts is 3.
+    for name in malformed:
+        sends = [s for s in sent_d if s[0] == prompt_key(_prompt(name)["messages"])]
+        assert len(sends) == 2 and rows_d[name]["attempts"] == 2, (name, sends)
+    for ok in (
+        "plain",
+        "rate_limited_then_ok",
+        "dropped_then_ok",
+        "empty_then_ok",
+        "not_json_then_ok",
+        "invalid_utf8_then_ok",
+    ):
         assert kinds[ok] is None and rows_d[ok]["content"].startswith("answer to "), rows_d[ok]
     assert rows_d["null_content"]["content"] == "" and rows_d["null_content"]["finish_reason"] == "length"
     assert rows_d["finish_length"]["finish_reason"] == "length"

@@ -18,7 +18,7 @@ from relreason_dagster import pipeline
 from relreason_dagster.cli import main
 from relreason_dagster.cli.run_report import print_report
 from relreason_dagster.results.launch_report import PipelineReport, count_from_lake, no_calls
-from relreason_dagster.storage import disk_space
+from relreason_dagster.storage import disk_space, sent_requests
 from relreason_dagster.storage.disk_space import no_space, no_space_line
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -95,17 +95,19 @@ def test_step_failures_of_a_full_disk_print_one_line(home, capfd):
 
 
 def test_calls_the_events_lost_are_counted_from_the_lake(home):
-    """12 calls stored, no step event: the summary says 12, with their errors."""
+    """12 requests sent, no step event: the summary says 12, with their errors, from the count the
+    gateway kept in the lake for the launch's run (storage/sent_requests.py), not from the rows."""
     since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - datetime.timedelta(seconds=1)
-    earlier = since - datetime.timedelta(days=1)
     now = since + datetime.timedelta(seconds=1)
-    store = ResponseStore(Lake.default())
+    lake = Lake.default()
     row = ("p{}", "scripted-m", "relational", "h", "scripted/scripted-m", "ans", "stop", 1, 1, 0.1, 1)
-    old = [(f"old{i}", *row[1:], None, False, earlier) for i in range(5)]  # an earlier launch's
-    cached = [(f"c{i}", *row[1:], None, True, now) for i in range(3)]  # copies: no call made
-    made = [(f"p{i}", *row[1:], "connection: refused" if i < 2 else None, False, now) for i in range(12)]
-    store.append(old + cached + made)
-    report = PipelineReport()  # the events said nothing
+    # Rows another launch stored meanwhile: not this launch's calls.
+    ResponseStore(lake).append([(f"theirs{i}", *row[1:], None, False, now) for i in range(30)])
+    counts = {"requests": 12, "errors": 2, "answers": 10, "error": "connection_error: refused"}
+    sent_requests.write_sent(lake, "run-1", "scripted-m", sent_requests.new_writer(), counts)
+    sent_requests.write_sent(lake, "another-launchs-run", "scripted-m", "w", {**counts, "requests": 99})
+    ran = [{"job": "model_work", "partition": "scripted-m", "run_id": "run-1", "success": False}]
+    report = PipelineReport(runs=ran)  # the events said nothing
     count_from_lake(report, ["scripted-m"], since)
     assert report.calls["scripted-m"]["model_calls"] == 12
     assert report.calls["scripted-m"]["errors"] == 2
@@ -113,11 +115,12 @@ def test_calls_the_events_lost_are_counted_from_the_lake(home):
     assert report.answered_nothing == {}
 
     # Events that counted right are left alone; a model whose every call failed is named.
-    report = PipelineReport(calls={"scripted-m": {**no_calls(), "model_calls": 12, "errors": 2}})
+    report = PipelineReport(calls={"scripted-m": {**no_calls(), "model_calls": 12, "errors": 2}}, runs=ran)
     count_from_lake(report, ["scripted-m"], since)
     assert report.lake_counted == [] and report.total_calls == 12
-    store.append([(f"q{i}", "other", *row[2:], "authentication: 401", False, now) for i in range(3)])
-    report = PipelineReport()
+    failed = {"requests": 3, "errors": 3, "answers": 0, "error": "authentication: 401"}
+    sent_requests.write_sent(lake, "run-2", "other", sent_requests.new_writer(), failed)
+    report = PipelineReport(runs=[{**ran[0], "run_id": "run-2"}])
     count_from_lake(report, ["other"], since)
     assert report.answered_nothing == {"other": "all 3 of its calls failed, e.g. authentication: 401"}
 
