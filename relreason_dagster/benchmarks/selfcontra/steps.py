@@ -332,4 +332,11 @@ class Detection(Step):
         )
 
 
-STEPS = (Annotations(), Detection(), TraceReadings())
+def _appendix_steps() -> tuple[Step, ...]:
+    """App. C-D's probe steps (probe_steps.py imports this module's target builders, hence late)."""
+    from relreason_dagster.benchmarks.selfcontra.probe_steps import EvidenceProbe, PovChains
+
+    return (EvidenceProbe(), PovChains())
+
+
+STEPS = (Annotations(), Detection(), TraceReadings(), *_appendix_steps())
