@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from relreason_dagster.benchmarks.base import Profile, Reply, Step, StepPrompt, StepRows, stable_hash
@@ -50,8 +50,19 @@ def enabled(profile: Profile, probe: str) -> bool:
     return probe in (profile.typed(Knobs).appendix_probes or [])
 
 
+# What the evidence probe judges is what the Detection step judges (steps.py): its stored-row queries for a
+# profile, and its targets from those rows.  steps.py hands them in, so this module does not import it.
+JudgedReads = Callable[[Profile], dict[str, tuple[str, list[Any]]]]
+JudgedTargets = Callable[
+    [dict[str, list[dict[str, Any]]], Profile], list[tuple[dict[str, Any], detection.DetectionTarget]]
+]
+
+
 class EvidenceProbe(Step):
     """App. D's evidence-missing probe: per evidence segment, does the reasoning mention it?"""
+
+    def __init__(self, reads: JudgedReads, targets: JudgedTargets) -> None:
+        self._reads, self._targets = reads, targets
 
     name = "selfcontra_evidence_probe"
     description = (
@@ -65,26 +76,14 @@ class EvidenceProbe(Step):
     after: tuple[str, ...] = ("selfcontra_annotations",)
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
-        from relreason_dagster.benchmarks.selfcontra import steps
-
-        if not enabled(profile, EM):
-            return {}
-        _, limit = steps.detection_plan(profile)
-        queries = {"responses": (steps.RESPONSES_SQL, [steps.BENCHMARK])}
-        if limit != 0:
-            queries["annotations"] = (steps.ANNOTATIONS_SQL, [limit, limit])
-        return queries
+        return self._reads(profile) if enabled(profile, EM) else {}
 
     def _plan(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, dict[str, StepPrompt]]]:
-        from relreason_dagster.benchmarks.selfcontra import steps
-
         if not enabled(profile, EM):
             return []
-        settings = steps.judged_settings(profile)
-        annotated = [r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings]
-        targets = steps.annotation_targets(annotated) + steps.response_targets(stored.get("responses", []))
+        targets = self._targets(stored, profile)
         max_tokens = int(profile.typed(Knobs).judge_max_tokens)
         plan = []
         for meta, target in targets:

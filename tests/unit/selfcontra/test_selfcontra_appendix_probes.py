@@ -22,7 +22,7 @@ from relreason_dagster.benchmarks.base import Profile, Reply
 from relreason_dagster.benchmarks.selfcontra import detection, pov, steps
 from relreason_dagster.benchmarks.selfcontra.annotation_store import store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
-from relreason_dagster.benchmarks.selfcontra.probe_steps import POV_ANNOTATIONS_SQL, EvidenceProbe, PovChains
+from relreason_dagster.benchmarks.selfcontra.probe_steps import POV_ANNOTATIONS_SQL, PovChains
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.common.duckdb_rows import fetch_dicts, upsert_rows
 from relreason_dagster.storage.schema import ensure_schema
@@ -176,7 +176,7 @@ def marts(tmp_path_factory):
         ensure_schema(con)
         store_import(con, read_annotation_csv(path))
         annotations = fetch_dicts(con, steps.ANNOTATIONS_SQL, [None, None])
-        em_rows = _run(EvidenceProbe(), {"annotations": annotations, "responses": []}, profile, "em-oracle")
+        em_rows = _run(steps.STEPS[3], {"annotations": annotations, "responses": []}, profile, "em-oracle")
         pov_rows = _run(
             PovChains(),
             {"annotations": fetch_dicts(con, POV_ANNOTATIONS_SQL)},
@@ -266,6 +266,6 @@ def test_the_first_two_turns_are_one_conversation_in_both_variants(marts) -> Non
 def test_probes_are_off_unless_the_profile_names_them() -> None:
     profile = Profile("none", {}, knobs=Knobs)
     stored = {"annotations": [{"annotation_id": "a"}], "responses": []}
-    assert EvidenceProbe().prompts(stored, profile, "m", {}) == []
+    assert steps.STEPS[3].prompts(stored, profile, "m", {}) == []
     assert PovChains().prompts(stored, profile, "m", {}) == []
-    assert EvidenceProbe().reads("m", profile) == {} and PovChains().reads("m", profile) == {}
+    assert steps.STEPS[3].reads("m", profile) == {} and PovChains().reads("m", profile) == {}
