@@ -380,3 +380,68 @@ def target_from_text(
         predicted=predicted,
         correct=correct,
     )
+
+
+# -- the evidence-missing probe (Appendix D) ----------------------------------------------------------------
+#
+# Why a probe of its own: App. D says "for evidence missing, we will separate the input question into
+# multiple evidence segments and ask the model if the reasoning mentions those evidence segments one by
+# one".  It is not one of §4.1's formula probes (evidence missing is a Type1 category of right reasoning),
+# so it never changes an FGE verdict: the step ``selfcontra_evidence_probe`` asks it and
+# ``marts.selfcontra_evidence_missing`` scores it against the annotated category.
+
+EM_TEMPLATE_VERSION = "selfcontra-em-probe-v1"
+EM_DEFINITION = (
+    "Evidence missing means the reasoning is based on only part of the evidence in the question and "
+    "overlooks the rest."
+)
+# Where a Wino sentence's evidence splits: a clause connective or a comma (the split keeps each segment's
+# words; the connective opens the next segment).
+_SEGMENT_BREAK = re.compile(
+    r",\s+|\s+(?=(?:because|since|as|so that|so|but|although|though|while|when|after|before|and|"
+    r"despite|to whom|who|that)\s)",
+    re.IGNORECASE,
+)
+_MIN_SEGMENT_WORDS = 3
+
+
+def evidence_segments(question: str) -> list[str]:
+    """The evidence segments of a question's sentence, in order: its clauses (split at connectives and
+    commas; a piece under three words joins the one before), without the question after the sentence."""
+    sentence = re.split(r"(?<=[.!])\s*(?:who|does|who does)\b|\?", question, maxsplit=1, flags=re.IGNORECASE)[
+        0
+    ]
+    sentence = re.sub(r"^\s*Question\s*:\s*", "", sentence).strip()
+    out: list[str] = []
+    for piece in (p.strip(" .") for p in _SEGMENT_BREAK.split(sentence)):
+        if not piece:
+            continue
+        if out and len(piece.split()) < _MIN_SEGMENT_WORDS:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    if len(out) > 1 and len(out[0].split()) < _MIN_SEGMENT_WORDS:
+        out[1] = f"{out.pop(0)} {out[0]}"
+    return out
+
+
+def em_prompts(target: DetectionTarget) -> dict[str, list[dict[str, str]]]:
+    """One prompt per evidence segment (``em1``, ``em2``, ...): does the reasoning mention it?"""
+    out = {}
+    for k, segment in enumerate(evidence_segments(target.question), start=1):
+        out[f"em{k}"] = _user(
+            f"{EM_DEFINITION}\n\nQuestion: {target.question}\nReasoning: {target.reasoning.strip()}\n"
+            f'Evidence: "{segment}"\nDoes the reasoning mention this evidence from the question? '
+            "Reply yes or no.\nReply:"
+        )
+    return out
+
+
+def decide_em(replies: dict[str, str | None]) -> Verdict:
+    """Evidence missing when the reasoning mentions some segment not (``self_contra`` holds the EM flag:
+    the category, not Self-Contra); unparsed when a segment's reply is unreadable or there is none."""
+    mentioned = {probe: read_flag(reply) for probe, reply in replies.items()}
+    if not mentioned or any(v is None for v in mentioned.values()):
+        return Verdict("unparsed", None, None, mentioned)
+    missing = not all(mentioned.values())
+    return Verdict("ok", missing, "evidence_missing" if missing else "none", mentioned)

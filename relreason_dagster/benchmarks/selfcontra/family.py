@@ -102,6 +102,8 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
     if dataset == "generated":
         return generate.generate_items(int(n or 0), seed)
     root = data_dir(profile)
+    if selection(profile) == "s3" and dataset in ("winobias", "winogrande"):
+        return _section3_items(dataset, n, profile, root)
     study = selection(profile) == "study"
     if dataset == "winobias":
         stereotypes = _choice(profile, "stereotypes", WINOBIAS_STEREOTYPES)
@@ -125,6 +127,20 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
     else:
         raise ConfigError(f"unknown selfcontra dataset {dataset!r}; known: {', '.join(DATASETS)}")
     return list(items)[: n or None]
+
+
+def _section3_items(dataset: str, n: int | None, profile: Profile, root: Path) -> list[WinoItem]:
+    """§3's items (``items: s3``; study_items.py): WinoBias the lines of ``s3_model``'s released files,
+    WinoGrande those of the ``s3_winogrande`` file (beyond the reference folder's train_xs)."""
+    knobs = profile.typed(Knobs)
+    if dataset == "winogrande":
+        raw = Path(knobs.s3_winogrande).expanduser()
+        return study_items.section3_winogrande(raw if raw.is_absolute() else paths.reference_dir() / raw, n)
+    stereotypes = _choice(profile, "stereotypes", WINOBIAS_STEREOTYPES)
+    items = loaders.load_winobias(
+        root / "winobias", stereotypes=stereotypes, splits=_choice(profile, "splits", WINOBIAS_SPLITS)
+    )
+    return study_items.section3_winobias(list(items), knobs.s3_model, n)
 
 
 def item_of(sample: Sample) -> WinoItem:

@@ -5,7 +5,8 @@ user's file) against :class:`Knobs`; a knob a section leaves out (or sets to nul
 here.  ``sources`` maps a dataset to its item count; ``detect_limit``/``annotation_limit`` null mean no
 limit.  ``stereotypes`` (anti, pro) and ``splits`` (test, dev) pick the WinoBias files (default anti
 test); ``items`` is ``first`` (the first n of each file; WinoGrande dev) or ``study`` (the study's own §2
-items, derived from its released annotation files: study_items.py); ``prompts`` is ``relreason`` (our
+items, derived from its released annotation files: study_items.py) or ``s3`` (§3's sets: ``s3_model``'s
+released WinoBias lists and the WinoGrande items of ``s3_winogrande``); ``prompts`` is ``relreason`` (our
 wording and demonstrations) or ``study`` (the study's wording and its six demonstrations from
 ``demonstrations_file``, relative to the reference folder).
 ``generation`` is the study's decoding, sent on top of each model's own params (the paper profile:
@@ -28,7 +29,9 @@ from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
 # step that needs it runs.
 Stereotype = Literal["anti", "pro"]
 Split = Literal["test", "dev"]
-Selection = Literal["first", "study"]
+Selection = Literal["first", "study", "s3"]
+S3Model = Literal["mistral", "gpt3.5"]
+AppendixProbe = Literal["em", "pov", "pov_diagnostic"]
 Method = Literal[METHODS]  # type: ignore[valid-type]
 
 
@@ -48,6 +51,16 @@ class Knobs(FamilyKnobs):
         json_schema_extra={"expected": "a non-empty list of test, dev"},
     )
     items: Selection = "first"  # first n of each file, or the study's own §2 items (study_items.py)
+    # items: s3 (§3, Table 5): whose released §3 files' WinoBias items to ask (the two models' pro files
+    # differ on 30 lines), and the WinoGrande file holding §3's WinoGrande items (relative to the reference
+    # folder, or absolute): train_s.jsonl of WinoGrande 1.1, which the reference folder lacks.
+    s3_model: S3Model = "mistral"
+    s3_winogrande: str = "wino/winogrande/train_s.jsonl"
+    # App. C-D's probes, each off unless named (each asks several prompts per response; probe_steps.py):
+    # em (the judge's evidence-missing probe), pov and pov_diagnostic (the run's model, on annotated
+    # WinoBias responses, at most pov_limit of them; null: all).
+    appendix_probes: list[AppendixProbe] = Field(default_factory=list)
+    pov_limit: int | None = 60
     prompts: str = "relreason"
     demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
     settings: list[str] = Field(default_factory=lambda: list(SETTINGS))

@@ -85,7 +85,9 @@ def ask_text(item: WinoItem) -> str:
     if item.style == "mask":
         return f"Does {MASK_TOKEN} refer to {item.candidates[0]} or {item.candidates[1]}?"
     pronoun = item.pronoun or ""
-    if pronoun.lower() in _POSSESSIVE:
+    if (
+        pronoun.lower() in _POSSESSIVE or item.variant.get("ask") == "refer"
+    ):  # "refer": a §3 item (study_items)
         return f"who does '{pronoun}' refer to?"
     return f"who is '{pronoun}'?"
 

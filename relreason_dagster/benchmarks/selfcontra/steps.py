@@ -41,6 +41,7 @@ from relreason_dagster.benchmarks.selfcontra import detection, parsing, prompts
 from relreason_dagster.benchmarks.selfcontra.annotation_store import annotation_rows
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_files
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
+from relreason_dagster.benchmarks.selfcontra.probe_steps import EvidenceProbe, PovChains
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.benchmarks.selfcontra.trace_readings import TraceReadings
 from relreason_dagster.errors import ConfigError
@@ -332,4 +333,27 @@ class Detection(Step):
         )
 
 
-STEPS = (Annotations(), Detection(), TraceReadings())
+def _judged_reads(profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+    """The rows Detection judges (its responses and annotations queries), for App. D's evidence probe."""
+    _, limit = detection_plan(profile)
+    queries = {"responses": (RESPONSES_SQL, [BENCHMARK])}
+    if limit != 0:
+        queries["annotations"] = (ANNOTATIONS_SQL, [limit, limit])
+    return queries
+
+
+def _judged_targets(stored: dict[str, list[dict[str, Any]]], profile: Profile) -> list[Target]:
+    """Detection's targets on their answers (annotated responses of the judged settings, our own responses),
+    for App. D's evidence probe."""
+    settings = judged_settings(profile)
+    annotated = [r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings]
+    return annotation_targets(annotated) + response_targets(stored.get("responses", []))
+
+
+STEPS = (
+    Annotations(),
+    Detection(),
+    TraceReadings(),
+    EvidenceProbe(_judged_reads, _judged_targets),
+    PovChains(),
+)

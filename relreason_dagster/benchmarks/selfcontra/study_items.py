@@ -18,6 +18,17 @@ the items can be read back from them:
 * WinoGrande: the first lines of ``train_xs.jsonl`` (the released files' prompts, not dev's).
 * WinoGender: the templates in file order, as before.
 
+§3 (Table 5, ``items: s3``) asked other sets, again recorded in its released section-3 files (which the
+reference folder does not hold; the study's repository has them under ``data/annotated_data/*/section2``):
+per study model, 354 WinoBias anti and 354 pro test lines (GPT-3.5's anti set is its section-2 Few-shot
+(A) file, which §3 reused: Appendix B.1), and 358 WinoGrande items, lines of WinoGrande 1.1
+``train_s.jsonl`` (150 of them in ``train_xs``, 208 beyond it).  The paper says "353 and 357 data points";
+the files record 354 and 358 prompts.  The two models' pro files differ on 30 lines (GPT-3.5's prompts
+ask 'her' on 27 lines whose pronoun is he or she, and skip other lines), so the lists are per model
+(knob ``s3_model``).  They ship as ``section3_items.txt`` (line numbers and WinoGrande qIDs only);
+``python -m relreason_dagster.benchmarks.selfcontra.study_items --section3`` re-derives it from the released
+files under the reference folder.
+
 :func:`check_released_file` is the check for any released annotation file (the WinoGrande and WinoGender
 files included, which the reference folder does not hold): each of its prompts against our prompts of the
 dataset it names (:func:`match_prompts`), by position, so a test can say "every prompt is one of ours, in
@@ -32,7 +43,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
@@ -42,7 +53,24 @@ from relreason_dagster.errors import ConfigError
 LINES_FILE = Path(__file__).with_name("winobias_study_lines.txt")
 # The study's §2 WinoGrande items are train_xs's first lines; our default (items: first) reads dev.
 STUDY_WINOGRANDE_FILE = "train_xs"
-SELECTIONS = ("first", "study")
+SELECTIONS = ("first", "study", "s3")
+S3_FILE = Path(__file__).with_name("section3_items.txt")
+# §3's study models, and for each list the released file its items are read from (file names as released).
+S3_MODELS = ("mistral", "gpt3.5")
+S3_SOURCES: dict[str, str] = {
+    "winobias_anti_mistral": "winobias_anti_test_mistral.csv",
+    "winobias_pro_mistral": "winobias_pro_test_mistral.csv",
+    # GPT-3.5's section-3 anti file records 386 prompts, some twice; Table 5's 129 over 353 is the count of
+    # its section-2 Few-shot (A) file (354 prompts), which §3 reused (Appendix B.1).
+    "winobias_anti_gpt3.5": "winobias_few_answer_gpt3.5.csv",
+    "winobias_pro_gpt3.5": "winobias_pro_test_gpt3.5.csv",
+    # Both models' WinoGrande files ask the same 358 items in the same order.
+    "winogrande": "winogrande_mistral.csv",
+}
+# The WinoGrande file that holds every §3 item (lines 1-401 of it; train_xs is its first 160 lines).
+S3_WINOGRANDE_FILE = "train_s.jsonl"
+# The words our wording already asks "who does '<word>' refer to?" (prompts.py).
+_REFER_WORDS = ("his", "their", "its")
 _INSTRUCTION_RE = re.compile(r"\s*Give your (?:answer|reasoning) first\b.*$", re.DOTALL)
 _WINOBIAS_ASK_RE = re.compile(r"^Question:(?P<sentence>.*?)(?:who is|who does) '(?P<pronoun>\w+)'", re.DOTALL)
 
@@ -55,6 +83,9 @@ class StudyLine:
 
     line: int
     asked: str | None = None
+    # §3 only: the study asked "who does '<word>' refer to?" where our wording asks "who is '<word>'?"
+    # (GPT-3.5's pro file, on nine possessive "her" lines).
+    refer: bool = False
 
 
 def study_winobias_lines(path: Path = LINES_FILE) -> tuple[StudyLine, ...]:
@@ -222,6 +253,146 @@ def derive_from_reference(wino: Path) -> tuple[list[StudyLine], list[str]]:
     return derive_winobias_lines(asked, first), sorted(asked)
 
 
+# -- §3 (Table 5): the study's section-3 sets, per study model ----------------------------------------
+
+
+def section3_lists(path: Path = S3_FILE) -> dict[str, tuple[StudyLine | str, ...]]:
+    """The shipped §3 lists by name (:data:`S3_SOURCES`): WinoBias lists as :class:`StudyLine` in the study's
+    order, the WinoGrande list as qIDs (a qID names the item in whichever WinoGrande train file holds it)."""
+    if not path.is_file():
+        raise ConfigError(
+            f"§3 item list not found: {path}; re-derive it with `python -m {__name__} --section3 --write`"
+        )
+    out: dict[str, list[StudyLine | str]] = {}
+    for row in path.read_text(encoding="utf-8").splitlines():
+        fields = row.split("#", 1)[0].split()
+        if not fields:
+            continue
+        name, key, *asked = fields
+        refer = asked[1:] == ["refer"]
+        entry: StudyLine | str = (
+            key if name == "winogrande" else StudyLine(int(key), asked[0] if asked else None, refer)
+        )
+        out.setdefault(name, []).append(entry)
+    return {name: tuple(entries) for name, entries in out.items()}
+
+
+def section3_winobias(items: Sequence[WinoItem], model: str, n: int | None) -> list[WinoItem]:
+    """§3's WinoBias items of ``model``'s released files (``items`` as loaded: anti and/or pro test), in the
+    study's order, each asking the word the study asked; the first ``n`` per file."""
+    if model not in S3_MODELS:
+        raise ConfigError(f"selfcontra s3_model {model!r} invalid; choose from {', '.join(S3_MODELS)}")
+    lists = section3_lists()
+    by_file: dict[tuple[str, str], dict[int, WinoItem]] = {}
+    for item in items:
+        key = (str(item.variant.get("stereotype")), str(item.variant.get("source_split")))
+        by_file.setdefault(key, {})[int(item.item_id.split(":", 1)[1])] = item
+    out: list[WinoItem] = []
+    for (stereotype, split), found in by_file.items():
+        if split != "test":
+            raise ConfigError(
+                f"selfcontra items: s3 lists the WinoBias test files' lines only, not {split}; "
+                "set splits: [test]"
+            )
+        entries = [x for x in lists[f"winobias_{stereotype}_{model}"] if isinstance(x, StudyLine)]
+        for x in entries[: n if n is not None else None]:
+            item = found[x.line]
+            if x.asked:
+                item = replace(item, pronoun=x.asked, variant={**item.variant, "asked": x.asked})
+            if x.refer:
+                item = replace(item, variant={**item.variant, "ask": "refer"})
+            out.append(item)
+    return out
+
+
+def section3_winogrande(path: Path, n: int | None) -> list[WinoItem]:
+    """§3's WinoGrande items, in the study's order, from the WinoGrande file at ``path`` (``train_s.jsonl``
+    of WinoGrande 1.1 or any larger train file: each holds them all); one line naming the file when it is
+    absent or lacks some, since 208 of the 358 are beyond ``train_xs`` (the reference folder's file)."""
+    from relreason_dagster.benchmarks.selfcontra.loaders import load_winogrande
+
+    wanted = [x for x in section3_lists()["winogrande"] if isinstance(x, str)][: n if n is not None else None]
+    where = (
+        f"§3's {len(wanted)} WinoGrande items are lines of WinoGrande 1.1 {S3_WINOGRANDE_FILE} "
+        "(208 of the 358 "
+        "beyond train_xs); get it from the WinoGrande 1.1 release or uscnlp-lime/Self-Contradictory "
+        "data/original_data/winogrande/winogrande_1.1/ and set s3_winogrande: PATH, "
+        "or drop winogrande from sources"
+    )
+    if not path.is_file():
+        raise ConfigError(f"WinoGrande file not found: {path}; {where}")
+    by_id = {
+        item.item_id: item for item in load_winogrande(path.parent, name=path.name.removesuffix(".jsonl"))
+    }
+    missing = [qid for qid in wanted if qid not in by_id]
+    if missing:
+        raise ConfigError(
+            f"{path} lacks {len(missing)} of §3's WinoGrande items (first {missing[0]}); {where}"
+        )
+    return [by_id[qid] for qid in wanted]
+
+
+def derive_section3(released: Path, wino: Path, winogrande: Path | None) -> dict[str, list[StudyLine | str]]:
+    """The §3 lists from the released files found under ``released`` (a list whose file is absent is left
+    out): each file's prompts in file order, as WinoBias test lines (with the word asked when it is not the
+    line's first bracketed pronoun) or WinoGrande qIDs of the file at ``winogrande``."""
+    from relreason_dagster.benchmarks.selfcontra.loaders import load_winobias, load_winogrande
+
+    out: dict[str, list[StudyLine | str]] = {}
+    for name, file_name in S3_SOURCES.items():
+        path = released / file_name
+        if not path.is_file():
+            continue
+        _, _, prompts = file_prompts(path)
+        if name == "winogrande":
+            if winogrande is None or not winogrande.is_file():
+                continue
+            items = load_winogrande(winogrande.parent, name=winogrande.name.removesuffix(".jsonl"))
+            by_sentence = {}
+            for item in reversed(items):
+                by_sentence[item.sentence.replace("_", "[MASK]")] = item.item_id
+            found = [by_sentence.get(prompt.split(" Does [MASK]", 1)[0].strip()) for prompt in prompts]
+            out[name] = [qid for qid in found if qid is not None]
+            continue
+        stereotype = name.split("_")[1]
+        items = load_winobias(wino / "winobias", stereotypes=(stereotype,), splits=("test",))
+        first = {int(item.item_id.split(":", 1)[1]): str(item.pronoun) for item in items}
+        lines: list[StudyLine | str] = []
+        for prompt in prompts:
+            found = winobias_asked(prompt, items)
+            if found is None:
+                continue
+            line, word = found
+            refer = f"who does '{word}'" in prompt and word not in _REFER_WORDS
+            lines.append(StudyLine(line, word if refer or word != first.get(line) else None, refer))
+        out[name] = lines
+    return out
+
+
+def render_section3_file(lists: dict[str, Sequence[StudyLine | str]]) -> str:
+    """The shipped §3 list: a comment saying how it was derived, then ``<list> <line or qID> [word]``."""
+    head = [
+        "# The study's §3 (Table 5) items, per list: WinoBias test-file line numbers (a third field is the",
+        "# word the study asked when it is not the line's first bracketed pronoun, a fourth 'refer' when it",
+        '# asked "who does \'<word>\' refer to?" for a word our wording asks "who is") and WinoGrande',
+        "# qIDs (lines",
+        "# of WinoGrande 1.1 train_s.jsonl), each in the study's order.  Derived by study_items.py from the",
+        "# prompts of the study's released files:",
+        *(f"#   {name}: {S3_SOURCES[name]} ({len(entries)} items)" for name, entries in lists.items()),
+        "# Re-derive (the released files under the reference folder needed):",
+        "#   python -m relreason_dagster.benchmarks.selfcontra.study_items --section3 --write",
+    ]
+    body = []
+    for name, entries in lists.items():
+        for x in entries:
+            if isinstance(x, StudyLine):
+                fields = [name, str(x.line), *([x.asked] if x.asked else []), *(["refer"] if x.refer else [])]
+                body.append(" ".join(fields))
+            else:
+                body.append(f"{name} {x}")
+    return "\n".join([*head, *body]) + "\n"
+
+
 def render_lines_file(lines: Sequence[StudyLine], sources: Sequence[str]) -> str:
     """The shipped list: a comment saying how it was derived, then one line number per line."""
     head = [
@@ -243,9 +414,18 @@ def main(argv: list[str] | None = None) -> int:
     from relreason_dagster import paths
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help=f"rewrite {LINES_FILE.name}")
+    parser.add_argument("--write", action="store_true", help=f"rewrite {LINES_FILE.name} (or {S3_FILE.name})")
+    parser.add_argument("--section3", action="store_true", help=f"the §3 lists ({S3_FILE.name}) instead")
+    parser.add_argument(
+        "--winogrande",
+        type=Path,
+        default=None,
+        help=f"WinoGrande {S3_WINOGRANDE_FILE} (default: under the reference folder)",
+    )
     args = parser.parse_args(argv)
     wino = paths.reference_dir() / "wino"
+    if args.section3:
+        return _main_section3(wino, args.winogrande or wino / "winogrande" / S3_WINOGRANDE_FILE, args.write)
     if not (wino / "selfcontra_annotations").is_dir():
         print(f"no released annotation files under {wino}; set RELREASON_REFERENCE_DIR", file=sys.stderr)
         return 2
@@ -260,6 +440,30 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "matches" if same else "differs"
     print(f"derived {len(derived)} lines from {len(asked)} files; shipped list {verdict}")
     return 0 if same else 1
+
+
+def _main_section3(wino: Path, winogrande: Path, write: bool) -> int:
+    """Re-derive the §3 lists; a list whose released file is absent keeps its shipped entries."""
+    derived = derive_section3(wino / "selfcontra_annotations", wino, winogrande)
+    shipped = section3_lists() if S3_FILE.is_file() else {}
+    if not derived:
+        print(
+            f"no released §3 file under {wino / 'selfcontra_annotations'}; set RELREASON_REFERENCE_DIR",
+            file=sys.stderr,
+        )
+        return 2
+    if write:
+        merged = {name: derived.get(name, shipped.get(name, ())) for name in S3_SOURCES}
+        S3_FILE.write_text(render_section3_file({k: v for k, v in merged.items() if v}), encoding="utf-8")
+        print(f"wrote {sum(len(v) for v in merged.values())} items to {S3_FILE}")
+        return 0
+    differ = [name for name, entries in derived.items() if tuple(entries) != shipped.get(name)]
+    for name, entries in derived.items():
+        print(
+            f"{name}: derived {len(entries)} from {S3_SOURCES[name]}; "
+            f"shipped {'differs' if name in differ else 'matches'}"
+        )
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

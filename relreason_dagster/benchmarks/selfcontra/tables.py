@@ -65,6 +65,47 @@ RAW_TABLES: dict[str, str] = {
         correct BOOLEAN,
         PRIMARY KEY (prompt_id, model)
     """,
+    # App. D's evidence-missing probe (probe_steps.py): per judged response, how many of the question's
+    # evidence segments the judge says its reasoning mentions; evidence_missing when one is not.
+    "selfcontra_em_probes": """
+        probe_id VARCHAR NOT NULL PRIMARY KEY,
+        judge VARCHAR NOT NULL,
+        target_kind VARCHAR NOT NULL,
+        target_id VARCHAR NOT NULL,
+        dataset VARCHAR,
+        model VARCHAR,
+        setting VARCHAR,
+        n_segments INTEGER,
+        n_mentioned INTEGER,
+        status VARCHAR NOT NULL,
+        evidence_missing BOOLEAN,
+        correct BOOLEAN,
+        probes JSON,
+        created_at TIMESTAMP
+    """,
+    # App. C's POV conversations (probe_steps.py, pov.py): one row per annotated response x kind
+    # (reasoning: Table 13, diagnostic: Table 11) x order x variant, asked of the run's model.
+    "selfcontra_pov": """
+        pov_id VARCHAR NOT NULL PRIMARY KEY,
+        model VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        pov_order VARCHAR NOT NULL,
+        variant VARCHAR NOT NULL,
+        target_id VARCHAR NOT NULL,
+        dataset VARCHAR,
+        split VARCHAR,
+        judged_model VARCHAR,
+        setting VARCHAR,
+        correct_answer BOOLEAN,
+        reasoning VARCHAR,
+        categories JSON,
+        status VARCHAR NOT NULL,
+        final_index INTEGER,
+        correct BOOLEAN,
+        score DOUBLE,
+        final_reply VARCHAR,
+        created_at TIMESTAMP
+    """,
 }
 
 # Columns added after a table first shipped: an older DuckDB file gains them in place.

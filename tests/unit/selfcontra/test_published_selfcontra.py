@@ -249,6 +249,71 @@ def _reachable(printed: str, total: int) -> bool:
     )
 
 
+# App. C's tables: Table 12's column groups and columns, Table 14's rows and column groups.
+POV_GROUP = {"Good Reasoning": "good", "Bad Reasoning": "bad"}
+POV_ORDER = {"Correct First": "correct_first", "Incorrect First": "incorrect_first", "Total": "all"}
+POV_METRIC = {
+    "Accuracy": "accuracy",
+    "Type 1 Error": "type1_rate",
+    "Type 2 Error": "type2_rate",
+    "Type 3 Error": "type3_rate",
+}
+POV_CATEGORY = {
+    "BQ": "begging_the_question",
+    "QC": "questionable_cause",
+    "W-Cont": "wrong_context_knowledge",
+    "Incomp": "incomplete_reasoning",
+    "Ev-miss": "evidence_missing",
+    "Perfect": "perfect",
+}
+POV_VARIANT = {"Reasoning + Answers": "full", "Yes/No Answers Only": "yes_no"}
+
+
+def _table12(lines: list[str]) -> dict[tuple[str, ...], str]:
+    """Table 12 (App. C): POV reasoning accuracy and type error rates, good / bad reasoning x order."""
+    groups_row, columns_row, *body = _table(lines, "Table 12", "\tGood Reasoning")
+    groups = [POV_GROUP[g] for g in groups_row if g]
+    columns = [c for c in columns_row if c]
+    per_group = len(columns) // len(groups)
+    cells: dict[tuple[str, ...], str] = {}
+    for row in body:
+        for i, printed in enumerate(row[1:]):
+            key = _key(
+                source="Table 12",
+                model="not named",
+                dataset="winobias",
+                split="anti_test",
+                category=groups[i // per_group],
+                method="pov",
+                order=POV_ORDER[columns[i]],
+                metric=POV_METRIC[row[0]],
+            )
+            cells[key] = printed
+    return cells
+
+
+def _table14(lines: list[str]) -> dict[tuple[str, ...], str]:
+    """Table 14 (App. C.1): POV diagnostic mean scores per category x variant x order, and each row's size."""
+    groups_row, columns_row, *body = _table(lines, "Table 14", "\tSize\t")
+    variants = [POV_VARIANT[g] for g in groups_row[2:] if g]
+    orders = [POV_ORDER[c] for c in columns_row if c]
+    cells: dict[tuple[str, ...], str] = {}
+    for row in body:
+        base = {"source": "Table 14", "model": "not named", "dataset": "winobias", "method": "pov_diagnostic"}
+        category = POV_CATEGORY[row[0]]
+        cells[_key(**base, category=category, metric="n_responses")] = row[1]
+        for i, printed in enumerate(row[2:]):
+            key = _key(
+                **base,
+                category=category,
+                order=orders[i],
+                annotation=variants[i // (len(orders) // len(variants))],
+                metric="mean_score",
+            )
+            cells[key] = printed
+    return cells
+
+
 @pytest.fixture(scope="module")
 def paper() -> dict[str, object]:
     if not SEED.is_file():
@@ -264,6 +329,8 @@ def paper() -> dict[str, object]:
         **_table6(lines),
         **table10,
         **_text_numbers(text, lines),
+        **_table12(lines),
+        **_table14(lines),
     }
     return {"cells": cells, "table5_rows": table5_rows, "table10_shares": table10_shares}
 
@@ -292,6 +359,8 @@ def test_the_paper_parses_into_the_expected_tables(paper: dict[str, object]) -> 
         "§2.4": 4,
         "Table 4": 3,
         "§4.2": 1,
+        "Table 12": 4 * 2 * 3,  # metrics x (good, bad) x (correct first, incorrect first, total)
+        "Table 14": 6 * (1 + 2 * 2),  # categories x (size + variants x orders)
     }
 
 
@@ -320,6 +389,8 @@ def test_value_is_printed_converted(rows: list[dict[str, str]]) -> None:
         assert float(value) == float(printed), row
         if row["metric"].startswith("n_"):
             assert value == str(int(printed)), row
+        elif row["metric"] == "mean_score":  # Table 14: a 1-10 score
+            assert 1 <= float(value) <= 10, row
         elif row["metric"] not in ("pearson_r",):
             assert 0 <= float(value) <= 1, row
 
@@ -423,6 +494,8 @@ def test_rows_no_run_can_match_say_why(rows: list[dict[str, str]]) -> None:
         ("Table 4", "not named", "winobias"),
         ("§4.2", "not named", "winobias"),
         ("Table 5", "GPT-3.5", "winogrande"),
+        ("Table 12", "not named", "winobias"),
+        ("Table 14", "not named", "winobias"),
     }
     assert all(r["why_not"] for r in rows if r["comparable"] == "false")
     assert not any(r["why_not"] for r in rows if r["comparable"] != "false")

@@ -92,6 +92,8 @@ ours as (
                    then 'labelled by the judge ' || o.judge || ', not by people as the study''s rates are'
                when o.labels = 'ours' and o.selection = 'generated'
                    then 'generated items, not the study''s'
+               when o.labels = 'ours' and o.selection = 's3'
+                   then '§3''s items (items: s3), not the study''s §2 items (items: study)'
                when o.labels = 'ours' and o.selection <> 'study'
                    then 'the first items of each file (items: first), not the study''s §2 items (items: study)'
                when c.dataset is null and o.dataset = 'winobias' and o.split is distinct from 'anti_test'
