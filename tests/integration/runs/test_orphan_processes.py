@@ -130,12 +130,30 @@ def _mid_calls(
     return before
 
 
-def _left_after(before: set[int], within_s: float) -> dict[int, str]:
-    """Those of ``before`` still alive after a bounded wait (returns as soon as none is)."""
+def _session(sid: int) -> set[int]:
+    """The live processes of session ``sid`` (a CLI started in a session of its own: all it started)."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+                found.add(int(name))
+    return found
+
+
+def _left_after(before: set[int], within_s: float, session: int | None = None) -> dict[int, str]:
+    """Those of ``before`` (and of ``session``) still alive after a bounded wait (returns as soon as
+    none is)."""
     deadline = time.monotonic() + within_s
-    while (left := {pid for pid in before if _alive(pid)}) and time.monotonic() < deadline:
+    while True:
+        left = {pid for pid in before if _alive(pid)} | (_session(session) if session else set())
+        if not left or time.monotonic() > deadline:
+            return {pid: _cmdline(pid) for pid in left}
         time.sleep(0.2)
-    return {pid: _cmdline(pid) for pid in left}
 
 
 def _reap(cli: subprocess.Popen, before: set[int]) -> None:
@@ -207,13 +225,13 @@ def test_a_signal_to_the_process_group_stops_the_launch_quietly(tmp_path, sig, c
         before: set[int] = set()
         try:
             before = _mid_calls(cli, server, why=stderr_path, deadline_s=STOP_DEADLINE_S)
-            print(sorted(_cmdline(pid)[:120] for pid in before))
             os.killpg(cli.pid, sig)
             returncode = cli.wait(timeout=STOP_EXIT_S)
-            described = _left_after(before, STOP_GONE_S)
+            # What it had when signalled, and anything it started since (its session).
+            described = _left_after(before, STOP_GONE_S, session=cli.pid)
         finally:
             server.allow(None)
-            _reap(cli, before)
+            _reap(cli, before | _session(cli.pid))
     told = stderr_path.read_text(errors="replace")
     assert not described, f"still alive {STOP_GONE_S:.0f} s after the CLI ended: {described}\n{told}"
     assert returncode == code, told
