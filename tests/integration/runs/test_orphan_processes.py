@@ -36,6 +36,10 @@ pytestmark = [
 REPO = Path(__file__).resolve().parents[3]
 DEADLINE_S = 300.0
 GONE_WITHIN_S = 30.0
+# A real two-model launch reaches its model calls in about a minute on an idle 2-core machine (the
+# definitions load in the CLI, the run processes and the step forkserver); at load 10 prepare alone
+# took 106 s.  So these tests wait longer for the calls, within a timeout that keeps a fifth of it.
+STOP_DEADLINE_S = 480.0
 
 
 def _alive(pid: int) -> bool:
@@ -166,13 +170,14 @@ def _reap(cli: subprocess.Popen, before: set[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.timeout(600)  # as the signal tests below: at load 10 the run took over 300 s to reach its calls
 def test_kill_9_of_the_cli_leaves_no_process_behind(tmp_path):
     with FakeOpenAIServer() as server:
         server.allow(0)  # hold every answer: the run stays in its model step until it is killed
         cli = _held_run(tmp_path, server, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         before: set[int] = set()
         try:
-            before = _mid_calls(cli, server)
+            before = _mid_calls(cli, server, deadline_s=STOP_DEADLINE_S)
             cli.send_signal(signal.SIGKILL)
             cli.wait(timeout=60)
             described = _left_after(before, GONE_WITHIN_S)
@@ -182,10 +187,6 @@ def test_kill_9_of_the_cli_leaves_no_process_behind(tmp_path):
         assert not described, f"still alive {GONE_WITHIN_S:.0f} s after kill -9 of the CLI: {described}"
 
 
-# A real two-model launch reaches its model calls in about a minute on an idle 2-core machine (the
-# definitions load in the CLI, the run processes and the step forkserver); at load 10 prepare alone
-# took 106 s.  So these tests wait longer for the calls, within a timeout that keeps a fifth of it.
-STOP_DEADLINE_S = 480.0
 # How long a stopped CLI may take to exit (it waits for the watchdog, cancels its runs, counts what was
 # stored): seconds on an idle machine; generous for a busy one.
 STOP_EXIT_S = 60.0
