@@ -24,6 +24,7 @@ from typing import Any
 
 from relreason_dagster import env, paths, profiles
 from relreason_dagster.benchmarks.registry import baseline_names, get_family
+from relreason_dagster.errors import LaunchStopped
 from relreason_dagster.launch_plan import LaunchPlan, build_plan
 from relreason_dagster.results.launch_report import PipelineReport, count_from_lake, no_calls
 from relreason_dagster.storage import launch_record
@@ -84,6 +85,32 @@ def _stdout_to(path: Any) -> Iterator[None]:
             sys.stdout.flush()
             os.dup2(saved, 1)
             os.close(saved)
+
+
+@contextlib.contextmanager
+def _saying_what_was_stored(models: list[str], since: datetime.datetime) -> Iterator[None]:
+    """A launch stopped by a signal (``LaunchStopped``) leaves with what it stored: the answers each
+    model got since ``since``, counted in the lake (the runs' events ended with them), for its line."""
+    try:
+        yield
+    except LaunchStopped as stopped:
+        stopped.stored = _stored_since(models, since)
+        raise
+
+
+def _stored_since(models: list[str], since: datetime.datetime) -> str:
+    """ "N model answers stored (a 3, b 4) are kept in <lake>", or "" when the lake cannot say."""
+    from relreason_dagster.storage.responses import ResponseStore
+
+    try:
+        store = ResponseStore.default()
+        found = store.calls_since(models, since) if models else {}
+        where = store.lake.url
+    except Exception:  # noqa: BLE001 - the line then says it without a count; the stop goes on
+        return ""
+    total = sum(counts["calls"] for counts in found.values())
+    each = ", ".join(f"{model} {counts['calls']}" for model, counts in found.items())
+    return f"{total} model answers stored by this run ({each}) are kept in {where}" if each else ""
 
 
 def _collect(events: list[Any], report: PipelineReport) -> None:
@@ -388,7 +415,10 @@ def run_pipeline(
     }
     log = paths.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()
-    with _stdout_to(log) if run_dbt else contextlib.nullcontext():
+    with (
+        _stdout_to(log) if run_dbt else contextlib.nullcontext(),
+        _saying_what_was_stored([m.name for m in specs] + step_models, since),
+    ):
         report = _launch(
             jobs,
             partitions,
@@ -446,7 +476,10 @@ def run_steps(
     jobs = ["judge"] + (["marts"] if run_dbt else [])
     log = paths.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()
-    with _stdout_to(log) if run_dbt else contextlib.nullcontext():
+    with (
+        _stdout_to(log) if run_dbt else contextlib.nullcontext(),
+        _saying_what_was_stored(step_models, since),
+    ):
         report = _launch(
             jobs,
             {},

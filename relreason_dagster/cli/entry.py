@@ -17,7 +17,7 @@ from typing import NoReturn
 from relreason_dagster import env, profiles
 from relreason_dagster.cli.full_disk import SAID, report_no_space
 from relreason_dagster.cli.parser import build_parser
-from relreason_dagster.errors import ConfigError
+from relreason_dagster.errors import ConfigError, LaunchStopped
 
 
 def use_verbose(verbose: bool) -> None:
@@ -30,7 +30,18 @@ def use_verbose(verbose: bool) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``argv``, default ``sys.argv``); as the `relreason` command it ends the
     process itself (:func:`exit_without_teardown`), called with ``argv`` it returns the exit code."""
-    code = _main(argv)
+    try:
+        code = _main(argv)
+    except LaunchStopped as stopped:
+        # SIGINT or SIGTERM stopped a launch: its processes are gone and its runs cancelled
+        # (defs/launch_stop.py); one line, then 130 / 143.  No thread is waited for: a run thread
+        # ended mid-call has nothing left to finish.
+        stopped.tell()
+        if argv is None:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()
+            os._exit(stopped.exit_code)
+        return stopped.exit_code
     if argv is None:
         exit_without_teardown(code)
     return code

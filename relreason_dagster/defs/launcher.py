@@ -7,7 +7,8 @@ as every run of the jobs it depends on
 (:func:`relreason_dagster.defs.jobs.job_order`) has finished.
 
 Where a run executes: a run with nothing beside it (``prepare``, ``judge``,
-``marts``, one model's ``model_work``) runs in this process, in this thread;
+``marts``, one model's ``model_work``) runs in this process, on a thread of its own
+(``_execute_here``: the main thread stays free for the stop signals);
 runs of one wave (several model partitions, the DLM task partitions) run at the
 same time, up to ``max_runs``, each in a process of a pool forked from a
 forkserver that has the definitions loaded (it starts with the launch and
@@ -28,9 +29,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import contextvars
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -47,8 +50,17 @@ from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
 from relreason_dagster.defs.build import reconstructable_job
 from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order
+from relreason_dagster.defs.launch_stop import (
+    StopSignals,
+    block_stop_signals,
+    cancel_runs,
+    detach_run_process,
+    stop_signals_blocked,
+)
+from relreason_dagster.defs.lifeline import STOP as LIFELINE_STOP
 from relreason_dagster.defs.partitions import FAMILY_TAG
 from relreason_dagster.defs.run_origin import execute_job_with_origin
+from relreason_dagster.errors import LaunchStopped
 
 # The launcher's own bookkeeping, under Dagster's hidden prefix: the UI shows a run's profile, models
 # and benchmarks (pipeline.py) and its partition, not these.
@@ -240,6 +252,46 @@ def _execute(
     return RunOutcome(planned, result.run_id, result.success, started, time.time(), list(result.all_events))
 
 
+def _execute_here(
+    planned: PlannedRun,
+    executor: str,
+    instance: dg.DagsterInstance,
+    run_config: dict,
+    tags: dict[str, str],
+    stop: StopSignals,
+) -> RunOutcome:
+    """A run in this process, on a thread of its own, while this (main) thread waits for it.
+
+    Why a thread: Dagster replaces the SIGINT and SIGTERM handlers while a run executes on the main
+    thread (turning both into an interrupt of that run, printed with its stack trace, after which the
+    launch went on); on another thread it leaves them alone, so :class:`StopSignals` keeps them.  The
+    thread blocks both signals, and so does what it starts (Dagster's step processes, dbt, the
+    gateway's workers).  It is a daemon and takes this thread's context: a stopped launch does not
+    wait for it, and the run sees what the caller set up.
+    """
+    if not stop.active:  # launched from another thread: no handler to keep free
+        return _execute(planned, executor, instance, run_config, tags)
+    ended: list[RunOutcome | BaseException] = []
+
+    def run() -> None:
+        block_stop_signals()
+        try:
+            ended.append(_execute(planned, executor, instance, run_config, tags))
+        except BaseException as exc:  # noqa: BLE001 - raised again on the waiting thread
+            ended.append(exc)
+
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(run,), name=f"relreason-run-{planned.job}", daemon=True
+    )
+    thread.start()
+    while thread.is_alive():
+        thread.join(timeout=0.5)
+        stop.check()
+    if isinstance(ended[0], BaseException):
+        raise ended[0]
+    return ended[0]
+
+
 def _execute_in_child(
     planned: PlannedRun, executor: str, run_config: dict, tags: dict[str, str]
 ) -> RunOutcome:
@@ -274,11 +326,17 @@ def _pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
 
     The forkserver starts loading now, not at the first run, so it works on the other core while
     this process runs the runs before the first wave that needs the pool (``prepare``).
+    Only the launcher handles SIGINT and SIGTERM (``defs/launch_stop.py``): the forkserver is born
+    with them blocked, and each run process takes a process group of its own first thing, so a
+    Ctrl-C to the terminal's process group reaches neither, and prints no trace from here.
     """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["relreason_dagster.defs.preload"])
-    multiprocessing.forkserver.ensure_running()
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    with stop_signals_blocked():
+        multiprocessing.forkserver.ensure_running()
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=detach_run_process
+    )
 
 
 def run_executor_for(executor: str, max_steps: int | None) -> str:
@@ -374,6 +432,11 @@ class StepWatcher:
         self._thread.join(timeout=10)
         self.poll()
 
+    def mute(self) -> None:
+        """Print nothing more (a stopped launch: its runs' last events are the stop's, not news)."""
+        self.say = lambda _line: None
+        self._stop.set()
+
     def _loop(self) -> None:
         while not self._stop.wait(1.0):
             self.poll()
@@ -437,6 +500,33 @@ class Lifeline:
         except OSError:  # no watchdog costs orphans after a SIGKILL, never the run
             self.process = None
 
+    def stop_now(self) -> None:
+        """A signal stopped the launch: the watchdog ends every process below this one now, then exits.
+
+        Safe in a signal handler (one ``write`` on the pipe, no buffered file); :meth:`wait_stopped`
+        waits for the end.
+        """
+        if self.process is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            os.write(self.process.stdin.fileno(), LIFELINE_STOP)  # type: ignore[union-attr]
+
+    def wait_stopped(self, timeout: float = 30.0) -> bool:
+        """Wait until the watchdog has ended the tree (:meth:`stop_now`) and exited; whether it did."""
+        if self.process is None:
+            return False
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+            return False
+        self.process = None
+        return True
+
     def release(self) -> None:
         """The launch is over, however it ended (this process cleans up after itself): the watchdog exits."""
         if self.process is None:
@@ -476,89 +566,181 @@ def launch(
     A failed run does not stop the others: later jobs still run on whatever is
     stored (as `dbt build` after one model's failure), and the caller reports it.
     With ``say``, a line goes to it as each step starts and ends (:class:`StepWatcher`).
+
+    SIGINT or SIGTERM does stop them (``defs/launch_stop.py``): every process of the launch is ended
+    within seconds, no later run starts, the runs not ended are CANCELED, and
+    :class:`~relreason_dagster.errors.LaunchStopped` is raised.
     """
     launch_id = uuid.uuid4().hex
     tags = {**tags, LAUNCH_TAG: launch_id}
     watcher = StepWatcher(instance, launch_id, say) if say is not None else None
     lifeline = Lifeline()  # a SIGKILL of this process must not leave the runs' processes behind
+
+    def on_stop(_signum: int) -> None:  # from the signal handler: two non-blocking calls
+        if watcher is not None:
+            watcher.mute()
+        lifeline.stop_now()
+
+    stop = StopSignals(on_stop)
     if watcher is not None:
         watcher.start()
     try:
-        order = job_order()
-        pending = list(runs)
-        remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
-        outcomes: list[RunOutcome] = []
-        run_executor = run_executor_for(executor, max_steps)
-        run_config = _run_config(
-            run_settings, executor=run_executor, max_steps=max_steps, lock_wait_s=lock_wait_s, verbose=verbose
-        )
-        # A pool only when some runs can go side by side; sized by max_runs, since runs of different
-        # waves overlap too (the judge beside DLM tasks) and the pool starts processes only as needed.
-        workers = 1 if executor == "in_process" or widest_wave(runs) < 2 else max(1, max_runs)
-
-        def ready(run: PlannedRun) -> bool:
-            return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
-
-        def finish(outcome: RunOutcome) -> None:
-            if watcher is not None:  # the run's last step lines before its "done" line
-                watcher.poll()
-            remaining[outcome.planned.job] -= 1
-            outcomes.append(outcome)
-            if on_done is not None:
-                on_done(outcome)
-
-        pool: concurrent.futures.ProcessPoolExecutor | None = None
-        running: dict[concurrent.futures.Future, PlannedRun] = {}
-        try:
-            if workers > 1:  # some runs will go side by side: the pool loads while the first runs run here
-                if watcher is not None:
-                    watcher.say(
-                        f"relreason: starting {workers} run processes (each loads the pipeline, ~10 s)"
-                    )
-                pool = _pool(workers)
-            while pending or running:
-                batch = [r for r in pending if ready(r)]
-                if not batch and not running:  # nothing can ever start: an order cycle (a bug in jobs.py)
-                    raise RuntimeError(f"runs never became ready: {pending}")
-                if batch and on_start is not None:
-                    on_start(batch)
-                if workers == 1 or (len(batch) == 1 and not running):
-                    # Alone: in this thread (in-process runs keep the caller's registered providers
-                    # and state; a lone run gains nothing from a process of its own).
-                    for run in batch:
-                        pending.remove(run)
-                        finish(_execute(run, run_executor, instance, run_config, dict(tags)))
-                    continue
-                if pool is None:  # the pool broke under an earlier wave
-                    pool = _pool(workers)
-                for run in batch:
-                    pending.remove(run)
-                    running[pool.submit(_execute_in_child, run, run_executor, run_config, dict(tags))] = run
-                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-                broken = False
-                for future in done:
-                    run = running.pop(future)
-                    try:
-                        outcome = future.result()
-                    except Exception as exc:  # noqa: BLE001 - e.g. the run's process was killed
-                        outcome = _died(run, exc)
-                        broken = broken or isinstance(exc, concurrent.futures.process.BrokenProcessPool)
-                    if outcome.run_id:
-                        outcome.events = _events_of(instance, outcome.run_id)
-                    finish(outcome)
-                if broken:  # a broken pool takes no more work: the runs it held end, the rest get a new one
-                    for future, run in list(running.items()):
-                        running.pop(future)
-                        finish(_died(run, concurrent.futures.process.BrokenProcessPool()))
-                    release_dead_runs(instance)  # their Dagster runs are STARTED with a dead pid
-                    _kill_workers(pool)
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    pool = None
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
-        return outcomes
+        with stop:
+            return _launch_runs(
+                runs,
+                instance,
+                executor,
+                run_settings,
+                tags,
+                max_runs,
+                max_steps,
+                lock_wait_s,
+                verbose,
+                on_start,
+                on_done,
+                watcher,
+                stop,
+            )
+    except LaunchStopped as stopped:
+        _end_stopped_launch(lifeline, instance, launch_id, stopped)
+        raise
     finally:
-        if watcher is not None:
+        if watcher is not None and not stop.stopped:
             watcher.stop()
         lifeline.release()
+
+
+def _end_stopped_launch(
+    lifeline: Lifeline, instance: dg.DagsterInstance, launch_id: str, stopped: LaunchStopped
+) -> None:
+    """After a stop signal: wait for the lifeline to end the launch's processes, end any started since
+    (or all of them, where no lifeline runs), and cancel the launch's runs that have not ended."""
+    lifeline.wait_stopped()
+    end_descendants()
+    cancel_runs(instance, LAUNCH_TAG, launch_id, stopped.signum)
+
+
+def end_descendants() -> None:
+    """Stop and kill every process below this one (the lifeline's way, from here); Linux only.
+
+    A last sweep after a stop signal: a process the main thread started in the moment between the
+    signal and its next check was not in the tree the lifeline ended.
+    """
+    if not os.path.isdir("/proc/self"):
+        return
+    from relreason_dagster.defs.lifeline import _table, descendants
+
+    me = os.getpid()
+    stopped: set[int] = set()
+    for _ in range(20):  # until no new process appears below the stopped ones
+        tree = descendants({me}, _table()) - {me}
+        new = tree - stopped
+        if not new:
+            break
+        for pid in new:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        stopped |= new
+    for pid in stopped:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _launch_runs(
+    runs: Sequence[PlannedRun],
+    instance: dg.DagsterInstance,
+    executor: str,
+    run_settings: Mapping[str, Any],
+    tags: dict[str, str],
+    max_runs: int,
+    max_steps: int | None,
+    lock_wait_s: float | None,
+    verbose: bool,
+    on_start: Callable[[list[PlannedRun]], None] | None,
+    on_done: Callable[[RunOutcome], None] | None,
+    watcher: StepWatcher | None,
+    stop: StopSignals,
+) -> list[RunOutcome]:
+    """:func:`launch`'s loop: ready runs start, alone here or side by side in the pool; ``stop`` is
+    checked between runs and while waiting (each wait is half a second at most)."""
+    order = job_order()
+    pending = list(runs)
+    remaining = {job: sum(1 for r in runs if r.job == job) for job in {r.job for r in runs}}
+    outcomes: list[RunOutcome] = []
+    run_executor = run_executor_for(executor, max_steps)
+    run_config = _run_config(
+        run_settings, executor=run_executor, max_steps=max_steps, lock_wait_s=lock_wait_s, verbose=verbose
+    )
+    # A pool only when some runs can go side by side; sized by max_runs, since runs of different
+    # waves overlap too (the judge beside DLM tasks) and the pool starts processes only as needed.
+    workers = 1 if executor == "in_process" or widest_wave(runs) < 2 else max(1, max_runs)
+
+    def ready(run: PlannedRun) -> bool:
+        return all(remaining.get(dep, 0) == 0 for dep in order[run.job])
+
+    def finish(outcome: RunOutcome) -> None:
+        stop.check()  # a run that a stop ended is not reported as failed: the stop is the news
+        if watcher is not None:  # the run's last step lines before its "done" line
+            watcher.poll()
+        remaining[outcome.planned.job] -= 1
+        outcomes.append(outcome)
+        if on_done is not None:
+            on_done(outcome)
+
+    pool: concurrent.futures.ProcessPoolExecutor | None = None
+    running: dict[concurrent.futures.Future, PlannedRun] = {}
+    try:
+        if workers > 1:  # some runs will go side by side: the pool loads while the first runs run here
+            if watcher is not None:
+                watcher.say(f"relreason: starting {workers} run processes (each loads the pipeline, ~10 s)")
+            pool = _pool(workers)
+        while pending or running:
+            stop.check()
+            batch = [r for r in pending if ready(r)]
+            if not batch and not running:  # nothing can ever start: an order cycle (a bug in jobs.py)
+                raise RuntimeError(f"runs never became ready: {pending}")
+            if batch and on_start is not None:
+                on_start(batch)
+            if workers == 1 or (len(batch) == 1 and not running):
+                # Alone: in this process (in-process runs keep the caller's registered providers
+                # and state; a lone run gains nothing from a process of its own).
+                for run in batch:
+                    pending.remove(run)
+                    finish(_execute_here(run, run_executor, instance, run_config, dict(tags), stop))
+                continue
+            if pool is None:  # the pool broke under an earlier wave
+                pool = _pool(workers)
+            for run in batch:
+                pending.remove(run)
+                running[pool.submit(_execute_in_child, run, run_executor, run_config, dict(tags))] = run
+            done: set[concurrent.futures.Future] = set()
+            while not done:  # in half-second waits: the stop signal's handler runs on this thread
+                done, _ = concurrent.futures.wait(
+                    running, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                stop.check()
+            broken = False
+            for future in done:
+                run = running.pop(future)
+                try:
+                    outcome = future.result()
+                except Exception as exc:  # noqa: BLE001 - e.g. the run's process was killed
+                    outcome = _died(run, exc)
+                    broken = broken or isinstance(exc, concurrent.futures.process.BrokenProcessPool)
+                if outcome.run_id:
+                    outcome.events = _events_of(instance, outcome.run_id)
+                finish(outcome)
+            if broken:  # a broken pool takes no more work: the runs it held end, the rest get a new one
+                for future, run in list(running.items()):
+                    running.pop(future)
+                    finish(_died(run, concurrent.futures.process.BrokenProcessPool()))
+                release_dead_runs(instance)  # their Dagster runs are STARTED with a dead pid
+                _kill_workers(pool)
+                pool.shutdown(wait=True, cancel_futures=True)
+                pool = None
+    finally:
+        if pool is not None:
+            if stop.stopped:  # its processes are being killed: no wait for a clean shutdown
+                _kill_workers(pool)
+            pool.shutdown(wait=True, cancel_futures=True)
+    return outcomes

@@ -7,14 +7,21 @@ gigabytes and the DuckDB file, some ignoring SIGTERM.  The gateway's ``workers:`
 pipe to their parent (``llm/workers.py``); the others cannot be given such a pipe, so this one
 process watches for all of them.
 
+The polite signals too: a launcher that gets SIGINT (Ctrl-C) or SIGTERM stays alive to cancel its
+Dagster runs and say what was stored, but every process under it must end within seconds, and the
+launcher cannot reach those it does not know (a forkserver's children, Dagster's step processes, a
+step's own subprocesses).  It sends ``k``, and this process ends the launch's tree exactly as for a
+dead launcher, sparing the launcher itself, then exits; the launcher waits for that before it reports.
+
 How: the launcher starts this file as a plain script (standard library only: no Dagster import, a few
 megabytes) with a pipe on its stdin.  While the launcher lives, it notes the launcher's descendants
-(pid and start time, from ``/proc``) twice a second.  When the pipe closes: the byte ``d`` first means
-the launch ended (however it ended: the launcher itself cleans up then) and it exits; a pipe closed
-without it, or a launcher missing from ``/proc``, means the launcher is gone, and it stops
-(SIGSTOP, so none forks again) and then kills (SIGKILL) every noted process still alive and every
-descendant of them, then exits.  It runs in a session of its own, so a Ctrl-C to the terminal's
-process group does not end it before the others.
+(pid and start time, from ``/proc``) twice a second.  The byte ``k`` means "stopped by a signal: end
+the tree now".  When the pipe closes: the byte ``d`` first means the launch ended (however it ended:
+the launcher itself cleans up then) and it exits; a pipe closed without it, or a launcher missing
+from ``/proc``, means the launcher is gone.  Either way (``k`` or gone) it stops (SIGSTOP, so none
+forks again) and then kills (SIGKILL) every noted process still alive and every descendant of them,
+then exits.  It runs in a session of its own, so a Ctrl-C to the terminal's process group does not
+end it before the others.
 
 Linux only (``/proc``); elsewhere :func:`relreason_dagster.defs.launcher.launch` does not start it.
 """
@@ -29,6 +36,7 @@ import time
 
 POLL_S = 0.5
 DONE = b"d"
+STOP = b"k"  # the launch was stopped by a signal: end its processes now (the launcher lives on)
 
 
 def _stat(pid: int) -> tuple[int, int] | None:
@@ -112,6 +120,9 @@ def watch(launcher: int, fd: int) -> int:
         if ready:
             data = os.read(fd, 1)
             if data == DONE:
+                return 0
+            if data == STOP:
+                end_tree(launcher, noted)
                 return 0
             if not data:  # the pipe closed without the launch ending: the launcher is dying
                 if _gone(launcher):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -134,6 +135,7 @@ def stop(workers: list[Worker]) -> None:
 
 
 def _child_main(conn: Connection, payload: dict[str, Any], run: SliceFn) -> None:
+    _quiet_signals()
     threading.Thread(target=_exit_with_parent, args=(conn,), daemon=True).start()
     os.environ.clear()
     os.environ.update(payload.pop("env"))
@@ -143,6 +145,20 @@ def _child_main(conn: Connection, payload: dict[str, Any], run: SliceFn) -> None
         conn.send(("failed", {"files": [], "failure": f"{type(exc).__name__}: {exc}"}))
     else:
         conn.send(("done", result))
+
+
+def _quiet_signals() -> None:
+    """A Ctrl-C is not for a worker, and a SIGTERM ends it without a word.
+
+    A terminal's Ctrl-C reaches every process of its process group, workers included; with Python's
+    default handler each printed a KeyboardInterrupt trace.  A worker needs no signal to end: it
+    exits when its parent goes (:func:`_exit_with_parent`), and :func:`stop` terminates it.  SIGTERM
+    is unblocked (a launch blocks both signals in what it starts, ``defs/launch_stop.py``) and left to
+    the kernel's default, so :func:`stop`'s terminate ends it at once and prints nothing.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def _exit_with_parent(conn: Connection) -> None:

@@ -17,6 +17,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import signal
+import threading
 import time
 
 import dagster as dg
@@ -24,6 +25,7 @@ import pytest
 
 from relreason_dagster.defs import launcher
 from relreason_dagster.defs.launcher import PlannedRun, RunOutcome, launch, run_executor_for, widest_wave
+from relreason_dagster.errors import LaunchStopped
 
 CALLS: list[tuple[str, str | None, str]] = []
 
@@ -41,6 +43,8 @@ def _raise_on_sigterm(signum, frame) -> None:
 def _scripted_in_child(planned, executor, run_config, tags) -> RunOutcome:
     if planned.partition == "crash":
         os._exit(3)  # the run's process dies mid-run, as a segfault or the OOM killer would do it
+    if (planned.partition or "").startswith("held"):  # calls that never return: the launch waits
+        time.sleep(60)
     if planned.partition == "slow":
         # A SIGTERM handler that raises, as one inherited from the CLI would: the pool's worker loop
         # catches the exception and the process outlives the pool's SIGTERM (the CI hang).
@@ -70,6 +74,12 @@ def scripted(monkeypatch):
 class _NoLifeline:
     def release(self) -> None:
         pass
+
+    def stop_now(self) -> None:
+        pass
+
+    def wait_stopped(self) -> bool:
+        return True
 
 
 def _plan(models: list[str]) -> list[PlannedRun]:
@@ -132,3 +142,33 @@ def test_a_dead_run_process_fails_its_runs_and_the_later_jobs_still_run(scripted
     assert not beside.success and "ended abruptly" in beside.error
     assert by_label[("judge", None)].success and by_label[("marts", None)].success
     assert [o.planned.job for o in outcomes][-2:] == ["judge", "marts"]
+
+
+def test_a_stop_signal_ends_the_wave_and_starts_nothing_after_it(scripted, monkeypatch) -> None:
+    """SIGTERM while two model runs go on in the pool (issue 53): the launch raises LaunchStopped (exit
+    code 143) within seconds, reports no run as failed, runs neither judge nor marts (dbt), and leaves
+    no run process alive.  (The real tree is ended by the lifeline: tests/integration/runs/
+    test_orphan_processes.py; here the sweep of this process's children would reach pytest's own.)"""
+    monkeypatch.setattr(launcher, "end_descendants", lambda: None)
+    done: list[RunOutcome] = []
+    handler = signal.getsignal(signal.SIGTERM)
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGTERM))
+    started = time.monotonic()
+    timer.start()
+    try:
+        _launch(scripted, _plan(["held", "held2"]), on_done=done.append)
+    except LaunchStopped as exc:
+        stopped = exc
+    else:
+        pytest.fail("the launch went on after SIGTERM")
+    finally:
+        timer.cancel()
+    if stopped.terminal is not None:  # the stop muted fd 2 (the dying runs' noise): pytest's again
+        os.dup2(stopped.terminal, 2)
+        os.close(stopped.terminal)
+    assert stopped.exit_code == 143
+    assert time.monotonic() - started < 45  # not the 60 s the held run sleeps
+    assert [o.planned.job for o in done] == ["prepare"]  # no model run reported, no judge, no marts
+    assert [c[0] for c in CALLS] == ["thread"]
+    assert not multiprocessing.active_children()
+    assert signal.getsignal(signal.SIGTERM) == handler  # the caller's handler again
