@@ -29,6 +29,7 @@ from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
 Stereotype = Literal["anti", "pro"]
 Split = Literal["test", "dev"]
 Selection = Literal["first", "study"]
+Wording = Literal["study", "gpt3.5"]
 Method = Literal[METHODS]  # type: ignore[valid-type]
 
 
@@ -49,11 +50,19 @@ class Knobs(FamilyKnobs):
     )
     items: Selection = "first"  # first n of each file, or the study's own §2 items (study_items.py)
     prompts: str = "relreason"
+    # Under prompts: study, whose study wording each model gets: ``study`` (each study model the one the
+    # study asked it, other models GPT-3.5's: prompts.study_model_key, study_wording.csv) or ``gpt3.5``
+    # (every model GPT-3.5's).
+    wording: Wording = "gpt3.5"
     demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
     settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
     max_tokens: int = 512
     generation: dict[str, float] | None = None
-    judge: str | None = None  # a model of models.yaml (or --judge)
+    judge: str | None = None  # a model of models.yaml (or --judge): every method's, unless judges names one
+    # The judge of each detection method (a model of models.yaml): §4.1 judged I+R→O and FGE with GPT-4 and
+    # binary detection with GPT-4-turbo, so the paper profile names both; a method it leaves out is
+    # judged by ``judge``, and a run's ``--judge`` judges every method.
+    judges: dict[Method, str] | None = None
     detect_methods: list[Method] = Field(
         default_factory=lambda: list(METHODS),
         min_length=1,
