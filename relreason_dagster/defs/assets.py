@@ -204,7 +204,9 @@ def _asked(run_settings: RunSettings, spec: Any, rows: list[dict[str, Any]]) -> 
     return model_prompts(kept, dataclasses.asdict(spec), run_settings.profile_for)
 
 
-def model_prompts(rows: list[dict[str, Any]], entry: dict[str, Any], profile_for: Any) -> list[dict[str, Any]]:
+def model_prompts(
+    rows: list[dict[str, Any]], entry: dict[str, Any], profile_for: Any
+) -> list[dict[str, Any]]:
     """``rows`` as the model of ``entry`` is asked them: each family with ``prompts_for_model`` picks
     its own rows (``profile_for(family)``: its profile section); the others' rows are kept."""
     out: list[dict[str, Any]] = []

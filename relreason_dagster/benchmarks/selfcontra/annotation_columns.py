@@ -154,7 +154,7 @@ def profile_column(index: int, values: Sequence[str]) -> ColumnProfile:
 
 
 def infer_column_roles(
-    columns: Sequence[Sequence[str]], known: dict[str, int] | None = None
+    columns: Sequence[Sequence[str]], known: dict[str, int] | None = None, *, release_layout: bool = False
 ) -> RoleInference:
     """Give a role to every column no header named, from the values alone (pure; ``columns[i][r]`` is row r).
 
@@ -183,9 +183,11 @@ def infer_column_roles(
         A kind of evidence counts when it has at least 3 informative rows and one reading beats the other by
         20 points of agreement.  If the counting kinds agree, that reading is taken; if two disagree, the
         file is not guessed at: ``problem`` says why and the caller skips the file.  If none counts, the
-        pair is read in the release's layout only when it is the two columns right after the response
-        (accuracy first, as every release file that names its columns has them: the headerless Claude
-        WinoGender files hold nothing else to tell them apart), and the note says so; otherwise skipped.
+        pair is read in the release's layout only for a file in it (``release_layout``: named as the
+        release names its section-2 files, with no header naming a column) when it is the two columns
+        right after the response (accuracy first, as every release file that names its columns has them:
+        the headerless Claude WinoGender files hold nothing else to tell them apart), and the note says
+        so; otherwise the file is skipped.
     type, finer
         The column with the most type cells (at least 70% type or category cells, at least 25% types),
         then the column with the most category cells (at least half).  Both are optional.
@@ -259,9 +261,8 @@ def infer_column_roles(
             notes.append(f"finer={roles['finer']}: {found[-1][0]} finer-grained category cells")
 
     if pair is not None:
-        swapped, reason = _tell_flags_apart(
-            columns, pair, roles.get("type"), roles.get("finer"), roles.get("response")
-        )
+        response = roles.get("response") if release_layout else None
+        swapped, reason = _tell_flags_apart(columns, pair, roles.get("type"), roles.get("finer"), response)
         if swapped is None:
             del roles["accuracy"], roles["self_contra"]
             return RoleInference(roles, notes, reason)

@@ -206,7 +206,8 @@ class SelfContraFamily:
                 # another model's own is tagged with the models asked it (prompts_for_model picks).
                 texts: dict[str, list[str]] = {}
                 for key in keys:
-                    texts.setdefault(prompts.render(item, setting, demos, wording=wording, model=key), []).append(key)
+                    text = prompts.render(item, setting, demos, wording=wording, model=key)
+                    texts.setdefault(text, []).append(key)
                 for text, asked_of in texts.items():
                     version = prompts.TEMPLATE_VERSION
                     if prompts.DEFAULT_STUDY_MODEL not in asked_of:

@@ -4,17 +4,17 @@
   ``raw.annotations``; an unreadable file is skipped with its reason, the others are stored.
 * ``selfcontra_detections_<method>`` (after every model), one per detection method (iro, binary, fge):
   its judge (the profile's ``judges`` for the method, else ``judge``; a run's ``--judge`` for all)
-  labels annotated responses and our own selfcontra responses with that method.  One step per method
-  because the study judged them with different models (§4.1: GPT-4, binary GPT-4-turbo), and a step
-  asks one model: a method whose judge has no key is left out alone, in one line (launch_plan.py).
+  labels annotated responses and our own selfcontra responses with that method. One step per method
+  because the study judged them with different models (§4.1: GPT-4, binary GPT-4-turbo), and a step asks
+  one model: a method whose judge has no key is left out alone, in one line (launch_plan.py).
   ``selfcontra_detections`` (after them, asks nothing) counts what ``raw.detections`` holds, per method
-  and judge: the asset the marts read the table through.  Its prompts are ordinary ``raw.prompts`` rows of kind ``judge`` (never parsed as test
-  answers), asked once and cached like every call; identical texts share one prompt.  Our own
-  responses are judged on their answer, their reasoning trace, or both (the knob
-  ``reasoning_source``): on the trace the judge sees the trace as the reasoning beside the same
-  answer (a prompt of its own, hence its own request), and a response with no trace is a verdict
-  row of status ``empty`` that asks nothing.  Annotated responses are read on their answer only:
-  the human label is of that text.
+  and judge: the asset the marts read the table through. The judge's prompts are ordinary
+  ``raw.prompts`` rows of kind ``judge`` (never parsed as test answers), asked once and cached like
+  every call; identical texts share one prompt. Our own responses are judged on their answer, their
+  reasoning trace, or both (the knob ``reasoning_source``): on the trace the judge sees the trace as the
+  reasoning beside the same answer (a prompt of its own, hence its own request), and a response with no
+  trace is a verdict row of status ``empty`` that asks nothing. Annotated responses are read on their
+  answer only: the human label is of that text.
 * ``selfcontra_trace_readings`` (after each model): the referent each response's trace reaches
   (``trace_readings.py``), for ``marts.selfcontra_trace_vs_answer``.
 

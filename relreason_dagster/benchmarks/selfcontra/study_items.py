@@ -103,6 +103,11 @@ class PromptMatch:
         return all(a < b for a, b in zip(found, found[1:], strict=False))
 
 
+def _ends_with_other(ours: str, theirs: str) -> bool:
+    """Whether one prompt ends with the other (demonstrations recorded before the question, or not)."""
+    return bool(ours and theirs) and (theirs.endswith(ours) or ours.endswith(theirs))
+
+
 def match_prompts(theirs: Sequence[str], ours: Sequence[str]) -> PromptMatch:
     """Each released prompt's position among ``ours`` (see :class:`PromptMatch`); a prompt that ends with
     one of ours (a file that recorded its demonstrations too) matches it, and so does one that one of ours
@@ -116,10 +121,7 @@ def match_prompts(theirs: Sequence[str], ours: Sequence[str]) -> PromptMatch:
         text = normalized(prompt)
         position = exact.get(text)
         if position is None:  # their prompt holds demonstrations before ours, or ours before theirs
-            position = next(
-                (i for key, i in exact.items() if key and text and (text.endswith(key) or key.endswith(text))),
-                None,
-            )
+            position = next((i for key, i in exact.items() if _ends_with_other(key, text)), None)
         if position is not None:
             n_exact += 1
         else:
