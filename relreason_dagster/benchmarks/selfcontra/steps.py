@@ -47,6 +47,7 @@ from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_
 from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, order_of
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.benchmarks.selfcontra.trace_readings import TraceReadings
+from relreason_dagster.benchmarks.selfcontra.wording import Wording
 from relreason_dagster.errors import ConfigError
 
 JUDGE_KIND = "judge"
@@ -427,4 +428,10 @@ class Detections(Step):
         return StepRows(rows=[], replace_where="false", replace_params=[], summary={"verdicts": counts})
 
 
-STEPS = (Annotations(), *(Detection(method) for method in detection.METHODS), Detections(), TraceReadings())
+STEPS = (
+    Annotations(),
+    *(Detection(method) for method in detection.METHODS),
+    Detections(),
+    TraceReadings(),
+    Wording(),
+)
