@@ -22,7 +22,9 @@ can be loaded with :func:`load_study_demonstrations` from its JSON.
 Two wordings (the profile knob ``prompts``): ``relreason`` asks every mask-style
 item "Does [MASK] refer to A or B?" with the WinoBias instruction, so one
 parser and one set of demonstrations fit all datasets; ``study`` asks each
-dataset as the study's annotation files record it (:func:`study_question_text`):
+dataset as the study's annotation files record it (:func:`study_question_text`;
+per model, since the study worded WinoGender and WinoGrande per model: the
+templates are the table ``study_wording.csv``, read off its released files):
 WinoGender "Who does [MASK] refer to?A or B?" (no candidates in the few-shot
 answer-first prompt, as the study's demonstrations and that file ask it) with
 lower-case ``[answer]``/``[reasoning]`` slots, WinoGrande without the
