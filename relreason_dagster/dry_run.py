@@ -69,6 +69,9 @@ def _asked(spec: ModelSpec, name: str, section: Any, rows: list[dict[str, Any]],
     ``draws`` (its ``samples`` left at one: the plan is built for the first draw)."""
     asks = getattr(get_family(name), "asks", None)
     rows = [r for r in rows if asks is None or asks(section, spec.kind, r["setting"])]
+    pick = getattr(get_family(name), "prompts_for_model", None)  # e.g. each model in the study's wording
+    if pick is not None:
+        rows = pick(section, dataclasses.asdict(spec), [{**r, "benchmark": name} for r in rows])
     if run.get("limit"):
         rows = first_samples([{**r, "benchmark": name} for r in rows], run["limit"])
     generation = section.get("generation") if section.declares("generation") else None
@@ -117,8 +120,10 @@ def estimate(
     samples: int | None = None,
     model_options: dict[str, Any] | None = None,
     limit: int | None = None,
+    judge: str | None = None,
 ) -> list[Estimate]:
-    """Every model's :class:`Estimate`; no model is called and nothing is written."""
+    """Every model's :class:`Estimate`, then one per across-models step that says what it would ask
+    (:func:`step_estimates`); no model is called and nothing is written."""
     families = run_prompts(profile, benchmarks, seed)
     store = _stored_answers()
     out = []
@@ -149,6 +154,78 @@ def estimate(
         elif est.calls and not est.cost_usd:  # e.g. Hugging Face models: the map's 0, not a free call
             est.note = "LiteLLM's cost map says 0: check the price"
         out.append(est)
+    asked = _families_of(out, families, model_options, samples=samples, limit=limit)
+    answers = {family: sum(per.get(family, 0) for per in asked.values()) for family in families}
+    out.extend(step_estimates(families, answers, store, tokens_of, judge=judge))
+    return out
+
+
+def _families_of(
+    found: list[Estimate], families: dict[str, tuple[Any, list[dict[str, Any]]]], options: Any, **run: Any
+) -> dict[str, dict[str, int]]:
+    """Per benchmark model of the estimate, the test prompts it is asked per family (what a judge reads)."""
+    out: dict[str, dict[str, int]] = {}
+    for est in found:
+        if est.model in baseline_names():
+            continue
+        spec = resolve_model(paths.models_path(), est.model, options)
+        out[est.model] = {
+            name: len(_asked(spec, name, section, rows, **run)) for name, (section, rows) in families.items()
+        }
+    return out
+
+
+def step_estimates(
+    families: dict[str, tuple[Any, list[dict[str, Any]]]],
+    answers: dict[str, int],
+    store: ResponseStore | None,
+    tokens_of: dict[str, int],
+    *,
+    judge: str | None = None,
+) -> list[Estimate]:
+    """One :class:`Estimate` per across-models step that can say what it would ask (the optional step
+    method ``dry_run_prompts(profile, answers)``: the prompts it can build now, such as a judge's on
+    imported annotations, and how many more it asks on the run's own answers, whose text is not known
+    yet), labelled ``<model>[<step>]``.  Those further prompts count in ``prompts`` and ``calls``, not in
+    tokens or cost, and the note says how many.  A model whose key is not set is listed with a note."""
+    from relreason_dagster.benchmarks.base import step_model_name
+    from relreason_dagster.benchmarks.registry import family_steps
+    from relreason_dagster.errors import ConfigError
+    from relreason_dagster.llm.study_models import missing_key
+
+    out = []
+    for family, (section, _) in families.items():
+        for step in family_steps(family):
+            planned = getattr(step, "dry_run_prompts", None)
+            if step.stage != "across_models" or step.kind is None or planned is None:
+                continue
+            name = judge or step_model_name(step, section)
+            if not name:
+                continue
+            label = f"{name}[{step.name}]"
+            try:
+                spec = resolve_model(paths.models_path(), name)
+            except ConfigError:
+                out.append(Estimate(model=label, note=f"{name} is not in models.yaml: a run leaves it out"))
+                continue
+            prompts, later = planned(section, answers.get(family, 0))
+            rows = [
+                {**p.row(family, str(step.kind)), "messages": p.messages, "params": None, "draws": 1}
+                for p in prompts
+            ]
+            est = _estimate_rows(spec, label, rows, store, tokens_of)
+            est.prompts += later
+            est.requests += later
+            est.calls += later
+            est.cost_usd = call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens)
+            notes = [f"+{later} calls on the run's answers, not in tokens or cost"] if later else []
+            env = missing_key(spec)
+            if env:
+                notes.append(f"{env} is not set: a run leaves this step out")
+            elif est.cost_usd is None:
+                notes.append(f"LiteLLM has no price for {spec.litellm_model}")
+            est.note = "; ".join(notes)
+            out.append(est)
     return out
 
 
@@ -167,6 +244,17 @@ def _plan_estimate(
         for family, (section, rows) in families.items()
         for row in _asked(spec, family, section, rows, **run)
     ]
+    return _estimate_rows(spec, name, prompts, store, tokens_of)
+
+
+def _estimate_rows(
+    spec: ModelSpec,
+    name: str,
+    prompts: list[dict[str, Any]],
+    store: ResponseStore | None,
+    tokens_of: dict[str, int],
+) -> Estimate:
+    """The :class:`Estimate` of asking ``spec`` the prompt rows ``prompts`` (each with its ``draws``)."""
     works = plan_requests(spec, prompts)
     draws_of = {str(p["prompt_id"]): int(p["draws"] or 1) for p in prompts}
     draws = {h: max(draws_of[p] for p in w.prompt_ids) for h, w in works.items()}

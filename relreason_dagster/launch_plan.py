@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from relreason_dagster import paths, profiles
-from relreason_dagster.benchmarks.base import MAX_LIMIT, MAX_SAMPLES, Profile
+from relreason_dagster.benchmarks.base import MAX_LIMIT, MAX_SAMPLES, Profile, step_model_name
 from relreason_dagster.benchmarks.registry import (
     FAMILIES,
     baseline_family,
@@ -46,6 +46,7 @@ from relreason_dagster.llm.registry import (
     resolve_model,
     snapshot_registry,
 )
+from relreason_dagster.llm.study_models import ALL, missing_key, study_models
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,10 @@ class LaunchPlan:
     samples: int | None = None
     limit: int | None = None
     model_options: Mapping[str, Any] = field(default_factory=dict)
+    # Across-models steps left out: the model the profile names for them has no key set (or is a study's
+    # judge that is not in models.yaml); they ask and write nothing, and ``notes`` says so in one line.
+    left_out_steps: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def profile_for(self, family: str) -> Profile:
         """The family's section of the launch's profile (what a run's settings give its steps)."""
@@ -94,26 +99,38 @@ def check_counts(samples: int | None, limit: int | None) -> None:
             raise ConfigError(f"{option}: at most {most:,} {unit}, got {value:,}; ask for fewer")
 
 
-def _step_model_names(
+def _step_models(
     families: Sequence[str], sections: Mapping[str, Mapping[str, Any]], profile: str, judge: str | None
-) -> list[str]:
-    """The models the families' across-models steps ask: ``--judge``, else each step's profile knob."""
-    names: list[str] = []
+) -> dict[str, list[str]]:
+    """The models the families' across-models steps ask, each with its steps: ``--judge``, else the
+    model each step's profile names (``base.step_model_name``: its knob, or its own rule)."""
+    names: dict[str, list[str]] = {}
     for family in families:
         for step in family_steps(family):
             if step.stage != "across_models" or step.kind is None:
                 continue
-            name = judge
-            if not name and step.model_knob:
-                section = Profile(profile, dict(sections.get(family, {})), profiles.family_knobs(family))
-                name = section.get(step.model_knob) if section.declares(step.model_knob) else None
+            section = Profile(profile, dict(sections.get(family, {})), profiles.family_knobs(family))
+            name = judge or step_model_name(step, section)
             if not name:
                 raise ConfigError(
                     f"profile {profile!r} names no model for {step.name}; pass --judge MODEL or set "
                     f"{step.model_knob!r} in its {family} section"
                 )
-            names.append(str(name))
-    return list(dict.fromkeys(names))
+            names.setdefault(str(name), []).append(step.name)
+    return names
+
+
+def _why_left_out(name: str, registry: RegistrySnapshot | None) -> str | None:
+    """Why a step model the profile names cannot be asked (its key is not set, or it is a study's judge
+    not yet in models.yaml), or None.  Why not an error: the paper profile names the study's judges
+    (GPT-4), and a run of the user's own models without an OpenAI key should still run, judging nothing
+    rather than judging with another model than the study's."""
+    spec = registry.specs.get(name) if registry is not None else None
+    if spec is None:
+        study = next((m.study for m in study_models(ALL) if m.name == name), None)
+        return None if study is None else f"not in models.yaml (relreason models add --study {study})"
+    env = missing_key(spec)
+    return f"its key {env} is not set" if env else None
 
 
 def run_families(
@@ -179,8 +196,16 @@ def build_plan(
         return checked[name]
 
     specs = tuple(resolved(name, options) for name in llms)
-    step_names = _step_model_names(families, sections, profile, judge) if specs else []
-    step_specs = tuple(resolved(name, options) for name in step_names)
+    step_models = _step_models(families, sections, profile, judge) if specs else {}
+    step_specs, left_out, why = [], [], []
+    for name, steps in step_models.items():
+        reason = None if judge else _why_left_out(name, registry)  # --judge M: M's key is required
+        if reason is None:
+            step_specs.append(resolved(name, options))
+        else:
+            left_out.extend(steps)
+            why.append(f"{', '.join(steps)} ({name}: {reason})")
+    notes = (f"relreason: left out, judging nothing: {'; '.join(why)}",) if why else ()
     return LaunchPlan(
         models=tuple(models),
         profile=profile,
@@ -189,7 +214,7 @@ def build_plan(
         benchmarks=tuple(benchmarks or ()),
         seed=seed,
         specs=specs,
-        step_specs=step_specs,
+        step_specs=tuple(step_specs),
         baseline_tasks=baseline_tasks,
         registry=registry,
         dlm_train_size=dlm_train_size,
@@ -197,6 +222,8 @@ def build_plan(
         samples=samples,
         limit=limit,
         model_options=options,
+        left_out_steps=tuple(left_out),
+        notes=notes,
     )
 
 

@@ -565,6 +565,18 @@ class Step:
         raise NotImplementedError
 
 
+def step_model_name(step: FollowUpStep, profile: Profile) -> str | None:
+    """The model an across-models step asks by the profile (a run's ``--judge`` wins over it): the step's
+    own rule ``model_for(profile)`` when it has one (Self-Contra judges each detection method with the
+    model the study used for it), else the value of its ``model_knob``; None: the profile names none."""
+    rule = getattr(step, "model_for", None)
+    if rule is not None:
+        return rule(profile)
+    knob = step.model_knob
+    name = profile.get(knob) if knob and profile.declares(knob) else None
+    return str(name) if name else None
+
+
 # ------------------------------------------------------------------------------ what a study shows
 
 Rows = list[dict[str, Any]]

@@ -6,6 +6,7 @@ file share the ``duckdb`` pool (one slot); ``model_responses`` only reads it
 (briefly) and writes the lake, so models run side by side.
 """
 
+import dataclasses
 import json
 import os
 import socket
@@ -182,21 +183,38 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
     )
 
 
-def _asked(run_settings: RunSettings, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The prompts a model of ``kind`` (models.yaml: chat or base) is asked: a family may choose with
-    ``asks(profile, kind, setting)`` (KOR-Bench's paper profile: chat zero-shot, base three-shot)."""
+def _asked(run_settings: RunSettings, spec: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The prompts model ``spec`` is asked: a family may choose by the model's kind (models.yaml: chat or
+    base) with ``asks(profile, kind, setting)`` (KOR-Bench's paper profile: chat zero-shot, base
+    three-shot), and by the model itself with ``prompts_for_model(profile, entry, rows)`` (Self-Contra's
+    paper profile: each study model in the wording the study asked it)."""
+    kind = spec.kind
     deciders = {}
     for name in {row["benchmark"] for row in rows}:
         asks = getattr(get_family(name), "asks", None)
         if asks is not None:
             deciders[name] = (asks, run_settings.profile_for(name))
-    return [
+    kept = [
         row
         for row in rows
         if row["benchmark"] not in deciders
         or row.get("setting") is None  # a snapshot written before prompts carried their setting
         or deciders[row["benchmark"]][0](deciders[row["benchmark"]][1], kind, row["setting"])
     ]
+    return model_prompts(kept, dataclasses.asdict(spec), run_settings.profile_for)
+
+
+def model_prompts(
+    rows: list[dict[str, Any]], entry: dict[str, Any], profile_for: Any
+) -> list[dict[str, Any]]:
+    """``rows`` as the model of ``entry`` is asked them: each family with ``prompts_for_model`` picks
+    its own rows (``profile_for(family)``: its profile section); the others' rows are kept."""
+    out: list[dict[str, Any]] = []
+    for name in dict.fromkeys(row["benchmark"] for row in rows):
+        mine = [row for row in rows if row["benchmark"] == name]
+        pick = getattr(get_family(name), "prompts_for_model", None)
+        out.extend(pick(profile_for(name), entry, mine) if pick is not None else mine)
+    return out
 
 
 def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[str, dict[str, Any]]:
@@ -243,7 +261,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     else:
         answered.forget_pass(lake, spec.name)
         # The prompts' lake snapshot, not the DuckDB file: this step runs on any worker that sees the lake.
-        todo = _asked(run_settings, spec.kind, current_prompts(lake, families))
+        todo = _asked(run_settings, spec, current_prompts(lake, families))
         if run_settings.limit:
             todo = first_samples(todo, run_settings.limit)
         for row in todo:

@@ -86,6 +86,9 @@ class RunSettings(dg.ConfigurableResource):
     registry: str = ""
     # Whether the launch checked every model's key (a step then reads the key without checking again).
     keys_checked: bool = False
+    # Across-models steps the launch left out (their profile-named model has no key set, or is a study's
+    # judge not in models.yaml): each materializes as left out, asking and writing nothing (launch_plan.py).
+    left_out_steps: list[str] = []
 
     @classmethod
     def from_plan(cls, plan: Any, **fields: Any) -> RunSettings:
@@ -104,6 +107,7 @@ class RunSettings(dg.ConfigurableResource):
             launch_specs=json.dumps([dataclasses.asdict(spec) for spec in plan.every_spec]),
             registry=json.dumps(plan.registry.record()) if plan.registry else "",
             keys_checked=True,
+            left_out_steps=list(getattr(plan, "left_out_steps", ())),
             **fields,
         )
 
@@ -141,11 +145,10 @@ class RunSettings(dg.ConfigurableResource):
 
     def model_for_step(self, family: str, step: Any) -> str:
         """The model an across-models step asks: ``step_model`` if set, else the profile knob it names."""
+        from relreason_dagster.benchmarks.base import step_model_name
+
         knob = step.model_knob
-        name = self.step_model
-        if not name and knob:
-            profile = self.profile_for(family)
-            name = profile.get(knob) if profile.declares(knob) else None
+        name = self.step_model or step_model_name(step, self.profile_for(family))
         if not name:
             raise ConfigError(
                 f"profile {self.profile!r} names no model for {step.name}; pass --judge MODEL or set "

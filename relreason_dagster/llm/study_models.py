@@ -5,7 +5,9 @@ folder (found through the registry, so nothing here names a family): the name re
 (``<study>-<model>``, one per study, since two studies ask the same API model with other decoding
 parameters), the paper's own name for it, its LiteLLM model string, the decoding parameters the paper
 states (JSON; ``{}`` when it states none), the environment variable of its key, an ``api_base`` when the
-provider needs one, ``kind`` (``chat`` / ``base``: KOR asks base models three-shot), ``base_of`` (a
+provider needs one, ``kind`` (``chat`` / ``base``: KOR asks base models three-shot; ``judge``: a model the
+study used to label other models' answers, such as Self-Contra's GPT-4, registered as a chat entry that
+runs only as a step's judge, never as a benchmark model of a run that names none), ``base_of`` (a
 base model's chat model in the list, which KOR-Bench §5 compares it with), ``mapping`` (which
 model strings are documented names of the paper's model and which are a choice relreason made, e.g. an
 open model served through a provider, and why) and ``source`` (where in the paper the list and the
@@ -45,6 +47,8 @@ COLUMNS = (
     "source",
 )
 ALL = "all"
+JUDGE = "judge"  # a study's judge model: a step's model (a profile names it), not a benchmark model
+KINDS = ("chat", "base", JUDGE)
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,8 @@ def read_study_models(study: str, path: Path) -> list[StudyModel]:
                 ) from None
             if not isinstance(params, dict):
                 raise ConfigError(f'{where}: params must be a JSON object, e.g. {{"temperature": 0}}')
-            if row["kind"] not in ("chat", "base"):
-                raise ConfigError(f"{where}: kind {row['kind']!r} must be chat or base")
+            if row["kind"] not in KINDS:
+                raise ConfigError(f"{where}: kind {row['kind']!r} must be one of {', '.join(KINDS)}")
             if not row["mapping"] or not row["source"]:
                 raise ConfigError(
                     f"{where}: say where the model is from (source) and how it is mapped (mapping)"
@@ -153,12 +157,13 @@ def add_study(path: Path, which: str) -> list[str]:
                 params=model.params or None,
                 api_base=model.api_base,
                 api_key_env=model.api_key_env,
-                kind=None if model.kind == "chat" else model.kind,
+                kind=None if model.kind in ("chat", JUDGE) else model.kind,
                 base_of=model.base_of,
             )
         )
         params = json.dumps(model.params) if model.params else "no decoding parameters stated"
-        line = f"{model.name}: added ({model.paper_name}, {model.study}: {model.litellm_model}, {params})"
+        role = f"{model.study} judge" if model.kind == JUDGE else model.study
+        line = f"{model.name}: added ({model.paper_name}, {role}: {model.litellm_model}, {params})"
         env = missing_key(model)
         if env:
             line += f"; {env} is not set, so runs leave it out until it is"
@@ -184,11 +189,19 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def judge_names() -> set[str]:
+    """The registry names of the studies' judge models (``kind`` judge in a ``study_models.csv``)."""
+    return {model.name for model in study_models(ALL) if model.kind == JUDGE}
+
+
 def registry_models(path: Path, *, keep_missing_keys: bool = False) -> list[str]:
     """The enabled models of the registry at ``path`` for a run that names none: those whose key is not
     set stay out with one line each, unless ``keep_missing_keys`` (a dry run, which calls nothing, lists
-    them and says the key is missing)."""
-    specs = enabled_models(path)
+    them and says the key is missing).  A study's judge entry is not among them: it labels the others'
+    answers as the profile's judge (Self-Contra's GPT-4), and answering the benchmarks itself would be
+    a run the study never made."""
+    judges = judge_names()
+    specs = {name: spec for name, spec in enabled_models(path).items() if name not in judges}
     if keep_missing_keys:
         for name in specs:
             said_missing_key(name, specs)

@@ -154,7 +154,7 @@ def profile_column(index: int, values: Sequence[str]) -> ColumnProfile:
 
 
 def infer_column_roles(
-    columns: Sequence[Sequence[str]], known: dict[str, int] | None = None
+    columns: Sequence[Sequence[str]], known: dict[str, int] | None = None, *, release_layout: bool = False
 ) -> RoleInference:
     """Give a role to every column no header named, from the values alone (pure; ``columns[i][r]`` is row r).
 
@@ -181,8 +181,13 @@ def infer_column_roles(
           category" should match "the row is not RR" (right and not SC); each way round is scored likewise.
 
         A kind of evidence counts when it has at least 3 informative rows and one reading beats the other by
-        20 points of agreement.  If the counting kinds agree, that reading is taken; if none counts, or two
-        disagree, the file is not guessed at: ``problem`` says why and the caller skips the file.
+        20 points of agreement.  If the counting kinds agree, that reading is taken; if two disagree, the
+        file is not guessed at: ``problem`` says why and the caller skips the file.  If none counts, the
+        pair is read in the release's layout only for a file in it (``release_layout``: named as the
+        release names its section-2 files, with no header naming a column) when it is the two columns
+        right after the response (accuracy first, as every release file that names its columns has them:
+        the headerless Claude WinoGender files hold nothing else to tell them apart), and the note says
+        so; otherwise the file is skipped.
     type, finer
         The column with the most type cells (at least 70% type or category cells, at least 25% types),
         then the column with the most category cells (at least half).  Both are optional.
@@ -256,7 +261,8 @@ def infer_column_roles(
             notes.append(f"finer={roles['finer']}: {found[-1][0]} finer-grained category cells")
 
     if pair is not None:
-        swapped, reason = _tell_flags_apart(columns, pair, roles.get("type"), roles.get("finer"))
+        response = roles.get("response") if release_layout else None
+        swapped, reason = _tell_flags_apart(columns, pair, roles.get("type"), roles.get("finer"), response)
         if swapped is None:
             del roles["accuracy"], roles["self_contra"]
             return RoleInference(roles, notes, reason)
@@ -303,7 +309,11 @@ def _flags(accuracy_cell: str, sc_cell: str) -> tuple[bool, bool] | None:
 
 
 def _tell_flags_apart(
-    columns: Sequence[Sequence[str]], pair: tuple[int, int], type_at: int | None, finer_at: int | None
+    columns: Sequence[Sequence[str]],
+    pair: tuple[int, int],
+    type_at: int | None,
+    finer_at: int | None,
+    response_at: int | None = None,
 ) -> tuple[bool | None, str]:
     """(swapped, why): is the left column of ``pair`` self-contra rather than accuracy?  None if undecided.
 
@@ -379,6 +389,15 @@ def _tell_flags_apart(
         return None, (
             f"0/1 columns {pair[0]} and {pair[1]}: the evidence for which is accuracy and which self-contra "
             f"conflicts ({evidence}); name them in a header row"
+        )
+    if response_at is not None and sorted(pair) == [response_at + 1, response_at + 2]:
+        # The last resort, for the release's own layout only (its Claude WinoGender files: no header, no
+        # type column, no codes, no categories): every file of the release that names its columns puts
+        # accuracy, then self-contra, right after the response, so these two read the same way.
+        return pair[0] > pair[1], (
+            f"nothing in the values tells accuracy from self-contra, so the release's layout decides: every "
+            f"release file that names its columns has accuracy, then self-contra, right after the response "
+            f"(column {response_at})"
         )
     return None, (
         f"0/1 columns {pair[0]} and {pair[1]}: nothing tells accuracy from self-contra (no header names "

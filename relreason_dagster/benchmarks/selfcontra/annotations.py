@@ -301,8 +301,13 @@ def read_annotation_csv(
     body = records if kind is None else records[1:]
     width = max(len(record) for record in records)
     known = named_columns(records[0]) if kind == "named" else {}
+    # The release's layout may decide the 0/1 pair only in a file named as the release names its section-2
+    # files and naming no column itself (its Claude WinoGender files): see infer_column_roles.
+    release_layout = kind in (None, "placeholder") and parse_source_name(path)[1] != "unknown"
     inference = infer_column_roles(
-        [[record[i] if i < len(record) else "" for record in body] for i in range(width)], known
+        [[record[i] if i < len(record) else "" for record in body] for i in range(width)],
+        known,
+        release_layout=release_layout,
     )
     columns = inference.columns
     header = header_label(kind, inferred=set(columns) - set(known))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
@@ -143,6 +144,17 @@ def _section3_items(dataset: str, n: int | None, profile: Profile, root: Path) -
     return study_items.section3_winobias(list(items), knobs.s3_model, n)
 
 
+# A prompt asked in a study model's own wording carries ``@<models>`` in its template version.
+WORDING_TAG = "@"
+
+
+def wording_of(row: dict[str, Any]) -> tuple[str, ...]:
+    """The study models a prompt row is worded for (its template version's tag); () for GPT-3.5's, which
+    every model the study did not word otherwise is asked."""
+    _, tag, models = str(row.get("template_version") or "").partition(WORDING_TAG)
+    return tuple(models.split("+")) if tag else ()
+
+
 def item_of(sample: Sample) -> WinoItem:
     return WinoItem.from_input(sample.input)
 
@@ -197,6 +209,8 @@ class SelfContraFamily:
             known = ", ".join(prompts.WORDINGS)
             raise ConfigError(f"selfcontra prompts {wording!r} unknown; choose from {known}")
         study = prompts.StudyDemonstrations(demonstrations_file(profile)) if wording == "study" else None
+        per_model = study is not None and profile.typed(Knobs).wording == "study"
+        keys = prompts.STUDY_MODELS if per_model else (prompts.DEFAULT_STUDY_MODEL,)
         out: list[Prompt] = []
         for sample in samples:
             item = item_of(sample)
@@ -204,10 +218,38 @@ class SelfContraFamily:
                 demos = None
                 if study is not None and prompts.setting_shots(setting) == "few":
                     demos = study.prefix(item, prompts.setting_order(setting))
-                text = prompts.render(item, setting, demos, wording=wording)
-                messages = [{"role": "user", "content": text}]
-                out.append(Prompt.for_sample(sample, setting, messages, prompts.TEMPLATE_VERSION, max_tokens))
+                # One prompt per distinct wording: GPT-3.5's keeps the template version (and so its id);
+                # another model's own is tagged with the models asked it (prompts_for_model picks).
+                texts: dict[str, list[str]] = {}
+                for key in keys:
+                    text = prompts.render(item, setting, demos, wording=wording, model=key)
+                    texts.setdefault(text, []).append(key)
+                for text, asked_of in texts.items():
+                    version = prompts.TEMPLATE_VERSION
+                    if prompts.DEFAULT_STUDY_MODEL not in asked_of:
+                        version = f"{version}{WORDING_TAG}{'+'.join(asked_of)}"
+                    messages = [{"role": "user", "content": text}]
+                    out.append(Prompt.for_sample(sample, setting, messages, version, max_tokens))
         return out
+
+    def prompts_for_model(
+        self, profile: Profile, entry: dict[str, Any], rows: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The prompt rows model ``entry`` (its models.yaml entry) is asked: of each sample and setting,
+        the row in the wording the study asked this model (``wording: study``), else GPT-3.5's (the untagged
+        row).  Rows of one wording only (every other profile) are all kept."""
+        key = prompts.study_model_key(entry)
+        tagged: dict[tuple[str, str], bool] = {}
+        for row in rows:
+            if key in wording_of(row):
+                tagged[(row["sample_id"], row["setting"])] = True
+        return [
+            row
+            for row in rows
+            if key in wording_of(row)
+            or (WORDING_TAG not in str(row.get("template_version") or "")
+                and not tagged.get((row["sample_id"], row["setting"])))
+        ]
 
     def render_gold(self, sample: Sample, setting: str) -> str:
         """A perfect response in ``setting``: what a scripted oracle model answers in tests."""

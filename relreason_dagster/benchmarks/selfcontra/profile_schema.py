@@ -30,6 +30,7 @@ from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
 Stereotype = Literal["anti", "pro"]
 Split = Literal["test", "dev"]
 Selection = Literal["first", "study", "s3"]
+Wording = Literal["study", "gpt3.5"]
 S3Model = Literal["mistral", "gpt3.5"]
 AppendixProbe = Literal["em", "pov", "pov_diagnostic"]
 Method = Literal[METHODS]  # type: ignore[valid-type]
@@ -62,11 +63,19 @@ class Knobs(FamilyKnobs):
     appendix_probes: list[AppendixProbe] = Field(default_factory=list)
     pov_limit: int | None = 60
     prompts: str = "relreason"
+    # Under prompts: study, whose study wording each model gets: ``study`` (each study model the one the
+    # study asked it, other models GPT-3.5's: prompts.study_model_key, study_wording.csv) or ``gpt3.5``
+    # (every model GPT-3.5's).
+    wording: Wording = "gpt3.5"
     demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
     settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
     max_tokens: int = 512
     generation: dict[str, float] | None = None
-    judge: str | None = None  # a model of models.yaml (or --judge)
+    judge: str | None = None  # a model of models.yaml (or --judge): every method's, unless judges names one
+    # The judge of each detection method (a model of models.yaml): §4.1 judged I+R→O and FGE with GPT-4 and
+    # binary detection with GPT-4-turbo, so the paper profile names both; a method it leaves out is
+    # judged by ``judge``, and a run's ``--judge`` judges every method.
+    judges: dict[Method, str] | None = None
     detect_methods: list[Method] = Field(
         default_factory=lambda: list(METHODS),
         min_length=1,

@@ -22,7 +22,9 @@ can be loaded with :func:`load_study_demonstrations` from its JSON.
 Two wordings (the profile knob ``prompts``): ``relreason`` asks every mask-style
 item "Does [MASK] refer to A or B?" with the WinoBias instruction, so one
 parser and one set of demonstrations fit all datasets; ``study`` asks each
-dataset as the study's annotation files record it (:func:`study_question_text`):
+dataset as the study's annotation files record it (:func:`study_question_text`;
+per model, since the study worded WinoGender and WinoGrande per model: the
+templates are the table ``study_wording.csv``, read off its released files):
 WinoGender "Who does [MASK] refer to?A or B?" (no candidates in the few-shot
 answer-first prompt, as the study's demonstrations and that file ask it) with
 lower-case ``[answer]``/``[reasoning]`` slots, WinoGrande without the
@@ -32,10 +34,13 @@ items (WinoBias, generated) read the same in both wordings.
 
 from __future__ import annotations
 
+import csv
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from relreason_dagster.benchmarks.selfcontra.items import MASK, WinoItem
 from relreason_dagster.errors import ConfigError
@@ -92,21 +97,51 @@ def ask_text(item: WinoItem) -> str:
     return f"who is '{pronoun}'?"
 
 
-_ASK = {
-    "answer": "Give your answer first, then reasoning. Follow the format: ",
-    "reason": "Give your reasoning first, then answer. Follow the format: ",
-}
-_STUDY_WINOGENDER_INSTRUCTION = {
-    "answer": _ASK["answer"] + "Answer:[answer]\nReasoning:[reasoning]\n",
-    "reason": _ASK["reason"] + "Reasoning:[reasoning]\nAnswer:[answer]\n",
-}
-# WinoGrande's format line differs between the study's zero-shot reason-first file and the other three.
-_STUDY_WINOGRANDE_INSTRUCTION = {
-    ("zero", "answer"): _ASK["answer"] + "Answer: [answer]\nReasoning:[reasoning] :",
-    ("few", "answer"): _ASK["answer"] + "Answer: [answer]\nReasoning:[reasoning] :",
-    ("zero", "reason"): _ASK["reason"] + "Reasoning:[reasoning].\n Answer: [answer]:",
-    ("few", "reason"): _ASK["reason"] + "Reasoning:[reasoning]\nAnswer: [answer] :",
-}
+# The study worded WinoGender and WinoGrande per model (its released files record each prompt): the
+# templates, transcribed from those files, are the table study_wording.csv beside this module (wording
+# only, each row naming the file it was read off).  WinoBias and generated items read the same for every
+# model.  Keys are the release's model names; a model the study did not ask gets GPT-3.5's wording.
+WORDING_FILE = Path(__file__).with_name("study_wording.csv")
+STUDY_MODELS = ("gpt3.5", "mistral", "claude3")
+DEFAULT_STUDY_MODEL = "gpt3.5"
+# How a models.yaml entry is recognised as a study model: a fragment of its LiteLLM model string or name.
+_STUDY_MODEL_FRAGMENTS = {"mistral-7b-instruct-v0.2": "mistral", "claude-3-opus": "claude3"}
+
+
+@functools.cache
+def study_templates(path: Path = WORDING_FILE) -> dict[tuple[str, str, str], str]:
+    """``{(model, dataset, setting): template}`` of the study's wording table (``\\n`` read as a newline)."""
+    if not path.is_file():
+        raise ConfigError(f"study wording table not found: {path}; restore it from the repository")
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    out = {}
+    for row in rows:
+        if row["model"] not in STUDY_MODELS or row["setting"] not in SETTINGS or not row["source"]:
+            raise ConfigError(f"{path}: bad row {row}; model one of {STUDY_MODELS}, a setting, a source")
+        out[(row["model"], row["dataset"], row["setting"])] = row["template"].replace("\\n", "\n")
+    return out
+
+
+def study_model_key(entry: Mapping[str, Any] | str) -> str:
+    """The release's name of the study model a models.yaml entry is (by its LiteLLM model string or its
+    name), or GPT-3.5's for any other model: the wording it is asked under ``wording: study``."""
+    if isinstance(entry, str):
+        text = entry
+    else:
+        text = f"{entry.get('litellm_model') or ''} {entry.get('name') or ''}"
+    lowered = text.lower()
+    return next((key for part, key in _STUDY_MODEL_FRAGMENTS.items() if part in lowered), DEFAULT_STUDY_MODEL)
+
+
+# The model names of the study's released file names (winogender_zero_answer_claude3.csv; its WinoBias
+# files say ``claude``), as the wording table names them.
+_RELEASE_NAMES = {"gpt3.5": "gpt3.5", "mistral": "mistral", "claude3": "claude3", "claude": "claude3"}
+
+
+def release_model_key(name: str) -> str:
+    """The wording table's model for a released file's model name, else :func:`study_model_key`'s."""
+    return _RELEASE_NAMES.get(name.strip().lower()) or study_model_key(name)
 
 
 def _bare(candidate: str) -> str:
@@ -114,31 +149,33 @@ def _bare(candidate: str) -> str:
     return candidate[4:] if candidate.lower().startswith("the ") else candidate
 
 
-def study_question_text(item: WinoItem, order: str, shots: str = "zero") -> str:
-    """One item asked as the study asked its dataset (see the module docstring); ``shots`` zero|few.
+def study_question_text(
+    item: WinoItem, order: str, shots: str = "zero", model: str = DEFAULT_STUDY_MODEL
+) -> str:
+    """One item asked as the study asked it of ``model`` (the release's name: gpt3.5, mistral, claude3);
+    ``shots`` zero|few.  WinoGender and WinoGrande follow study_wording.csv (a model and dataset the study
+    released no prompts for, Claude's WinoGrande, take GPT-3.5's); other datasets read as
+    :func:`question_text`.
 
     Checked against the prompts recorded in the study's released WinoGender and WinoGrande annotation
-    files (GPT-3.5, all four settings): every prompt of an item our loaders produce matches byte for byte
-    up to trailing whitespace.
-
-    Only WinoGender and WinoGrande differ from :func:`question_text`: the study worded each dataset's
-    prompt on its own, and the byte-level wording is part of the stimulus.
+    files (every model and setting it released): every prompt matches byte for byte up to whitespace.
     """
     _check_order(order)
     if item.style == "mask" and item.dataset in ("winogender", "winogrande"):
+        setting = f"{shots}_{order}"
+        templates = study_templates()
+        template = templates.get((model, item.dataset, setting)) or templates[
+            (DEFAULT_STUDY_MODEL, item.dataset, setting)
+        ]
         sentence = item.sentence.replace(MASK, MASK_TOKEN).strip()
-        if item.dataset == "winogrande":
-            a, b = item.candidates
-            instruction = _STUDY_WINOGRANDE_INSTRUCTION[(shots, order)]
-            return f"{sentence} Does {MASK_TOKEN} refer to {a} or {b}? {instruction}"
-        # The study lists the occupation first, then the participant, whichever the sentence names first.
-        a, b = (_bare(candidate) for candidate in item.candidates)
-        occupation, participant = item.variant.get("occupation"), item.variant.get("participant")
-        if occupation and participant and {a, b} == {occupation, participant}:
-            a, b = occupation, participant
-        listed = "" if (shots, order) == ("few", "answer") else f"{a} or {b}?"
-        instruction = _STUDY_WINOGENDER_INSTRUCTION[order]
-        return f"Question: {sentence} Who does {MASK_TOKEN} refer to?{listed} {instruction}"
+        a, b = item.candidates
+        if item.dataset == "winogender":
+            # The study lists the occupation first, then the participant, whichever the sentence names first.
+            a, b = _bare(a), _bare(b)
+            occupation, participant = item.variant.get("occupation"), item.variant.get("participant")
+            if occupation and participant and {a, b} == {occupation, participant}:
+                a, b = occupation, participant
+        return template.replace("{sentence}", sentence).replace("{a}", a).replace("{b}", b)
     return question_text(item, order)
 
 
@@ -311,6 +348,7 @@ def render(
     setting: str,
     demonstrations: str | Sequence[Demonstration] | None = None,
     wording: str = "relreason",
+    model: str = DEFAULT_STUDY_MODEL,
 ) -> str:
     """The full user message for one item and setting.
 
@@ -319,13 +357,13 @@ def render(
     is formatted like the built-in ones; a string is a ready prefix (e.g.
     from :func:`load_study_demonstrations`) to which the question is appended
     as the study did (plain concatenation).  ``wording`` is ``relreason`` or
-    ``study`` (:func:`study_question_text`).
+    ``study`` (:func:`study_question_text`, as the study asked ``model``).
     """
     order = setting_order(setting)
     if wording not in WORDINGS:
         raise ValueError(f"wording must be one of {WORDINGS}, got {wording!r}")
     if wording == "study":
-        question = study_question_text(item, order, setting_shots(setting))
+        question = study_question_text(item, order, setting_shots(setting), model)
     else:
         question = question_text(item, order)
     if setting_shots(setting) == "zero":

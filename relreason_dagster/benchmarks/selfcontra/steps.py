@@ -2,15 +2,19 @@
 
 * ``selfcontra_annotations`` (before any model): the annotation CSVs the profile names, into
   ``raw.annotations``; an unreadable file is skipped with its reason, the others are stored.
-* ``selfcontra_detections`` (after every model): a judge model (the profile's ``judge``, or the
-  run's ``--judge``) labels annotated responses and our own selfcontra responses with each detection
-  method.  Its prompts are ordinary ``raw.prompts`` rows of kind ``judge`` (never parsed as test
-  answers), asked once and cached like every call; identical texts share one prompt.  Our own
-  responses are judged on their answer, their reasoning trace, or both (the knob
-  ``reasoning_source``): on the trace the judge sees the trace as the reasoning beside the same
-  answer (a prompt of its own, hence its own request), and a response with no trace is a verdict
-  row of status ``empty`` that asks nothing.  Annotated responses are read on their answer only:
-  the human label is of that text.
+* ``selfcontra_detections_<method>`` (after every model), one per detection method (iro, binary, fge):
+  its judge (the profile's ``judges`` for the method, else ``judge``; a run's ``--judge`` for all)
+  labels annotated responses and our own selfcontra responses with that method. One step per method
+  because the study judged them with different models (§4.1: GPT-4, binary GPT-4-turbo), and a step asks
+  one model: a method whose judge has no key is left out alone, in one line (launch_plan.py).
+  ``selfcontra_detections`` (after them, asks nothing) counts what ``raw.detections`` holds, per method
+  and judge: the asset the marts read the table through. The judge's prompts are ordinary
+  ``raw.prompts`` rows of kind ``judge`` (never parsed as test answers), asked once and cached like
+  every call; identical texts share one prompt. Our own responses are judged on their answer, their
+  reasoning trace, or both (the knob ``reasoning_source``): on the trace the judge sees the trace as the
+  reasoning beside the same answer (a prompt of its own, hence its own request), and a response with no
+  trace is a verdict row of status ``empty`` that asks nothing. Annotated responses are read on their
+  answer only: the human label is of that text.
 * ``selfcontra_trace_readings`` (after each model): the referent each response's trace reaches
   (``trace_readings.py``), for ``marts.selfcontra_trace_vs_answer``.
 
@@ -44,6 +48,7 @@ from relreason_dagster.benchmarks.selfcontra.family import BENCHMARK, item_of, o
 from relreason_dagster.benchmarks.selfcontra.probe_steps import EvidenceProbe, PovChains
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.benchmarks.selfcontra.trace_readings import TraceReadings
+from relreason_dagster.benchmarks.selfcontra.wording import Wording
 from relreason_dagster.errors import ConfigError
 
 JUDGE_KIND = "judge"
@@ -223,20 +228,67 @@ def _nothing_to_judge(meta: dict[str, Any], target: detection.DetectionTarget) -
     return meta["target_kind"] == "trace" and not target.reasoning.strip()
 
 
-class Detection(Step):
-    """A judge model's Self-Contra verdicts (I+R→O, binary, FGE) on annotated and own responses."""
+def judge_of(profile: Profile, method: str) -> str | None:
+    """The judge the profile names for ``method``: its entry in ``judges``, else ``judge``."""
+    knobs = profile.typed(Knobs)
+    return (knobs.judges or {}).get(method) or knobs.judge  # type: ignore[call-overload]
 
-    name = "selfcontra_detections"
-    description = (
-        "A judge model's Self-Contra verdicts (I+R→O, binary, FGE) on annotated and own responses "
-        "(raw.detections)."
-    )
+
+def _annotated_targets(profile: Profile) -> list[Target]:
+    """The annotated responses the judge would label, read from the profile's files (no DuckDB): what a
+    dry run counts before anything is imported (the same rows, per file and limit, as ANNOTATIONS_SQL)."""
+    _, limit = detection_plan(profile)
+    patterns = list(profile.typed(Knobs).annotation_files)
+    if limit == 0 or not patterns:
+        return []
+    try:
+        files = annotation_paths(patterns)
+    except ConfigError:
+        return []
+    batch = read_annotation_files(files, limit=profile.typed(Knobs).annotation_limit)
+    settings = judged_settings(profile)
+    rows = []
+    for result in batch.results:
+        kept = annotation_rows(result)[: limit if limit is not None else None]
+        rows.extend(r for r in kept if settings is None or r["setting"] in settings)
+    return annotation_targets(rows)
+
+
+class Detection(Step):
+    """A judge model's Self-Contra verdicts by one method (I+R→O, binary or FGE) on annotated and own
+    responses."""
+
     table = "detections"
     stage = "across_models"
     kind = JUDGE_KIND
-    model_knob = "judge"
+    model_knob = "judge"  # the fallback knob; model_for reads the method's entry of ``judges`` first
     legacy_benchmark = JUDGE_ID_TAG  # its prompts' benchmark name before raw.prompts had a kind
     after: tuple[str, ...] = ("selfcontra_annotations",)
+
+    def __init__(self, method: str | None = None) -> None:
+        """One method's step; ``None`` (not registered: a notebook's or a test's) judges every method of
+        ``detect_methods`` with one model, as the single judge step did before the per-method judges."""
+        if method is not None and method not in detection.METHODS:
+            raise ValueError(f"unknown detection method {method!r}; known: {', '.join(detection.METHODS)}")
+        self.method = method
+        self.name = f"selfcontra_detections_{method or 'all'}"
+        self.description = (
+            f"A judge model's Self-Contra verdicts by {method or 'every method'} on annotated and own "
+            "responses (raw.detections); its judge is the profile's judges entry for the method, else judge."
+        )
+
+    def model_for(self, profile: Profile) -> str | None:
+        """The judge of this method by the profile (``base.step_model_name`` asks here)."""
+        if self.method is None:
+            return profile.typed(Knobs).judge
+        return judge_of(profile, self.method)
+
+    def _methods(self, profile: Profile) -> list[str]:
+        """This step's method when the profile asks for it (``detect_methods``), else none."""
+        methods, _ = detection_plan(profile)
+        if self.method is None:
+            return methods
+        return [self.method] if self.method in methods else []
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         _, limit = detection_plan(profile)
@@ -248,17 +300,21 @@ class Detection(Step):
     def _plan(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
-        methods, _ = detection_plan(profile)
-        max_tokens = int(profile.typed(Knobs).judge_max_tokens)
         settings = judged_settings(profile)
         annotated = [
             r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings
         ]
         source = profile.typed(Knobs).reasoning_source
         targets = annotation_targets(annotated) + response_targets(stored["responses"], source)
+        return self._plan_targets(targets, profile)
+
+    def _plan_targets(
+        self, targets: list[Target], profile: Profile
+    ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
+        max_tokens = int(profile.typed(Knobs).judge_max_tokens)
         plan = []
         for meta, target in targets:
-            for method in methods:
+            for method in self._methods(profile):
                 probes = {}
                 asked = {} if _nothing_to_judge(meta, target) else detection.judge_prompts(method, target)
                 for probe, messages in asked.items():
@@ -275,6 +331,18 @@ class Detection(Step):
                 plan.append((meta, target, method, probes))
         return plan
 
+    def dry_run_prompts(self, profile: Profile, answers: int) -> tuple[list[StepPrompt], int]:
+        """What a dry run lists (``dry_run.step_estimates``): this method's prompts on the annotated
+        responses of the profile's files, and how many it asks on ``answers`` responses of the run's
+        models (read on their answer; their text is not known before they are answered)."""
+        if not self._methods(profile):
+            return [], 0
+        plan = self._plan_targets(_annotated_targets(profile), profile)
+        prompts = list({p.prompt_id: p for *_, probes in plan for p in probes.values()}.values())
+        probe = detection.DetectionTarget("dry-run", "", ("a", "b"), None, "", "", None, None)
+        per_answer = sum(len(detection.judge_prompts(m, probe)) for m in self._methods(profile))
+        return prompts, answers * per_answer
+
     def prompts(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> list[StepPrompt]:
@@ -283,7 +351,10 @@ class Detection(Step):
     def rows(
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> StepRows:
-        methods, _ = detection_plan(profile)
+        methods = self._methods(profile)
+        if not methods:  # not asked for (detect_methods): the stored verdicts of this method stay
+            summary = {"method": self.method, "asked": False}
+            return StepRows(rows=[], replace_where="false", replace_params=[], summary=summary)
         plan = self._plan(stored, profile)
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         rows = []
@@ -319,13 +390,14 @@ class Detection(Step):
             status[key] = status.get(key, 0) + 1
         for r in rows:
             r["probes"] = json.dumps(r["probes"])
-        # This judge's and methods' verdicts are replaced; other judges' and methods' rows stay.
+        # This judge's verdicts by this method are replaced; other judges' and methods' rows stay.
         return StepRows(
             rows=rows,
             replace_where=f"judge = ? AND method IN ({', '.join('?' for _ in methods)})",
             replace_params=[model, *methods],
             summary={
                 "judge": model,
+                "method": self.method or "all",
                 "targets": len(plan) // max(len(methods), 1),
                 "verdicts": len(rows),
                 "status": dict(sorted(status.items())),
@@ -350,10 +422,36 @@ def _judged_targets(stored: dict[str, list[dict[str, Any]]], profile: Profile) -
     return annotation_targets(annotated) + response_targets(stored.get("responses", []))
 
 
+class Detections(Step):
+    """What ``raw.detections`` holds after the per-method judges, per method and judge (asks nothing).
+
+    Why a step: the marts read the table through one asset (dbt/sources.yml), which follows every
+    method's step, so a method added to ``detection.METHODS`` is a step of its own and nothing else.
+    """
+
+    name = "selfcontra_detections"
+    description = "Verdict counts of raw.detections per method and judge, after every method's judge step."
+    table = "detections"
+    stage = "across_models"
+    after: tuple[str, ...] = tuple(f"selfcontra_detections_{m}" for m in detection.METHODS)
+
+    def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
+        sql = "SELECT method, judge, count(*) AS n FROM raw.detections GROUP BY ALL ORDER BY ALL"
+        return {"counts": (sql, [])}
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        counts = {f"{r['method']}/{r['judge']}": int(r["n"]) for r in stored.get("counts", [])}
+        return StepRows(rows=[], replace_where="false", replace_params=[], summary={"verdicts": counts})
+
+
 STEPS = (
     Annotations(),
-    Detection(),
+    *(Detection(method) for method in detection.METHODS),
+    Detections(),
     TraceReadings(),
     EvidenceProbe(_judged_reads, _judged_targets),
     PovChains(),
+    Wording(),
 )

@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.common import atomic_files
@@ -134,9 +135,16 @@ class PromptMatch:
         return all(a < b for a, b in zip(found, found[1:], strict=False))
 
 
+def _ends_with_other(ours: str, theirs: str) -> bool:
+    """Whether one prompt ends with the other (demonstrations recorded before the question, or not)."""
+    return bool(ours and theirs) and (theirs.endswith(ours) or ours.endswith(theirs))
+
+
 def match_prompts(theirs: Sequence[str], ours: Sequence[str]) -> PromptMatch:
     """Each released prompt's position among ``ours`` (see :class:`PromptMatch`); a prompt that ends with
-    one of ours (a file that recorded its demonstrations too) matches it."""
+    one of ours (a file that recorded its demonstrations too) matches it, and so does one that one of ours
+    ends with (a few-shot file that recorded the question without its demonstrations, checked against
+    our whole few-shot prompts)."""
     exact = {normalized(p): i for i, p in reversed(list(enumerate(ours)))}
     keyed = {question_key(p): i for i, p in reversed(list(enumerate(ours)))}
     positions: list[int | None] = []
@@ -144,8 +152,8 @@ def match_prompts(theirs: Sequence[str], ours: Sequence[str]) -> PromptMatch:
     for prompt in theirs:
         text = normalized(prompt)
         position = exact.get(text)
-        if position is None:
-            position = next((i for key, i in exact.items() if key and text.endswith(key)), None)
+        if position is None:  # their prompt holds demonstrations before ours, or ours before theirs
+            position = next((i for key, i in exact.items() if _ends_with_other(key, text)), None)
         if position is not None:
             n_exact += 1
         else:
@@ -154,16 +162,24 @@ def match_prompts(theirs: Sequence[str], ours: Sequence[str]) -> PromptMatch:
     return PromptMatch(tuple(positions), n_exact)
 
 
-def check_released_file(path: Path, items: Sequence[WinoItem]) -> PromptMatch:
+def check_released_file(
+    path: Path, items: Sequence[WinoItem], demonstrations: Any = None
+) -> PromptMatch:
     """Any released annotation file against our items of the dataset it names (the class of input: the
-    WinoBias files here, and the study's WinoGrande and WinoGender files, which the reference folder does
-    not hold): each of its prompts among our prompts in the study's wording of the file's setting, by
-    position.  A section-3 file that names a WinoBias split is checked against that split's items only."""
+    WinoBias files here, and the study's WinoGrande and WinoGender files of every model, which the
+    reference folder does not hold): each of its prompts among our prompts in the study's wording of the
+    file's setting for the file's model (``wording: study``: Mistral and Claude worded as the study asked
+    them), by position.  With ``demonstrations`` (``prompts.StudyDemonstrations``) ours are the whole
+    prompts we send, few-shot ones with the study's demonstrations, and a file that recorded only the
+    question is placed by it.  A section-3 file that names a WinoBias split is checked against that
+    split's items only."""
     from relreason_dagster.benchmarks.selfcontra import prompts
     from relreason_dagster.benchmarks.selfcontra.annotations import parse_file_name
 
     dataset, setting, theirs = file_prompts(path)
-    split = parse_file_name(path).split
+    labels = parse_file_name(path)
+    split = labels.split
+    model = prompts.release_model_key(labels.model or "")
     mine = [item for item in items if item.dataset == dataset]
     if dataset == "winobias" and split:
         stereotype, source_split = split.split("_", 1)
@@ -174,7 +190,14 @@ def check_released_file(path: Path, items: Sequence[WinoItem]) -> PromptMatch:
             == (stereotype, source_split)
         ]
     order, shots = prompts.setting_order(setting), prompts.setting_shots(setting)
-    return match_prompts(theirs, [prompts.study_question_text(item, order, shots) for item in mine])
+    if demonstrations is None or shots == "zero":
+        ours = [prompts.study_question_text(item, order, shots, model) for item in mine]
+    else:
+        ours = [
+            prompts.render(item, setting, demonstrations.prefix(item, order), wording="study", model=model)
+            for item in mine
+        ]
+    return match_prompts(theirs, ours)
 
 
 def winobias_asked(prompt: str, items: Iterable[WinoItem]) -> tuple[int, str] | None:

@@ -106,6 +106,17 @@ RAW_TABLES: dict[str, str] = {
         final_reply VARCHAR,
         created_at TIMESTAMP
     """,
+    # Per model, dataset and setting: how many prompts it answered, and how many were worded as the study
+    # asked that model (wording.py); study_model is the release's name of the model it is taken for.
+    "selfcontra_wording": """
+        model VARCHAR NOT NULL,
+        dataset VARCHAR NOT NULL,
+        setting VARCHAR NOT NULL,
+        study_model VARCHAR NOT NULL,
+        n INTEGER NOT NULL,
+        n_study_wording INTEGER NOT NULL,
+        PRIMARY KEY (model, dataset, setting)
+    """,
 }
 
 # Columns added after a table first shipped: an older DuckDB file gains them in place.

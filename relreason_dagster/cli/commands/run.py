@@ -137,8 +137,10 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         judge=family_options.get("judge"),  # run_pipeline's keyword too (the plan carries it)
     )
     families = benchmarks or sorted(plan.sections)
+    for line in plan.notes:  # steps left out (a profile-named judge without its key): one line
+        say(line)
     if getattr(args, "dry_run", False):
-        return _dry_run(args, models, benchmarks, model_options)
+        return _dry_run(args, models, benchmarks, model_options, judge=plan.judge)
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
         f"(profile {args.profile}, results in {paths.relreason_home()})"
@@ -187,9 +189,14 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
 
 
 def _dry_run(
-    args: argparse.Namespace, models: list[str], benchmarks: list[str] | None, options: dict[str, Any]
+    args: argparse.Namespace,
+    models: list[str],
+    benchmarks: list[str] | None,
+    options: dict[str, Any],
+    judge: str | None = None,
 ) -> int:
-    """`relreason run --dry-run`: per model, the prompts, the calls still to make, tokens and cost."""
+    """`relreason run --dry-run`: per model, the prompts, the calls still to make, tokens and cost; then
+    per across-models step that can say what it would ask (a judge, per detection method), its model's."""
     from relreason_dagster.dry_run import estimate
 
     found = estimate(
@@ -200,6 +207,7 @@ def _dry_run(
         samples=getattr(args, "samples", None),
         model_options=options or None,
         limit=getattr(args, "limit", None),
+        judge=judge,
     )
     columns = [
         "model",

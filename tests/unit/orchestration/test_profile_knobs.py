@@ -93,10 +93,12 @@ BEFORE: dict[str, dict[str, Any]] = {
         "detect_methods": ["iro", "binary", "fge"],
         "generation": None,
         "judge": None,
+        "judges": None,  # added with issue 57 (per-method judges)
         "judge_max_tokens": 8,
         "max_tokens": 512,
         "items": "first",
         "prompts": "relreason",
+        "wording": "gpt3.5",  # added with issue 57 (each study model worded as the study asked it)
         "samples": 1,
         "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
         "sources": {"generated": 50},
@@ -182,11 +184,17 @@ BEFORE: dict[str, dict[str, Any]] = {
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "detect_methods": ["iro", "binary", "fge"],
         "generation": {"temperature": 0},
-        "judge": "smollm2-135m",
+        "judge": "selfcontra-judge-gpt-4",  # the study's judges since issue 57 (was smollm2-135m)
+        "judges": {  # added with issue 57 (per-method judges, §4.1)
+            "binary": "selfcontra-judge-gpt-4-turbo",
+            "fge": "selfcontra-judge-gpt-4",
+            "iro": "selfcontra-judge-gpt-4",
+        },
         "judge_max_tokens": 8,
         "max_tokens": 512,
         "items": "study",
         "prompts": "study",
+        "wording": "study",  # added with issue 57 (each study model worded as the study asked it)
         "samples": 1,
         "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
         "sources": {"winobias": 50, "winogender": 50, "winogrande": 50},
@@ -276,10 +284,12 @@ BEFORE: dict[str, dict[str, Any]] = {
         "detect_methods": ["fge"],
         "generation": None,
         "judge": "smollm2-135m",
+        "judges": None,  # added with issue 57 (per-method judges)
         "judge_max_tokens": 4,
         "max_tokens": 96,
         "items": "first",
         "prompts": "relreason",
+        "wording": "gpt3.5",  # added with issue 57 (each study model worded as the study asked it)
         "samples": 1,
         "settings": ["zero_answer", "few_answer"],
         "sources": {"generated": 4},

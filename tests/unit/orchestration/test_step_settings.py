@@ -12,8 +12,8 @@ from relreason_dagster.errors import ConfigError
 from tests.profile_files import use_profiles
 
 
-def _across(family: str):
-    (step,) = [s for s in family_steps(family) if s.stage == "across_models"]
+def _across(family: str, name: str = "selfcontra_detections_fge"):
+    (step,) = [s for s in family_steps(family) if s.stage == "across_models" and s.name == name]
     return step
 
 
@@ -23,8 +23,23 @@ def test_the_step_model_is_the_run_option_else_the_knob_the_step_names(tmp_path,
     assert RunSettings(profile="it-steps").model_for_step("selfcontra", step) == "from-profile"
     assert RunSettings(profile="it-steps", step_model="cli").model_for_step("selfcontra", step) == "cli"
     use_profiles(monkeypatch, tmp_path / "p.yaml", {"it-steps": {"selfcontra": {}}})
-    with pytest.raises(ConfigError, match=r"names no model for selfcontra_detections.*'judge'"):
+    with pytest.raises(ConfigError, match=r"names no model for selfcontra_detections_fge.*'judge'"):
         RunSettings(profile="it-steps").model_for_step("selfcontra", step)
+
+
+def test_a_step_with_its_own_rule_names_its_model_per_method(tmp_path, monkeypatch):
+    """Self-Contra judges each detection method with the model its profile's ``judges`` names for it
+    (§4.1: GPT-4, binary GPT-4-turbo), else ``judge``; a run's ``--judge`` still judges every method."""
+    judges = {"judge": "j", "judges": {"binary": "turbo"}}
+    use_profiles(monkeypatch, tmp_path / "p.yaml", {"it-steps": {"selfcontra": judges}})
+    settings = RunSettings(profile="it-steps")
+    named = {
+        m: settings.model_for_step("selfcontra", _across("selfcontra", f"selfcontra_detections_{m}"))
+        for m in ("iro", "binary", "fge")
+    }
+    assert named == {"iro": "j", "binary": "turbo", "fge": "j"}
+    cli = RunSettings(profile="it-steps", step_model="cli")
+    assert cli.model_for_step("selfcontra", _across("selfcontra", "selfcontra_detections_binary")) == "cli"
 
 
 def test_overrides_change_single_knobs_of_one_family(tmp_path, monkeypatch):

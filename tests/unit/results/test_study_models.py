@@ -42,7 +42,7 @@ def test_every_study_lists_its_models_with_a_source_and_a_mapping():
     models = study_models("all")
     assert len({m.name for m in models}) == len(models)  # one entry per study and model
     counts = {study: sum(m.study == study for m in models) for study in SEED_TEXT}
-    assert counts == {"relational": 5, "selfcontra": 3, "kor": 62, "flenqa": 5}
+    assert counts == {"relational": 5, "selfcontra": 5, "kor": 62, "flenqa": 5}  # selfcontra: 3 + 2 judges
     for m in models:
         assert m.name.startswith(f"{m.study}-") and m.mapping.split(":")[0] in ("documented", "choice"), m
     with pytest.raises(ConfigError, match="--study takes one of: .*all"):
@@ -100,12 +100,14 @@ def test_models_add_study_all_then_a_dry_run_lists_every_model(home, capsys):
     registry = load_registry(home / "models.yaml")
     assert list(registry) == [m.name for m in models]
     assert out.count(" is not set, so runs leave it out until it is") == len(models)
+    judges = {m.name for m in models if m.kind == "judge"}
+    assert judges == {"selfcontra-judge-gpt-4", "selfcontra-judge-gpt-4-turbo"}
     for m in models:
         spec = registry[m.name]
         assert (spec.litellm_model, spec.params, spec.kind, spec.api_key_env, spec.base_of) == (
             m.litellm_model,
             m.params,
-            m.kind,
+            "chat" if m.kind == "judge" else m.kind,  # a judge is a chat model the profile names as judge
             m.api_key_env,
             m.base_of,
         )
@@ -118,7 +120,8 @@ def test_models_add_study_all_then_a_dry_run_lists_every_model(home, capsys):
     assert main(["run", "--profile", "paper", "--dry-run", "--benchmark", "relational"]) == 0
     captured = capsys.readouterr()
     table = {line.split()[0]: line.split() for line in captured.out.splitlines() if line.split()}
-    for m in models:
+    assert not judges & set(table)  # a study's judge answers no benchmark: it judges the others' answers
+    for m in (m for m in models if m.name not in judges):
         row = table[m.name]
         assert int(row[4]) == 540, row  # calls: every prompt, nothing stored
         assert row[7] == "unknown" or float(row[7]) >= 0, row  # est_cost_usd: LiteLLM's map, or unknown
@@ -126,7 +129,7 @@ def test_models_add_study_all_then_a_dry_run_lists_every_model(home, capsys):
             assert " ".join(row[8:]) == "LiteLLM's cost map says 0: check the price", row  # said, not hidden
     assert float(table["relational-gpt-4"][7]) > 0
     missing = [line for line in captured.err.splitlines() if "is not set; a run leaves it out" in line]
-    assert len(missing) == len(models)
+    assert len(missing) == len(models) - len(judges)
     assert not any(p.is_file() for p in (home / "home").rglob("*"))  # nothing written: nothing called
 
 

@@ -158,3 +158,16 @@ def test_random_tables_never_raise_and_roles_are_distinct_columns() -> None:
         assert len(set(inferred.columns.values())) == len(inferred.columns)
         assert all(0 <= index < width for index in inferred.columns.values())
         assert inferred.problem is None or "\n" not in inferred.problem
+
+
+def test_the_release_layout_without_evidence_reads_accuracy_first_and_says_so() -> None:
+    """The study's Claude WinoGender files (issue 57): question, response and two bare 0/1 columns, no
+    header, types, codes or categories.  Every release file that names its columns has accuracy, then
+    self-contra, right after the response, so these read the same way, and the note says why."""
+    inferred = infer_column_roles(_columns([0, 1, 2, 3]), release_layout=True)
+    assert inferred.problem is None
+    assert inferred.columns == {"question": 0, "response": 1, "accuracy": 2, "self_contra": 3}
+    assert "the release's layout decides" in inferred.notes[-1]
+    # Not right after the response: the layout says nothing, refused as any file would be.
+    moved = infer_column_roles(_columns([2, 3, 0, 1]), release_layout=True)
+    assert moved.problem is not None and "nothing tells accuracy from self-contra" in moved.problem

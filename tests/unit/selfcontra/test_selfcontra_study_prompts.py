@@ -17,7 +17,7 @@ from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra import prompts
-from relreason_dagster.benchmarks.selfcontra.family import item_of, load_items
+from relreason_dagster.benchmarks.selfcontra.family import item_of, load_items, wording_of
 from relreason_dagster.benchmarks.selfcontra.items import WinoItem
 from relreason_dagster.benchmarks.selfcontra.loaders import load_winogender
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
@@ -70,7 +70,9 @@ def test_paper_profile_few_shot_prompts_carry_the_study_demonstrations(paper_pro
         order = prompt.setting.split("_")[1]
         prefix = _expected_prefix(study_json, item, order)
         assert text.startswith(prefix), (item.item_id, prompt.setting)
-        assert text.endswith(prompts.study_question_text(item, order, "few"))
+        # Each prompt is worded for the study models its template version names (GPT-3.5's: untagged).
+        models = wording_of({"template_version": prompt.template_version}) or (prompts.DEFAULT_STUDY_MODEL,)
+        assert all(text.endswith(prompts.study_question_text(item, order, "few", m)) for m in models)
         # None of relreason's own demonstrations slipped in.
         assert prompts.WHO_DEMONSTRATIONS[0].item.sentence not in text
         assert prompts.MASK_DEMONSTRATIONS[0].item.sentence not in text

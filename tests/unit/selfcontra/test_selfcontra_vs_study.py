@@ -71,9 +71,12 @@ def _answer(con: duckdb.DuckDBPyConnection, model: str, profile: Profile, right:
     known = {r[0] for r in con.execute("SELECT sample_id FROM raw.samples").fetchall()}
     insert(con, "samples", [s.row() for s in samples if s.sample_id not in known])
     insert(con, "prompts", [p.row() for p in built])
+    # The prompts this model is asked (wording: study words a study model's prompts its own way).
+    rows = family.prompts_for_model(profile, {"name": model}, [p.row() for p in built])
+    asked = {r["prompt_id"] for r in rows}
     now = dt.datetime(2026, 1, 1)
     responses, answers = [], []
-    for p in built:
+    for p in (p for p in built if p.prompt_id in asked):
         sample = by_id[p.sample_id]
         text = _reply(sample, p.setting, right(sample))
         responses.append(

@@ -85,6 +85,12 @@ ours_long as (
            'labelled by the judge, not by people: the method = human rows are the comparable ones (marts.selfcontra_judged)'
     from judged
 ),
+-- How many of each model's prompts were worded as the study asked that model (selfcontra_wording, per
+-- model; issue 57): a row of our responses stands beside the study's only when all of them were.
+wording as (
+    select model, dataset, setting, study_model, n, n_study_wording
+    from {{ source('raw', 'selfcontra_wording') }}
+),
 ours as (
     select o.*,
            case
@@ -96,6 +102,9 @@ ours as (
                    then '§3''s items (items: s3), not the study''s §2 items (items: study)'
                when o.labels = 'ours' and o.selection <> 'study'
                    then 'the first items of each file (items: first), not the study''s §2 items (items: study)'
+               when o.labels = 'ours' and w.n_study_wording < w.n
+                   then (w.n - w.n_study_wording) || ' of ' || w.n || ' prompts not worded as the study asked '
+                        || w.study_model || ' (prompts: study, wording: study ask each study model so)'
                when c.dataset is null and o.dataset = 'winobias' and o.split is distinct from 'anti_test'
                    then 'the study publishes no ' || coalesce(o.split, 'split-less')
                         || ' number here: Tables 2 and 8 are the anti-stereotype test items'
@@ -110,6 +119,8 @@ ours as (
     from ours_long o
     left join table_cells c on c.dataset = o.dataset and c.setting = o.setting
         and c.split is not distinct from o.split and c.metric = o.metric
+    left join wording w on o.labels = 'ours' and w.model = o.model and w.dataset = o.dataset
+        and w.setting = o.setting
 ),
 -- Table 8's Average: the mean over the three datasets of one model x setting x method x judge x metric.
 average as (
