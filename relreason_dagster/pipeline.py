@@ -104,12 +104,12 @@ def _stored_since(models: list[str], since: datetime.datetime) -> str:
 
     try:
         store = ResponseStore.default()
-        found = store.calls_since(models, since) if models else {}
+        found = store.answers_since(models, since) if models else {}
         where = store.lake.url
     except Exception:  # noqa: BLE001 - the line then says it without a count; the stop goes on
         return ""
-    total = sum(counts["calls"] for counts in found.values())
-    each = ", ".join(f"{model} {counts['calls']}" for model, counts in found.items())
+    total = sum(found.values())
+    each = ", ".join(f"{model} {count}" for model, count in found.items())
     return f"{total} model answers stored by this run ({each}) are kept in {where}" if each else ""
 
 
@@ -144,15 +144,15 @@ def _collect(events: list[Any], report: PipelineReport) -> None:
                 counts["shared_prompts"] = counts.get("shared_prompts", 0) + shared
                 counts["follow_ups"] = counts.get("follow_ups", 0) + int(meta.get("prompts", 0))
                 counts[f"{kind}_calls"] = counts.get(f"{kind}_calls", 0) + calls
-            else:
-                report.calls[f"{meta.get('step_model')} ({kind})"] = {
-                    "prompts": int(meta.get("prompts", 0)),
-                    "model_calls": calls,
-                    "from_cache": int(meta.get("from_cache", 0)),
-                    "shared_prompts": int(meta.get("shared_prompts", 0)),
-                    "already_stored": 0,
-                    "errors": int(meta.get("errors", 0)),
-                }
+            else:  # a step model (a judge): several steps may ask it (one per method), so they add up
+                counts = report.calls.setdefault(f"{meta.get('step_model')} ({kind})", no_calls())
+                counts["prompts"] += int(meta.get("prompts", 0))
+                counts["model_calls"] += calls
+                counts["from_cache"] += int(meta.get("from_cache", 0))
+                counts["shared_prompts"] = counts.get("shared_prompts", 0) + int(
+                    meta.get("shared_prompts", 0)
+                )
+                counts["errors"] += int(meta.get("errors", 0))
         baseline = key.removesuffix("_checkpoints")
         if key.endswith("_checkpoints") and baseline in baseline_names() and mat.partition:
             report.baselines.setdefault(baseline, {})[mat.partition] = {

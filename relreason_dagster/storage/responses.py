@@ -15,6 +15,7 @@ fails on text and the answer is kept.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -130,6 +131,25 @@ class ResponseStore:
         return table.group_by(["prompt_id", "model"]).aggregate([]).num_rows
 
     # ------------------------------------------------------------------ writes
+
+    def answers_since(self, models: Sequence[str], since: datetime) -> dict[str, int]:
+        """Per model: the answers (rows without an error, cache copies included) stored at or after
+        ``since`` (naive UTC, like ``created_at``).
+
+        What a stopped launch says it keeps: rows, one per draw, not requests (a launch's requests are
+        the gateway's own count, ``storage/sent_requests.py``).
+        """
+        out: dict[str, int] = {}
+        for model in dict.fromkeys(models):
+            where = (
+                (pads.field("model") == model)
+                & (pads.field("created_at") >= pa.scalar(since, pa.timestamp("us")))
+                & pads.field("error").is_null()
+            )
+            out[model] = self.lake.read(
+                TABLE, columns=["prompt_id"], where=where, partition={"model": model}
+            ).num_rows
+        return out
 
     def append(self, rows: Sequence[tuple] | pa.Table) -> list[str]:
         """Store rows; returns the new files (see :meth:`append_parts`)."""

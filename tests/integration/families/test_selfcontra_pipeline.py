@@ -19,7 +19,7 @@ import pytest
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
-from tests.fakes.scripted_provider import register_scripted_provider, set_responder
+from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 from tests.pipeline_home import isolated_home, rows
 from tests.profile_files import use_profiles
 
@@ -84,9 +84,12 @@ def home(tmp_path_factory):
 def test_detection_f1_against_the_human_labels(home):
     from relreason_dagster.pipeline import run_pipeline
 
+    reset_calls()
     report = run_pipeline(["oracle"], profile=PROFILE)
     assert report.failures == []
     assert report.calls["yes_judge (judge)"]["errors"] == 0
+    # One judge, one step per method: the summary adds the methods' calls up (it kept the last one's).
+    assert report.calls["yes_judge (judge)"]["model_calls"] == call_count("yes_judge") > 0
     human = read_annotation_csv(home["source"], limit=LIMIT)
     n_sc = sum(r.self_contra for r in human.rows)
     assert rows("SELECT count(*), sum(self_contra::int) FROM raw.annotations") == [(LIMIT, n_sc)]

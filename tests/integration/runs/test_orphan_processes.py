@@ -241,6 +241,8 @@ def test_a_signal_to_the_process_group_stops_the_launch_quietly(tmp_path, sig, c
     stops = [line for line in told.splitlines() if line.startswith("relreason:") and "stopped by" in line]
     assert len(stops) == 1, told
     assert "relreason run" in stops[0] and "resume" in stops[0], stops[0]
+    # The server held every answer: the line counts what the lake holds of this launch, none.
+    assert "0 model answers stored by this run (held 0, held2 0)" in stops[0], stops[0]
     assert "finished" not in told and "dbt build" not in told and "launching marts" not in told, told
     with dg.DagsterInstance.from_config(str(tmp_path / "home" / "dagster")) as instance:
         runs = instance.get_runs()

@@ -99,6 +99,10 @@ BEFORE: dict[str, dict[str, Any]] = {
         "items": "first",
         "prompts": "relreason",
         "wording": "gpt3.5",  # added with issue 57 (each study model worded as the study asked it)
+        "s3_model": "mistral",  # added with issue 57 (§3's released files: whose items)
+        "s3_winogrande": "wino/winogrande/train_s.jsonl",  # added with issue 57 (§3's WinoGrande file)
+        "appendix_probes": [],  # added with issue 57 (App. C-D probes, off unless named)
+        "pov_limit": 60,  # added with issue 57 (App. C's POV conversations: at most this many responses)
         "samples": 1,
         "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
         "sources": {"generated": 50},
@@ -195,6 +199,10 @@ BEFORE: dict[str, dict[str, Any]] = {
         "items": "study",
         "prompts": "study",
         "wording": "study",  # added with issue 57 (each study model worded as the study asked it)
+        "s3_model": "mistral",  # added with issue 57 (§3's released files: whose items)
+        "s3_winogrande": "wino/winogrande/train_s.jsonl",  # added with issue 57 (§3's WinoGrande file)
+        "appendix_probes": [],  # added with issue 57 (App. C-D probes, off unless named)
+        "pov_limit": 60,  # added with issue 57 (App. C's POV conversations: at most this many responses)
         "samples": 1,
         "settings": ["zero_answer", "zero_reason", "few_answer", "few_reason"],
         "sources": {"winobias": 50, "winogender": 50, "winogrande": 50},
@@ -290,6 +298,10 @@ BEFORE: dict[str, dict[str, Any]] = {
         "items": "first",
         "prompts": "relreason",
         "wording": "gpt3.5",  # added with issue 57 (each study model worded as the study asked it)
+        "s3_model": "mistral",  # added with issue 57 (§3's released files: whose items)
+        "s3_winogrande": "wino/winogrande/train_s.jsonl",  # added with issue 57 (§3's WinoGrande file)
+        "appendix_probes": [],  # added with issue 57 (App. C-D probes, off unless named)
+        "pov_limit": 60,  # added with issue 57 (App. C's POV conversations: at most this many responses)
         "samples": 1,
         "settings": ["zero_answer", "few_answer"],
         "sources": {"generated": 4},

@@ -22,7 +22,7 @@ from relreason_dagster.benchmarks.base import Profile, Reply
 from relreason_dagster.benchmarks.selfcontra import detection, pov, steps
 from relreason_dagster.benchmarks.selfcontra.annotation_store import store_import
 from relreason_dagster.benchmarks.selfcontra.annotations import read_annotation_csv
-from relreason_dagster.benchmarks.selfcontra.probe_steps import POV_ANNOTATIONS_SQL, PovChains
+from relreason_dagster.benchmarks.selfcontra.probe_steps import POV_ANNOTATIONS_SQL, EvidenceProbe, PovChains
 from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs
 from relreason_dagster.common.duckdb_rows import fetch_dicts, upsert_rows
 from relreason_dagster.storage.schema import ensure_schema
@@ -91,6 +91,8 @@ SCORES = {
     ("incorrect_first", "full"): 6,
     ("incorrect_first", "yes_no"): 8,
 }
+# The family's evidence probe as registered (its reads are Detection's, bound in steps.py).
+EVIDENCE_PROBE = next(step for step in steps.STEPS if isinstance(step, EvidenceProbe))
 _STOP = {"the", "because", "with", "was", "had", "did", "not", "a", "of", "to", "he", "she", "her", "his"}
 
 
@@ -176,7 +178,7 @@ def marts(tmp_path_factory):
         ensure_schema(con)
         store_import(con, read_annotation_csv(path))
         annotations = fetch_dicts(con, steps.ANNOTATIONS_SQL, [None, None])
-        em_rows = _run(steps.STEPS[3], {"annotations": annotations, "responses": []}, profile, "em-oracle")
+        em_rows = _run(EVIDENCE_PROBE, {"annotations": annotations, "responses": []}, profile, "em-oracle")
         pov_rows = _run(
             PovChains(),
             {"annotations": fetch_dicts(con, POV_ANNOTATIONS_SQL)},
@@ -266,6 +268,6 @@ def test_the_first_two_turns_are_one_conversation_in_both_variants(marts) -> Non
 def test_probes_are_off_unless_the_profile_names_them() -> None:
     profile = Profile("none", {}, knobs=Knobs)
     stored = {"annotations": [{"annotation_id": "a"}], "responses": []}
-    assert steps.STEPS[3].prompts(stored, profile, "m", {}) == []
+    assert EVIDENCE_PROBE.prompts(stored, profile, "m", {}) == []
     assert PovChains().prompts(stored, profile, "m", {}) == []
-    assert steps.STEPS[3].reads("m", profile) == {} and PovChains().reads("m", profile) == {}
+    assert EVIDENCE_PROBE.reads("m", profile) == {} and PovChains().reads("m", profile) == {}

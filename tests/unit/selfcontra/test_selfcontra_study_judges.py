@@ -19,6 +19,8 @@ from tests.profile_files import use_profiles
 
 GPT4, TURBO = "selfcontra-judge-gpt-4", "selfcontra-judge-gpt-4-turbo"
 STEPS = {m: f"selfcontra_detections_{m}" for m in ("iro", "binary", "fge")}
+# Every step that asks the judge: the three methods' and App. D's evidence-missing probe (probe_steps.py).
+JUDGE_STEPS = {*STEPS.values(), "selfcontra_evidence_probe"}
 
 
 @pytest.fixture
@@ -45,7 +47,7 @@ def test_the_paper_profile_names_the_study_s_judges_per_method_and_smoke_the_loc
 def test_without_their_key_a_run_leaves_every_judge_step_out_in_one_line(home, monkeypatch):
     assert main(["models", "add", "--study", "selfcontra"]) == 0
     plan = build_plan(["mine"], profile="paper", benchmarks=["selfcontra"])
-    assert set(plan.left_out_steps) == set(STEPS.values()) and plan.step_specs == ()
+    assert set(plan.left_out_steps) == JUDGE_STEPS and plan.step_specs == ()
     (line,) = plan.notes
     assert "OPENAI_API_KEY is not set" in line and GPT4 in line and TURBO in line
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-used")
@@ -60,7 +62,7 @@ def test_without_their_key_a_run_leaves_every_judge_step_out_in_one_line(home, m
 
 def test_without_the_entries_a_run_says_how_to_add_them(home):
     plan = build_plan(["mine"], profile="paper", benchmarks=["selfcontra"])
-    assert set(plan.left_out_steps) == set(STEPS.values())
+    assert set(plan.left_out_steps) == JUDGE_STEPS
     assert "relreason models add --study selfcontra" in plan.notes[0]
 
 
