@@ -350,3 +350,40 @@ def test_section5_numbers_are_its_text_and_agree_with_table2(
             assert max(group) < number, row  # "stay below 15%"
         else:
             assert max(group) == number, row
+
+
+def test_table6_counts_agree_only_where_the_readme_says():
+    """The KOR README: our answer formats (kor/formats.py) on the 1,250 official items use only the
+    formats Table 6 lists per category, and their counts equal Table 6's for Cipher, Counterfactual and
+    Puzzle NR only (Operation 156/52/42 against 177/43/30)."""
+    from collections import Counter
+
+    from relreason_dagster import paths
+    from relreason_dagster.benchmarks.kor.data import load_category
+    from relreason_dagster.benchmarks.kor.formats import answer_format
+
+    data = paths.reference_dir() / "korbench" / "data"
+    if not SEED.is_file() or not data.is_dir():
+        pytest.skip("paper text or KOR-Bench data not found")
+    header, *body = _table_above(SEED.read_text(encoding="utf-8"), "Table 6: **Statistical Overview")
+    codes = {"Numerical Response": "NR", "Mathematical Expression": "ME", "Textual Response": "TR"}
+    codes |= {"Multiple Choice": "MC", "Structured Data": "SD"}
+    columns = [codes[h] for h in header[1:]]
+    table6 = {
+        (row[0].lower(), code): int(cell.split()[0])
+        for row in body
+        for code, cell in zip(columns, row[1:], strict=True)
+        if cell != "-"
+    }
+    ours: Counter[tuple[str, str]] = Counter()
+    for category in CATEGORIES:
+        for item in load_category(data, category.lower()).values():
+            ours[item.category, answer_format(item.category, item.answer)] += 1
+    assert set(ours) <= set(table6), "a format Table 6 does not list for its category"
+    assert {k for k in table6 if ours[k] == table6[k]} == {
+        ("cipher", "TR"),
+        ("counterfactual", "MC"),
+        ("puzzle", "NR"),
+    }
+    operation = [(ours["operation", f], table6["operation", f]) for f in ("NR", "ME", "SD")]
+    assert operation == [(156, 177), (52, 43), (42, 30)]
