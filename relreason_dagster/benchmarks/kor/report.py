@@ -105,7 +105,7 @@ def draw_real_life(rows_by_mart: dict[str, Rows]) -> Any:
         for r in rows_by_mart["marts.kor_real_life_vs_accuracy"]
         if r.get("accuracy") is not None and r.get("real_life_rate") is not None
     ]
-    fig, ax = plt.subplots(figsize=(plotting.WIDTH_IN * 0.7, 3.8))
+    fig, ax = plt.subplots(figsize=(plotting.WIDTH_IN, 3.8))
     ours = [r for r in rows if r["origin"] == "relreason"]
     if not ours:
         plotting.no_data(
