@@ -177,7 +177,8 @@ class KorFamily:
     marts_folder: str = "kor"
     marts_description: str = (
         "KOR-Bench marts: accuracy by category and rule, self-correction, mixed, counterfactual, knowledge "
-        "impact (rule withheld), Table 1 dataset statistics and Table 7 token statistics."
+        "impact (rule withheld), §5's response styles, Operation directions, Cipher errors and real-life "
+        "ratio against accuracy, Table 1 dataset statistics and Table 7 token statistics."
     )
     # What parse() may answer ("error" is the pipeline's, for a failed call).
     parse_statuses: tuple[str, ...] = ("ok", "na")

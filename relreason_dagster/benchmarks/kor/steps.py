@@ -1,4 +1,5 @@
 """KOR-Bench self-correction (§6.2) as a follow-up step: plain functions, no Dagster, no model calls.
+(Beside it, two steps that ask no model: each model's base_of pair, and the study's released responses.)
 
 Every zero-shot single question a model got wrong is sent back with the official follow-up
 ("Your answer is incorrect, ...") for up to ``self_correction_rounds`` rounds, stopping at the first
