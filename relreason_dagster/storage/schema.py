@@ -101,7 +101,8 @@ RAW_TABLES: dict[str, str] = {
     """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
     # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
-    # ``line`` is the row's line in its file; ``comparable``/``why_not`` whether a run can stand beside it.
+    # ``line`` is the row's line in its file; ``comparable``/``why_not`` whether a run can stand beside it;
+    # ``misprint`` whether the printed value is contradicted by the paper's own numbers or released outputs.
     "study_reference": """
         family VARCHAR NOT NULL,
         source VARCHAR NOT NULL,
@@ -123,6 +124,7 @@ RAW_TABLES: dict[str, str] = {
         line INTEGER NOT NULL,
         comparable BOOLEAN,
         why_not VARCHAR,
+        misprint BOOLEAN,
         PRIMARY KEY (family, line)
     """,
 }
@@ -153,6 +155,8 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "prompts": [("target_tokens", "INTEGER"), ("target_tolerance", "INTEGER"), ("target_exempt", "BOOLEAN")],
     # What a row's parse (or check) read (storage/parsed_answers.py); NULL on older rows: they redo once.
     "parsed_answers": [("parse_key", "VARCHAR")],
+    # A published cell the paper's own arithmetic or released outputs contradict (storage/study_reference.py).
+    "study_reference": [("misprint", "BOOLEAN")],
 }
 
 

@@ -26,7 +26,11 @@ TABLE = "study_reference"
 INTEGER_COLUMNS = ("n", "length")
 REQUIRED = ("family", "source", "model", "metric")
 # Bumped when the rows a file gives change for the same bytes (the stored rows are then re-read).
-READER_VERSION = "study-reference-v2"
+READER_VERSION = "study-reference-v3"
+# An optional column after ``note`` that is not a key: ``true`` when the printed value is a misprint (the
+# paper's own arithmetic or its released outputs give another value; the evidence goes in ``note``).  A
+# misprinted cell is never compared as printed, so it must also say ``comparable`` false and why.
+MISPRINT_COLUMN = "misprint"
 
 
 def file_key(path: Path) -> str:
@@ -74,6 +78,23 @@ def _comparability(cells: Mapping[str, str], where: str) -> tuple[bool, str | No
     return comparable, why
 
 
+def _misprint(cells: Mapping[str, str], where: str, comparable: bool) -> bool:
+    """The row's ``misprint`` (empty or absent: false); a misprint needs its evidence, and is not
+    comparable."""
+    text = cells.get(MISPRINT_COLUMN, "").lower()
+    if text not in ("", "true", "false"):
+        raise ConfigError(f"{where}: misprint {text!r} must be true, false or empty (false)")
+    if text != "true":
+        return False
+    if not cells.get("note"):
+        raise ConfigError(f"{where}: misprint is true but note is empty; give the evidence there")
+    if comparable:
+        raise ConfigError(
+            f"{where}: a misprint cannot be compared as printed; set comparable false and say why in why_not"
+        )
+    return True
+
+
 def read_published(family: str, path: Path) -> list[dict[str, Any]]:
     """The ``raw.study_reference`` rows of family ``family``'s ``published.csv`` at ``path``."""
     with path.open(newline="", encoding="utf-8") as handle:
@@ -89,7 +110,9 @@ def read_published(family: str, path: Path) -> list[dict[str, Any]]:
                 f"{path}: the header must start with {','.join(PUBLISHED_COLUMNS)} (extra key columns "
                 f"after note); found {','.join(header)}"
             )
-        extra = [h for h in header[len(PUBLISHED_COLUMNS) :] if h not in COMPARABILITY_COLUMNS]
+        extra = [
+            h for h in header[len(PUBLISHED_COLUMNS) :] if h not in (*COMPARABILITY_COLUMNS, MISPRINT_COLUMN)
+        ]
         if len(set(header)) != len(header) or any(not name for name in extra):
             raise ConfigError(
                 f"{path}: every header column needs a name of its own; found {','.join(header)}"
@@ -118,6 +141,7 @@ def read_published(family: str, path: Path) -> list[dict[str, Any]]:
                 row[column] = _integer(cells[column], where, column)
             row["value"] = _number(cells["value"], where)
             row["comparable"], row["why_not"] = _comparability(cells, where)
+            row[MISPRINT_COLUMN] = _misprint(cells, where, row["comparable"])
             row["keys"] = json.dumps({k: cells[k] for k in extra if cells[k]}, sort_keys=True)
             row["line"] = reader.line_num
             rows.append(row)

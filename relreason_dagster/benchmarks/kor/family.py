@@ -30,6 +30,7 @@ from typing import Any
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
 from relreason_dagster.benchmarks.kor import mixed, prompts
+from relreason_dagster.benchmarks.kor.analysis import cipher_error, operation_direction, response_style
 from relreason_dagster.benchmarks.kor.data import CATEGORIES, KorItem
 from relreason_dagster.benchmarks.kor.formats import answer_format
 from relreason_dagster.benchmarks.kor.items import (
@@ -176,7 +177,8 @@ class KorFamily:
     marts_folder: str = "kor"
     marts_description: str = (
         "KOR-Bench marts: accuracy by category and rule, self-correction, mixed, counterfactual, knowledge "
-        "impact (rule withheld), Table 1 dataset statistics and Table 7 token statistics."
+        "impact (rule withheld), §5's response styles, Operation directions, Cipher errors and real-life "
+        "ratio against accuracy, Table 1 dataset statistics and Table 7 token statistics."
     )
     # What parse() may answer ("error" is the pipeline's, for a failed call).
     parse_statuses: tuple[str, ...] = ("ok", "na")
@@ -210,6 +212,8 @@ class KorFamily:
         item = p.item
         fmt = answer_format(item.category, item.answer)
         data = {"item": asdict(item), "shots": [list(s) for s in p.shots]}
+        # §5: forward computation or an unknown to find (read off the question, official or generated).
+        direction = {"direction": operation_direction(item.question)} if item.category == "operation" else {}
         return Sample(
             benchmark=BENCHMARK,
             task=item.category,
@@ -222,6 +226,7 @@ class KorFamily:
                 "idx": item.idx,
                 "answer_format": fmt,
                 "subcategory": item.subcategory,
+                **direction,
                 **p.params,
             },
             input=data,
@@ -345,10 +350,12 @@ class KorFamily:
             detail["real_life_robust"] = score_robust(text, item, gold=item.real_life_answer)[0]
         detail |= _token_counts(sample, setting, text)
         answer = extract_final(text)
+        correct = score_paper(text, item)
+        # §5's readings of the response: visible reasoning or not, and a wrong cipher answer's error type.
+        detail["style"] = response_style(text, answer, item.answer)
+        detail["cipher_error"] = cipher_error(item, text, answer, correct)
         status = "na" if reason in ("no_answer", "error", "too_long") else "ok"
-        return Parsed(
-            parse_status=status, parsed=answer, n_cells=1, correct=score_paper(text, item), detail=detail
-        )
+        return Parsed(parse_status=status, parsed=answer, n_cells=1, correct=correct, detail=detail)
 
     def _parse_mixed(self, sample: Sample, text: str) -> Parsed:
         questions = sample.input["questions"]

@@ -35,3 +35,6 @@ class Knobs(FamilyKnobs):
     stepwise: bool = False
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     max_tokens: int | dict[str, int] = DEFAULT_MAX_TOKENS
+    # The study's released evaluation files (relative to the reference folder): its models beside ours in
+    # §5's marts (released.py); null reads none.
+    released_dir: str | None = None

@@ -1,6 +1,7 @@
 """What the report shows of KOR-Bench: accuracy by category with the self-correction rounds (a figure),
-accuracy by category as a table, accuracy with the rule and withheld (§6.4's only questions), and our
-models beside the study's published ones (its Table 2).
+the real-life ratio against accuracy across models (§5 / App. E, a figure), accuracy by category as a
+table, accuracy with the rule and withheld (§6.4's only questions), and our models beside the study's
+published ones (its Table 2).
 
 Found by name (``registry.family_sections``, ``family_headlines``); ``results/`` renders it without
 knowing the family.
@@ -91,6 +92,72 @@ def draw_kor(rows_by_mart: dict[str, Rows]) -> Any:
     return fig
 
 
+# How each origin of marts.kor_real_life_vs_accuracy is drawn: the study's printed models as a grey
+# backdrop (chat circles, base triangles), its released models as black crosses, a run's models coloured.
+_SETTING_MARKERS = {"zero_shot": "o", "three_shot": "^"}
+
+
+def draw_real_life(rows_by_mart: dict[str, Rows]) -> Any:
+    """§5 / App. E: real-life answer ratio (counterfactual) against overall accuracy, one point per model."""
+    plt = plotting.plt()
+    rows = [
+        r
+        for r in rows_by_mart["marts.kor_real_life_vs_accuracy"]
+        if r.get("accuracy") is not None and r.get("real_life_rate") is not None
+    ]
+    fig, ax = plt.subplots(figsize=(plotting.WIDTH_IN, 3.8))
+    ours = [r for r in rows if r["origin"] == "relreason"]
+    if not ours:
+        plotting.no_data(
+            ax, "No counterfactual answers of a run yet:\nrun `relreason run --model M --benchmark kor`."
+        )
+    for setting, marker in _SETTING_MARKERS.items():
+        printed = [r for r in rows if r["origin"] == "Table 2" and r["setting"] == setting]
+        if printed:
+            kind = "chat, zero-shot" if setting == "zero_shot" else "base, three-shot"
+            ax.scatter(
+                [r["accuracy"] for r in printed],
+                [r["real_life_rate"] for r in printed],
+                marker=marker,
+                s=18,
+                color="0.7",
+                label=f"Table 2 ({kind})",
+            )
+    released = [r for r in rows if r["origin"] == "released"]
+    if released:
+        ax.scatter(
+            [r["accuracy"] for r in released],
+            [r["real_life_rate"] for r in released],
+            marker="x",
+            s=40,
+            color="black",
+            label="the study's models, from its released files",
+        )
+    colors = plotting.model_colors([r["model"] for r in ours])
+    for r in ours:
+        low, high = r.get("real_life_ci_low"), r.get("real_life_ci_high")
+        rate = r["real_life_rate"]
+        yerr = None if low is None or high is None else [[rate - low], [high - rate]]
+        ax.errorbar(
+            [r["accuracy"]],
+            [r["real_life_rate"]],
+            yerr=yerr,
+            fmt=_SETTING_MARKERS.get(r["setting"], "s"),
+            color=colors[r["model"]],
+            capsize=2,
+            label=f"{r['model']} · {r['source']} · {r['setting']}",
+        )
+    ax.set_xlim(-0.02, 1.0)
+    ax.set_ylim(-0.02, max([0.5, *(r["real_life_rate"] + 0.05 for r in rows)]))
+    ax.set_xlabel("overall accuracy")
+    ax.set_ylabel("real-life answers (counterfactual)")
+    ax.grid(alpha=0.3)
+    ax.set_title("real-life answers against accuracy", fontsize=10)
+    bottom = plotting.legend_below(fig, [ax], ncol=2)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
+
+
 FIGURES = (
     FigureSpec(
         name="kor_accuracy",
@@ -102,6 +169,21 @@ FIGURES = (
         "accuracy after each self-correction round (round 0 = zero-shot), overall.",
         marts=("marts.kor_accuracy", "marts.kor_self_correction"),
         draw=draw_kor,
+        hint=f"relreason run --model M --benchmark {BENCHMARK}",
+    ),
+    FigureSpec(
+        name="kor_real_life",
+        asset_name="kor_real_life_plot",
+        study=BENCHMARK,
+        title="KOR-Bench: real-life answers against accuracy (§5, App. E)",
+        caption="Each model's share of counterfactual answers that are the real-world one (95% "
+        "Wilson whiskers) against its overall accuracy, the paper's judgement; grey: every model of "
+        "the study's Table 2 as printed (circles chat zero-shot, triangles base three-shot); black "
+        "crosses: the study's models recomputed from its released files (when the reference folder "
+        "has them); coloured: a run's models.  §5: as accuracy rises, real-life answers fall "
+        "(marts.kor_real_life_vs_accuracy, pearson_r).",
+        marts=("marts.kor_real_life_vs_accuracy",),
+        draw=draw_real_life,
         hint=f"relreason run --model M --benchmark {BENCHMARK}",
     ),
 )
@@ -166,6 +248,30 @@ SECTIONS = (
 )
 
 HEADLINES = (
+    HeadlineTable(
+        "marts.kor_response_style (KOR-Bench §5: visible reasoning, the bare answer, placeholders, overall; "
+        "released = the study's models from its released files)",
+        "SELECT released, model, source, setting, n, reasoning_rate, answer_only_rate, placeholder_rate, "
+        "empty_rate, accuracy FROM marts.kor_response_style WHERE category = 'overall' "
+        "ORDER BY released, model, source, setting",
+    ),
+    HeadlineTable(
+        "marts.kor_operation_direction (KOR-Bench §5: Operation accuracy, forward against inverse)",
+        "SELECT released, model, source, setting, direction, n, accuracy, ci_low, ci_high "
+        "FROM marts.kor_operation_direction ORDER BY released, model, source, setting, direction",
+    ),
+    HeadlineTable(
+        "marts.kor_cipher_errors (KOR-Bench §5: wrong cipher answers by error type)",
+        "SELECT released, model, source, setting, error_type, n, n_wrong, share_of_wrong "
+        "FROM marts.kor_cipher_errors ORDER BY released, model, source, setting, n DESC",
+    ),
+    HeadlineTable(
+        "marts.kor_real_life_vs_accuracy (KOR-Bench §5 / App. E: real-life ratio against accuracy; "
+        "Table 2's printed models left out here)",
+        "SELECT origin, model, source, setting, n, accuracy, real_life_rate, real_life_ci_low, "
+        "real_life_ci_high, pearson_r FROM marts.kor_real_life_vs_accuracy WHERE origin <> 'Table 2' "
+        "ORDER BY origin, model, source, setting",
+    ),
     HeadlineTable(
         "marts.kor_dataset_stats (KOR-Bench Table 1 of the questions asked: rules, lengths in characters, "
         "answer formats)",

@@ -1,4 +1,5 @@
 """KOR-Bench self-correction (§6.2) as a follow-up step: plain functions, no Dagster, no model calls.
+(Beside it, two steps that ask no model: each model's base_of pair, and the study's released responses.)
 
 Every zero-shot single question a model got wrong is sent back with the official follow-up
 ("Your answer is incorrect, ...") for up to ``self_correction_rounds`` rounds, stopping at the first
@@ -42,7 +43,9 @@ from relreason_dagster.benchmarks.kor.family import (
     MIXED_TASK,
     KorFamily,
 )
+from relreason_dagster.benchmarks.kor.family import data_dir as kor_data_dir
 from relreason_dagster.benchmarks.kor.profile_schema import Knobs
+from relreason_dagster.benchmarks.kor.released import folder_of, read_released
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.errors import ConfigError
@@ -257,4 +260,32 @@ class ModelPairs(Step):
         )
 
 
-STEPS = (SelfCorrection(), ModelPairs())
+class ReleasedResponses(Step):
+    """The study's released evaluation files as rows (``raw.kor_released``): its own models in §5's marts."""
+
+    name = "kor_released"
+    description = (
+        "KOR-Bench's released evaluation files (the profile's released_dir under RELREASON_REFERENCE_DIR): "
+        "the study's models judged as Table 2, with §5's readings, beside a run's models (raw.kor_released; "
+        "asks no model; no rows without the files)."
+    )
+    table = "kor_released"
+    stage = "inputs"
+
+    def rows(
+        self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
+    ) -> StepRows:
+        found = read_released(folder_of(profile.typed(Knobs).released_dir), kor_data_dir(profile))
+        return StepRows(
+            rows=found.rows,
+            replace_where="true",  # the folder is read whole: a file gone is rows gone
+            replace_params=[],
+            summary={
+                "files": len(found.files),
+                "summary": found.summary_line(),
+                "skipped": [f"{name}: {why}" for name, why in found.skipped],
+            },
+        )
+
+
+STEPS = (SelfCorrection(), ModelPairs(), ReleasedResponses())

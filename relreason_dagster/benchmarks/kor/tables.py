@@ -1,4 +1,5 @@
-"""Tables of schema ``raw`` the KOR-Bench family owns: its self-correction rounds, its model pairs.
+"""Tables of schema ``raw`` the KOR-Bench family owns: its self-correction rounds, its model pairs, the
+study's released responses.
 
 ``storage/schema.py`` creates every registered family's ``RAW_TABLES`` beside the generic ones and adds
 ``ADDED_COLUMNS`` to an older DuckDB file in place, so a family owns its tables' columns here.
@@ -31,6 +32,22 @@ RAW_TABLES: dict[str, str] = {
         model VARCHAR NOT NULL,
         base_of VARCHAR,
         PRIMARY KEY (model)
+    """,
+    # The study's own models (KOR-Bench §5 beside a run's): one row per record of the released evaluation
+    # files the profile's released_dir holds (released.py), judged as Table 2 was, with §5's readings.
+    "kor_released": """
+        model VARCHAR NOT NULL,
+        category VARCHAR NOT NULL,
+        idx VARCHAR NOT NULL,
+        setting VARCHAR NOT NULL,
+        rule_id VARCHAR,
+        direction VARCHAR,
+        correct BOOLEAN,
+        official_correct BOOLEAN,
+        real_life BOOLEAN,
+        style VARCHAR,
+        cipher_error VARCHAR,
+        PRIMARY KEY (model, category, setting, idx)
     """,
 }
 

@@ -1,8 +1,9 @@
 """KOR-Bench through the real pipeline (DuckDB, dbt, GX checks) with scripted models of known behaviour.
 
 * ``learner`` (scripted): answers every first question wrongly (a counterfactual one with the
-  real-life option), then the gold answer once told "Your answer is incorrect": accuracy 0 at round
-  0 and 1 after round 1, real-life rate 1; mixed records answered in JSON, right.
+  real-life option, a cipher one with "Hello World", §5's placeholder), then the gold answer once told
+  "Your answer is incorrect": accuracy 0 at round 0 and 1 after round 1, real-life rate 1; mixed
+  records answered in JSON, right.
 * ``stubborn`` (scripted): always the same wrong answer: never corrected, every round asked.
 """
 
@@ -46,6 +47,8 @@ def home(tmp_path_factory):
             first[text] = corrected[text]
         elif sample.task == "counterfactual":
             first[text] = f"In the real world it is {item_of(sample).real_life_answer}"
+        elif sample.task == "cipher":
+            first[text] = "[[HELLO WORLD]]"
         else:
             first[text] = "After careful thought: [[not the answer]]"
 
@@ -119,6 +122,47 @@ def test_self_correction_rounds_real_life_and_mixed(home):
     assert checks["kor_gold_self_check"] is True
     assert checks["kor_item_counts_check"] is True
     assert checks["kor_answer_formats_check"] is True
+
+
+def test_section5_marts_and_the_real_life_figure(home, tmp_path):
+    """KOR §5 (issue 57, acceptance 4): the response-style, Operation-direction, Cipher-error and
+    real-life marts hold the scripted models' answers beside Table 2's printed models, and report.html
+    shows the real-life figure.  The smoke profile reads no released files (the kor_released step runs
+    and stores nothing; tests/unit/kor/test_kor_section5.py reads them), so no row is 'released'."""
+    import duckdb
+
+    from relreason_dagster import paths
+    from relreason_dagster.results.report import build_report
+
+    n = home["n_single"]
+    style = rows(
+        "SELECT model, n, n_reasoning, n_answer_only, n_placeholder FROM marts.kor_response_style "
+        "WHERE NOT released AND category = 'overall' ORDER BY model"
+    )
+    assert style == [("learner", n, 0, n - 1, 1), ("stubborn", n, 0, n, 0)]
+    direction = rows("SELECT model, n, accuracy FROM marts.kor_operation_direction WHERE NOT released")
+    assert sorted(direction) == [("learner", 1, 0.0), ("stubborn", 1, 0.0)]
+    errors = rows(
+        "SELECT model, error_type, n_wrong FROM marts.kor_cipher_errors WHERE NOT released ORDER BY model"
+    )
+    assert [(m, e) for m, e, _ in errors if m == "learner"] == [("learner", "placeholder")]
+    assert [w for *_, w in errors] == [1, 1]
+    real_life = rows("SELECT origin, count(*) FROM marts.kor_real_life_vs_accuracy GROUP BY origin")
+    assert dict(real_life) == {"Table 2": 62, "relreason": 2}
+    ours = rows(
+        "SELECT model, accuracy, real_life_rate FROM marts.kor_real_life_vs_accuracy "
+        "WHERE origin = 'relreason'"
+    )
+    assert sorted(ours) == [("learner", 0.0, 1.0), ("stubborn", 0.0, 0.0)]
+    con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
+    try:
+        summary = build_report(con, tmp_path / "report")
+    finally:
+        con.close()
+    page = summary.path.read_text()
+    assert 'data-figure="kor_real_life"' in page
+    assert rows("SELECT count(*) FROM raw.kor_released") == [(0,)]
+    assert (tmp_path / "report" / "kor_real_life.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_rerun_reuses_every_round(home):

@@ -53,6 +53,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         },
         "mixed": {},
         "questions_per_rule": 10,
+        "released_dir": None,  # added with the knob (KOR §5: the study's released files)
         "rules": {},
         "samples": 1,
         "self_correction_rounds": 0,
@@ -140,6 +141,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         },
         "mixed": {"Multi-Q": 1000, "Multi-R": 1000, "Multi-RQ": 1000},
         "questions_per_rule": 10,
+        "released_dir": "korbench/responses",  # added with the knob (KOR §5: the study's released files)
         "rules": {},
         "samples": 1,
         "self_correction_rounds": 5,
@@ -246,6 +248,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         },
         "mixed": {"Multi-Q": 1},
         "questions_per_rule": 1,
+        "released_dir": None,  # added with the knob (KOR §5: the study's released files)
         "rules": {
             "cipher": ["23"],
             "counterfactual": ["13"],

@@ -79,6 +79,29 @@ def test_comparability_is_read_into_its_own_columns_not_the_keys(tmp_path):
     assert [json.loads(r["keys"]) for r in rows] == [{"difficulty": "easy"}, {"difficulty": "hard"}]
 
 
+def test_a_misprint_is_its_own_column_with_evidence_and_not_comparable(con, tmp_path, monkeypatch):
+    """``misprint`` (empty: false) is read into its own column, never a key, and stored."""
+    from relreason_dagster.defs import study_reference as asset
+
+    path = _write(
+        tmp_path / "published.csv",
+        HEADER + ",comparable,why_not,misprint",
+        "toy,T1,a,,,,,,,,,,acc,0.5,50,,,,",
+        "toy,T1,b,,,,,,,,,,acc,0.2,20,the total gives 0.25,false,misprint: printed 20,true",
+    )
+    rows = reference.read_published("toy", path)
+    assert [(r["misprint"], r["comparable"], r["keys"]) for r in rows] == [
+        (False, True, "{}"),
+        (True, False, "{}"),
+    ]
+    monkeypatch.setattr(asset, "published_files", lambda: {"toy": path})
+    asset.load_study_reference(con)
+    stored = con.execute(
+        "SELECT model, misprint, comparable FROM raw.study_reference ORDER BY line"
+    ).fetchall()
+    assert stored == [("a", False, True), ("b", True, False)]
+
+
 @pytest.mark.parametrize(
     ("lines", "says"),
     [
@@ -92,6 +115,9 @@ def test_comparability_is_read_into_its_own_columns_not_the_keys(tmp_path):
         ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,maybe,"], "must be true, false"),
         ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,false,"], "say in one line why"),
         ([HEADER + ",comparable,why_not", "toy,T1,m,,,,,,,,,,acc,0.5,50,,true,x"], "on a comparable row"),
+        ([HEADER + ",misprint", "toy,T1,m,,,,,,,,,,acc,0.5,50,,yes"], "misprint 'yes' must be true"),
+        ([HEADER + ",misprint", "toy,T1,m,,,,,,,,,,acc,0.5,50,,true"], "give the evidence there"),
+        ([HEADER + ",misprint", "toy,T1,m,,,,,,,,,,acc,0.5,50,total says 0.4,true"], "set comparable false"),
     ],
 )
 def test_a_malformed_file_is_one_line_naming_the_fix(tmp_path, lines, says):
