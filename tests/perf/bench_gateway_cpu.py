@@ -24,7 +24,7 @@ Variants:
   gateway cannot use it; it is measured here, in one event loop, as the floor LiteLLM
   itself reaches.
 
-* ``direct``: the direct transport (``llm/direct_transport.py``): its encoded body, one pooled
+* ``direct``: the direct transport (``llm/transports/direct.py``): its encoded body, one pooled
   aiohttp session, the reply read into the stored outcome (``replies.read_body``), as the
   gateway calls it for an OpenAI-compatible ``api_base``.
 
