@@ -43,11 +43,17 @@ class ResponseRow(NamedTuple):
     cost_usd: float | None
 
 
+# A row made from its values in C: a NamedTuple's own constructor is a Python function with 19
+# arguments, ~2 µs per row on a loaded 2-core machine against ~0.4 µs here (the bare tuple it replaced:
+# ~0.4), paid on every answer of the direct transport's ~0.3 ms of CPU per request.
+_new_row = tuple.__new__
+
+
 class OutcomeRows:
     """Turns one request's outcome into its rows and hands them to ``add`` (the run's lake writer).
 
     Built once per run with what every row of the run shares, so storing an answer costs one method
-    call and one tuple per prompt id, as the bare tuple did.
+    call and one tuple per prompt id, as the bare tuple did (made by ``_new_row``).
     """
 
     def __init__(
@@ -80,26 +86,29 @@ class OutcomeRows:
         cost = outcome.cost_usd
         for i, prompt_id in enumerate(work.prompt_ids):
             self.add(
-                ResponseRow(
-                    prompt_id,
-                    self.model,
-                    benchmarks.get(prompt_id, self.unknown_benchmark),
-                    work.request_hash,
-                    self.litellm_model,
-                    content,
-                    finish_reason,
-                    outcome.prompt_tokens,
-                    outcome.completion_tokens,
-                    outcome.latency_s,
-                    outcome.attempts,
-                    error,
-                    i > 0 and answered,
-                    created,
-                    False,
-                    reasoning,
-                    outcome.reasoning_tokens,
-                    work.sample_index,
-                    cost if i == 0 or cost is None else 0.0,
+                _new_row(
+                    ResponseRow,
+                    (
+                        prompt_id,
+                        self.model,
+                        benchmarks.get(prompt_id, self.unknown_benchmark),
+                        work.request_hash,
+                        self.litellm_model,
+                        content,
+                        finish_reason,
+                        outcome.prompt_tokens,
+                        outcome.completion_tokens,
+                        outcome.latency_s,
+                        outcome.attempts,
+                        error,
+                        i > 0 and answered,
+                        created,
+                        False,
+                        reasoning,
+                        outcome.reasoning_tokens,
+                        work.sample_index,
+                        cost if i == 0 or cost is None else 0.0,
+                    ),
                 )
             )
 
