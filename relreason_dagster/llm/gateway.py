@@ -1,18 +1,19 @@
-"""The gateway: send prompts to one model (through LiteLLM or the direct transport) and store every outcome.
+"""The gateway: send prompts to one model (through its transport) and store every outcome.
 
 This module drives a run (:func:`run_model`, and :func:`run_slice` in a worker process); what it
 uses lives beside it: the cache key (``request_key.py``), the requests a run makes
 (``draw_plan.py``), provider errors and backoff (``provider_errors.py``), reading a reply
 (``replies.py``), group commit (``lake_writer.py``), the counters and progress lines
-(``run_stats.py``), a run's shares for its worker processes (``worker_shares.py``), LiteLLM's
-switched-off per-call work and prices (``litellm_overhead.py``) and the direct transport to
-OpenAI-compatible servers (``direct_transport.py``).
+(``run_stats.py``), a run's shares for its worker processes (``worker_shares.py``), the stored row
+(``response_row.py``) and the ways of sending a request (``transports/``).
 
-* **Two transports, one row.**  A model that speaks the OpenAI protocol to an ``api_base`` is sent
-  over one pooled aiohttp session (``direct_transport.py``: ~0.2 ms of CPU per call where LiteLLM
-  spends 2–4 ms); every other provider through ``litellm.acompletion``.  Everything around the call
-  (cache key, plan, retries, rate limits, budget, storage) is shared, so the stored row, the
-  request hash and the error kinds are the same whichever transport sent it.
+* **Transports, one row.**  How a request is sent is the model entry's ``transport``, a name in
+  ``transports/table.py``: ``direct`` (one pooled aiohttp session to an OpenAI-compatible
+  ``api_base``, ~0.2 ms of CPU per call where LiteLLM spends 2–4 ms) or ``litellm``.  The gateway
+  holds one :class:`~relreason_dagster.llm.transports.protocol.Transport` per run and never asks
+  which: everything around the call (cache key, plan, retries, rate limits, budget, draws, storage)
+  is shared, so the stored row, the request hash and the error kinds are the same whichever
+  transport sent it.
 
 Design choices, and why:
 
@@ -65,7 +66,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
-import functools
 import random
 import sys
 import time
@@ -77,7 +77,7 @@ from typing import Any
 # LiteLLM is imported on the first call (litellm_overhead.litellm_module), after
 # relreason_dagster/llm/__init__.py has set its offline environment defaults.
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm import direct_transport, litellm_overhead, rejected_params
+from relreason_dagster.llm import litellm_overhead, rejected_params
 from relreason_dagster.llm import workers as worker_processes
 from relreason_dagster.llm.choices import choice_views, refuses_n, split_usage
 from relreason_dagster.llm.draw_plan import Work, bundle, plan_requests, sort_key, work_size, work_tokens
@@ -95,16 +95,16 @@ from relreason_dagster.llm.provider_errors import (
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
 from relreason_dagster.llm.registry import ModelSpec, api_key, require_api_key
-from relreason_dagster.llm.replies import Outcome, read_body, read_reply
+from relreason_dagster.llm.replies import Outcome
+from relreason_dagster.llm.response_row import OutcomeRows, copied_row
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
+from relreason_dagster.llm.transports.table import transport_for
 from relreason_dagster.llm.worker_shares import slice_payloads
 from relreason_dagster.storage import sent_requests
 from relreason_dagster.storage.claims import model_claim
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 
-# Slack on top of timeout_s before we abandon a call LiteLLM failed to time out.
-_HARD_TIMEOUT_SLACK_S = 5.0
 # The lake partition of a prompt row that names no benchmark (direct callers of run_model).
 _UNKNOWN_BENCHMARK = "unknown"
 # The request ledger (storage/sent_requests.py) is rewritten at most this often while a run sends.
@@ -121,8 +121,8 @@ class _Job:
     """A request on its way and the attempts made so far.
 
     ``works``: the draws it answers, one, or several of one prompt asked at once with ``n``
-    (``draw_plan.bundle``).  ``request`` is what the transport sends: LiteLLM's kwargs, or the
-    direct transport's encoded body.
+    (``draw_plan.bundle``).  ``request`` is what the transport sends (``Transport.request``: LiteLLM's
+    kwargs, the direct transport's encoded body, ...).
     """
 
     works: list[Work]
@@ -169,19 +169,15 @@ class _Runner:
         self.rng = rng
         self.extra_kwargs = extra_kwargs or {}
         self.api_key = api_key(spec)  # set: checked at the door (launch_plan.build_plan)
-        # In-process llama.cpp cannot hang on a network and cannot be interrupted
-        # (a cancelled call keeps computing and holds the model's lock), so it gets
-        # no hard timeout; remote calls get one in case the client's own fails.
-        self.hard_timeout = None if spec.provider == "local" else spec.timeout_s + _HARD_TIMEOUT_SLACK_S
         self.stats = RunStats(model=spec.name, transport=spec.transport_used)
-        # The direct transport's pooled session (opened on the first call, in the run's own loop).
-        self.client = (
-            direct_transport.DirectClient(spec, self.api_key)
-            if spec.transport_used == direct_transport.DIRECT
-            else None
-        )
+        # How this run sends (the entry's ``transport``, transports/table.py); opened by _drive in the
+        # process and loop that send, so a run whose answers are all stored opens nothing.
+        self.transport = transport_for(spec, self.api_key, self.extra_kwargs)
         self.total = 0
         self.redact = redactor_for(spec)
+        self.rows = OutcomeRows(
+            spec.name, spec.litellm_model, self.redact, self.writer.add, _UNKNOWN_BENCHMARK
+        )
         self.limiter = RateLimiter(spec.rpm, spec.tpm)
         # USD spent by this model's calls, stored ones included (``max_cost``; set by _answer).
         self.spent = 0.0
@@ -252,61 +248,18 @@ class _Runner:
         if not pairs:
             return
         created = _now()
-        rows = []
-        for prompt_id, h in pairs:
-            hit = hits[h]
-            rows.append(
-                (
-                    prompt_id,
-                    self.spec.name,
-                    self.benchmarks.get(prompt_id, _UNKNOWN_BENCHMARK),
-                    h,
-                    hit["litellm_model"],
-                    hit["content"],
-                    hit["finish_reason"],
-                    hit["prompt_tokens"],
-                    hit["completion_tokens"],
-                    hit["latency_s"],
-                    0,
-                    None,
-                    True,
-                    created,
-                    bool(hit.get("sanitized")),  # the copy was changed exactly as its source was
-                    hit.get("reasoning"),
-                    hit.get("reasoning_tokens"),
-                    hit.get("sample_index") or 0,
-                    None if hit.get("cost_usd") is None else 0.0,
-                )
+        rows = [
+            copied_row(
+                prompt_id,
+                h,
+                hits[h],
+                model=self.spec.name,
+                benchmark=self.benchmarks.get(prompt_id, _UNKNOWN_BENCHMARK),
+                created=created,
             )
+            for prompt_id, h in pairs
+        ]
         self.writer.write(rows)
-
-    def _store(self, work: Work, outcome: Outcome) -> None:
-        created = _now()
-        for i, prompt_id in enumerate(work.prompt_ids):
-            self.writer.add(
-                (
-                    prompt_id,
-                    self.spec.name,
-                    self.benchmarks.get(prompt_id, _UNKNOWN_BENCHMARK),
-                    work.request_hash,
-                    self.spec.litellm_model,
-                    self.redact(outcome.content),
-                    self.redact(outcome.finish_reason),
-                    outcome.prompt_tokens,
-                    outcome.completion_tokens,
-                    outcome.latency_s,
-                    outcome.attempts,
-                    self.redact(outcome.error),
-                    i > 0 and outcome.error is None,
-                    created,
-                    False,  # set by the store when the text had to change
-                    self.redact(outcome.reasoning),
-                    outcome.reasoning_tokens,
-                    work.sample_index,
-                    # One call answered every prompt id of the request: its cost is the first row's.
-                    outcome.cost_usd if i == 0 or outcome.cost_usd is None else 0.0,
-                )
-            )
 
     def _request(self, works: list[Work]) -> Any:
         """What the transport sends for ``works`` (built once: a retry sends the same).
@@ -314,33 +267,7 @@ class _Runner:
         Several draws are one request asking ``n`` choices; ``n`` is not in the request hash (each
         draw's hash is the one it has alone, ``draw_plan.bundle``).
         """
-        work = works[0]
-        if self.client is not None:
-            params = {**work.params, **self.extra_kwargs} if self.extra_kwargs else work.params
-            if len(works) > 1:
-                params = {**params, "n": len(works)}
-            return self.client.body(work.messages, params)
-        kwargs = self._call_kwargs(work)
-        if len(works) > 1:
-            kwargs["n"] = len(works)
-        return kwargs
-
-    def _call_kwargs(self, work: Work) -> dict[str, Any]:
-        kwargs: dict[str, Any] = dict(self.quiet_kwargs)
-        kwargs.update(work.params)
-        kwargs.update(self.extra_kwargs)
-        kwargs.update(
-            model=self.spec.litellm_model,
-            messages=work.messages,
-            timeout=self.spec.timeout_s,
-            num_retries=0,
-            max_retries=0,
-        )
-        if self.spec.api_base:
-            kwargs["api_base"] = self.spec.api_base
-        if self.api_key:
-            kwargs["api_key"] = self.api_key
-        return kwargs
+        return self.transport.request(works[0], len(works))
 
     async def _attempt(self, job: _Job) -> float | list[_Job] | None:
         """Send ``job`` once.  None: its outcome is stored; a number: the seconds to wait before the next
@@ -355,15 +282,10 @@ class _Runner:
         start = time.monotonic()
         try:
             try:
-                if self.client is not None:  # its session's own timeout bounds the call
-                    reply: Any = await self.client.complete(job.request)
-                else:
-                    reply = await asyncio.wait_for(
-                        litellm_overhead.litellm_module().acompletion(**job.request), self.hard_timeout
-                    )
+                reply: Any = await self.transport.send(job.request)  # bounded in time by the transport
             finally:
                 self.limiter.release(slot)
-            read = read_body if self.client is not None else read_reply
+            read = self.transport.read
             latency = time.monotonic() - start
             if len(job.works) == 1:
                 outcomes = [read(reply, latency, job.attempts, self.spec)]
@@ -465,8 +387,10 @@ class _Runner:
                     timers.append(loop.call_later(delay, wait_over, job))
 
         n_workers = max(1, min(self.spec.concurrency, len(to_call)))
-        tasks = [asyncio.create_task(worker()) for _ in range(n_workers)]
+        tasks: list[asyncio.Task[None]] = []
         try:
+            await self.transport.open()
+            tasks = [asyncio.create_task(worker()) for _ in range(n_workers)]
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
                 failure = task.exception()
@@ -478,8 +402,7 @@ class _Runner:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            if self.client is not None:
-                await self.client.close()
+            await self.transport.close()
 
     async def _drive_in_workers(self, to_call: list[list[Work]], n: int) -> None:
         """Send the calls from ``n`` processes (``llm/workers.py``), each every n-th request.
@@ -543,7 +466,7 @@ class _Runner:
 
     def _finish(self, work: Work, outcome: Outcome, call: bool = True) -> None:
         """Store ``work``'s outcome and count it; ``call``: the first draw its request answered."""
-        self._store(work, outcome)
+        self.rows.store(work, outcome, self.benchmarks, _now())
         if outcome.cost_usd is not None:
             self.spent += outcome.cost_usd
             self.stats.spent_usd = self.spent
@@ -581,12 +504,6 @@ class _Runner:
         self.stats.seconds = time.monotonic() - start
         return self.stats
 
-    @functools.cached_property
-    def quiet_kwargs(self) -> dict[str, Any]:
-        """LiteLLM's switched-off per-call work (asked at the first call: a run with every answer
-        stored never imports LiteLLM, ~3 s on 2 cores)."""
-        return litellm_overhead.quiet_kwargs()
-
     async def _answer(self, works: dict[str, Work]) -> None:
         """Skip what is stored, copy cache hits, call the model for the rest, merge this run's files."""
         if self.spec.max_cost is not None:
@@ -615,9 +532,6 @@ class _Runner:
         self.stats.cached += len(cache_pairs)
         self._report()
         if to_call:
-            if self.client is None:
-                _register_builtin_providers(self.spec)
-                litellm_overhead.price_unknown_model_at_zero(self.spec.litellm_model)
             to_call.sort(key=lambda w: sort_key(w.messages))
             self.stats.work_total = sum(work_size(w) for w in to_call)
             requests = bundle(to_call, self.choices)
@@ -713,9 +627,6 @@ def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -
     slice, and what was written before it is still reported, so nothing is lost.
     """
     spec: ModelSpec = payload["spec"]
-    if spec.transport_used != direct_transport.DIRECT:
-        _register_builtin_providers(spec)
-        litellm_overhead.price_unknown_model_at_zero(spec.litellm_model)
     base_s, cap_s = payload["backoff_s"]
     runner = _Runner(
         ResponseStore(Lake.open(payload["lake_url"])),
@@ -741,11 +652,3 @@ def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -
     except Exception as exc:  # noqa: BLE001 - the parent raises it for the whole run
         failure = runner.redact(f"{type(exc).__name__}: {exc}")
     return {**counters(runner.stats), "files": runner.writer.files, "failure": failure}
-
-
-def _register_builtin_providers(spec: ModelSpec) -> None:
-    """Register the in-process ``local`` provider when a spec needs it (lazy: llama.cpp is heavy)."""
-    if spec.provider == "local":
-        from relreason_dagster.llm.local_provider import register_local_provider
-
-        register_local_provider()

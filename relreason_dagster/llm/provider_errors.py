@@ -86,7 +86,7 @@ class MalformedReply(Exception):
 
 
 class ProviderError(Exception):
-    """A failed call of the direct transport (``llm/direct_transport.py``), already classified.
+    """A failed call of the direct transport (``llm/transports/direct.py``), already classified.
 
     ``kind`` is what :func:`classify_error` gives LiteLLM's exception for the same failure, and
     whether it is retried is the kind's :data:`RETRY_RULES` row; ``headers`` (a 429's ``Retry-After``)

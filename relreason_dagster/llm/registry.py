@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -32,6 +32,7 @@ from relreason_dagster.common.model_kinds import MODEL_KINDS
 from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.reasoning import REASONING_MODES
+from relreason_dagster.llm.transports import table as transport_table
 from relreason_dagster.llm.workers import MAX_WORKERS
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
@@ -92,7 +93,8 @@ class ModelSpec:
     # Requests and estimated tokens per minute the provider allows (llm/rate_limits.py).
     rpm: int | None = None
     tpm: int | None = None
-    # How calls are sent (llm/direct_transport.py): "direct" or "litellm"; None: ``transport_used``'s rule.
+    # How calls are sent: a name in llm/transports/table.py ("direct", "litellm", or one registered
+    # there); None: ``transport_used``'s rule.
     transport: str | None = None
     # Draws asked in one request (the OpenAI API's ``n``): ``--samples K`` sends ⌈K / n⌉ requests per
     # prompt (llm/draw_plan.bundle); a provider that refuses or ignores it gets one request per draw.
@@ -258,9 +260,9 @@ class ModelEntry(BaseModel):
     )
     rpm: int | None = Field(_DEFAULT["rpm"], gt=0, json_schema_extra=_POSITIVE)
     tpm: int | None = Field(_DEFAULT["tpm"], gt=0, json_schema_extra=_POSITIVE)
-    transport: Literal["direct", "litellm"] | None = Field(
-        _DEFAULT["transport"], json_schema_extra=_says("'direct' or 'litellm'")
-    )
+    # A name in the transport table (llm/transports/table.py), read when checked: a transport a
+    # test or a plugin registers is as good a name as the built-ins.
+    transport: str | None = Field(_DEFAULT["transport"])
     n: int = Field(_DEFAULT["n"], gt=0, le=MAX_CHOICES, json_schema_extra=_says(f"1 to {MAX_CHOICES} draws"))
 
     @field_validator("name")
@@ -297,6 +299,17 @@ class ModelEntry(BaseModel):
     def _kind(cls, value: str) -> str:
         if value not in MODEL_KINDS:
             raise ValueError("unknown kind")
+        return value
+
+    @field_validator("transport", mode="before")
+    @classmethod
+    def _transport(cls, value: Any) -> Any:
+        """Before the type check, so ``transport: 3`` gets the same line naming the choices."""
+        known = transport_table.names()
+        if value is not None and (not isinstance(value, str) or value not in known):
+            quoted = [repr(name) for name in known]
+            expected = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+            raise PydanticCustomError("expected", "{expected}", {"expected": expected})
         return value
 
     @field_validator("reasoning")

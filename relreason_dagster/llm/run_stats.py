@@ -53,7 +53,7 @@ class RunStats:
     # with a higher budget asks them), and the USD the model's stored calls cost (None: no budget).
     budget_stopped: int = 0
     spent_usd: float | None = None
-    # How the calls were sent: "direct" (llm/direct_transport.py) or "litellm"; "" when unknown.
+    # How the calls were sent: a name in llm/transports/table.py ("direct", "litellm", ...); "" when unknown.
     transport: str = ""
 
     @property

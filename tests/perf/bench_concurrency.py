@@ -14,7 +14,7 @@ comparison.  Each level gets its own prompts (the response cache would
 otherwise answer them) and a fresh DuckDB; the client's CPU time per
 request says how many requests/s one core can drive at best.
 
-The gateway is measured on both of its transports (``llm/direct_transport.py``):
+The gateway is measured on both of its transports (``llm/transports/direct.py``):
 ``direct``, the default for an OpenAI-compatible ``api_base`` (one pooled aiohttp
 session), and ``litellm`` (``litellm.acompletion``, also with ``workers: 2``).
 Two comparisons share the child server: a plain aiohttp client and, where

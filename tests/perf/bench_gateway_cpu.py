@@ -24,7 +24,7 @@ Variants:
   gateway cannot use it; it is measured here, in one event loop, as the floor LiteLLM
   itself reaches.
 
-* ``direct``: the direct transport (``llm/direct_transport.py``): its encoded body, one pooled
+* ``direct``: the direct transport (``llm/transports/direct.py``): its encoded body, one pooled
   aiohttp session, the reply read into the stored outcome (``replies.read_body``), as the
   gateway calls it for an OpenAI-compatible ``api_base``.
 
@@ -89,17 +89,17 @@ async def _litellm_calls(api_base: str, model: str, extra: dict[str, Any], n: in
 
 
 async def _direct_calls(api_base: str, n: int) -> None:
-    from relreason_dagster.llm.direct_transport import DirectClient
+    from relreason_dagster.llm.draw_plan import Work
     from relreason_dagster.llm.registry import ModelSpec
-    from relreason_dagster.llm.replies import read_body
+    from relreason_dagster.llm.transports.direct import DirectTransport
 
     spec = ModelSpec("bench-direct", "openai/bench-zero-priced", api_base=api_base, timeout_s=30.0)
-    client = DirectClient(spec, "sk-bench")
+    client = DirectTransport(spec, "sk-bench")
     try:
         for i in range(n):
             body = _kwargs(api_base, "fake", i, {})
-            request = client.body(body["messages"], {"temperature": 0, "max_tokens": 16})
-            outcome = read_body(await client.complete(request), 0.0, 1, spec)
+            work = Work("", body["messages"], {"temperature": 0, "max_tokens": 16}, [])
+            outcome = client.read(await client.send(client.request(work, 1)), 0.0, 1, spec)
             if not outcome.content:
                 raise RuntimeError(f"unexpected answer: {outcome}")
     finally:

@@ -76,7 +76,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             "yes" if s.enabled else "no",
             s.concurrency,
             s.workers,
-            s.transport_used,  # how its calls are sent (llm/direct_transport.py): direct or litellm
+            s.transport_used,  # how its calls are sent (llm/transports/): direct, litellm or a registered one
             s.api_key_env or "",
             s.api_base or "",
         )

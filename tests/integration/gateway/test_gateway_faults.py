@@ -30,7 +30,7 @@ TIMEOUT_S = 120.0
 
 @pytest.fixture(params=["direct", "litellm"])
 def transport(request) -> str:
-    """Every test here runs on both of the gateway's transports (llm/direct_transport.py)."""
+    """Every test here runs on both of the gateway's transports (llm/transports/)."""
     return request.param
 
 

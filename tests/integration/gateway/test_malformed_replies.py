@@ -39,7 +39,7 @@ N_EACH = 3  # prompts per script
 
 @pytest.fixture(params=["direct", "litellm"])
 def transport(request) -> str:
-    """Every test here runs on both of the gateway's transports (llm/direct_transport.py)."""
+    """Every test here runs on both of the gateway's transports (llm/transports/)."""
     return request.param
 
 

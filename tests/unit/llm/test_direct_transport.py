@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.direct_transport import wire_model
+from relreason_dagster.llm.transports.direct import wire_model
 from relreason_dagster.llm.provider_errors import (
     MalformedReply,
     classify_error,

@@ -1,11 +1,11 @@
-"""The direct transport: chat completions to an OpenAI-compatible server over one pooled aiohttp session.
+"""The ``direct`` transport: chat completions to an OpenAI-compatible server over one pooled aiohttp session.
 
 Why not LiteLLM for these: LiteLLM spends 2–4 ms of CPU on every call in every transport it offers
 (docs/measured.md), a bare aiohttp call ~0.2 ms.  Against a self-hosted vLLM / SGLang / llama.cpp / TGI
 server answering thousands of short prompts at high concurrency, that CPU, not the GPU, set the rate:
 0.57 of the ideal at 64 in flight.  A model that speaks the OpenAI protocol to an ``api_base``
 (``openai/…`` or ``hosted_vllm/…``, ``ModelSpec.transport_used``) is therefore sent here by default;
-every other provider, and any entry with ``transport: litellm``, goes through LiteLLM as before.
+every other provider, and any entry with ``transport: litellm``, goes through LiteLLM (``litellm.py``).
 
 Nothing else changes for the user, and the tests hold both transports to it
 (``tests/integration/gateway/test_transport_equivalence.py``):
@@ -25,21 +25,27 @@ Nothing else changes for the user, and the tests hold both transports to it
   parameter is still explained (``rejected_params.py``) and a key it echoes still redacted.
 
 One session per run of a model on its event loop (a ``workers:`` process has its own), keep-alive,
-at most ``concurrency`` connections; it is closed when the run's calls end.  aiohttp is imported on
-the first call, like LiteLLM.
+at most ``concurrency`` connections; it is closed when the run's calls end.  aiohttp is imported when
+the session opens, like LiteLLM on its first call.  Per request this costs what a bare aiohttp call
+costs: :meth:`DirectTransport.send` is the POST itself and :attr:`DirectTransport.read` is
+``replies.read_body``, called by the gateway with nothing in between (``protocol.py``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from relreason_dagster.llm.provider_errors import MalformedReply, ProviderError, status_error
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.replies import read_body
+from relreason_dagster.llm.transports.protocol import Transport
+from relreason_dagster.llm.transports.table import DIRECT
 
-DIRECT = "direct"
-LITELLM = "litellm"
+if TYPE_CHECKING:
+    from relreason_dagster.llm.draw_plan import Work
+    from relreason_dagster.llm.registry import ModelSpec
+
 # The environment variable LiteLLM reads a key from when the entry names none, per provider.
 _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
 # Idle connections are kept this long, less than servers keep theirs (uvicorn, under vLLM and SGLang:
@@ -54,10 +60,17 @@ def wire_model(litellm_model: str) -> str:
     return litellm_model.split("/", 1)[1] if "/" in litellm_model else litellm_model
 
 
-class DirectClient:
-    """One model's pooled HTTP session to ``{api_base}/chat/completions`` (open it inside the run's loop)."""
+class DirectTransport(Transport):
+    """One model's pooled HTTP session to ``{api_base}/chat/completions`` (opened inside the run's loop)."""
 
-    def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
+    name = DIRECT
+    # A body is read by the reader LiteLLM's replies are held to (the same Outcome, field by field).
+    read = staticmethod(read_body)
+
+    def __init__(
+        self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(spec, api_key, extra_kwargs or {})
         if not spec.api_base:
             raise ValueError(f"model {spec.name!r}: the direct transport needs an api_base")
         self.url = spec.api_base.rstrip("/") + "/chat/completions"
@@ -71,20 +84,28 @@ class DirectClient:
         self.session: Any = None
         self.target: Any = None  # self.url as a yarl.URL, once the session is open
 
-    def body(self, messages: list, params: dict[str, Any]) -> bytes:
+    def request(self, work: Work, n: int) -> bytes:
         """The request body, encoded once per request (a retry sends the same bytes).
 
+        The params are the work's with ``extra_kwargs`` on top and ``n`` when it asks several choices.
         ``extra_body`` is merged into the body's top level, as the OpenAI SDK (LiteLLM's path) does:
         sent as a field of its own, a server would ignore what it holds (a chat template's
         ``enable_thinking: false`` would leave thinking on).
         """
-        payload = dict(params)
+        payload = {**work.params, **self.extra_kwargs} if self.extra_kwargs else dict(work.params)
+        if n > 1:
+            payload["n"] = n
         extra = payload.pop("extra_body", None)
         if isinstance(extra, dict):
             payload.update(extra)
         payload["model"] = self.model
-        payload["messages"] = messages
+        payload["messages"] = work.messages
         return _BODY.encode(payload).encode("utf-8")
+
+    async def open(self) -> None:
+        """The pooled session, in the run's own loop (a ``workers:`` process opens its own)."""
+        if self.session is None:
+            self._open()
 
     def _open(self) -> Any:
         import aiohttp
@@ -102,7 +123,7 @@ class DirectClient:
         )
         return self.session
 
-    async def complete(self, body: bytes) -> Any:
+    async def send(self, body: bytes) -> Any:
         """POST ``body``; the parsed JSON reply, or :class:`ProviderError` / :class:`MalformedReply`."""
         import aiohttp
 
@@ -133,6 +154,7 @@ class DirectClient:
             raise MalformedReply(f"200 reply whose body is not JSON: {shown!r}") from None
 
     async def close(self) -> None:
+        """Close the session (its connections); a later send would open a new one."""
         if self.session is not None:
             session, self.session = self.session, None
             await session.close()
