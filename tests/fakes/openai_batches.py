@@ -445,12 +445,12 @@ class BatchStore:
         return item
 
     def cancel(self, batch_id: str) -> FakeBatch:
-        """``POST /v1/batches/{id}/cancel``: ``cancelling`` now, ``cancelled`` at the next retrieve; 409
+        """``POST /v1/batches/{id}/cancel``: ``cancelling`` now, ``cancelled`` at the next retrieve; 400
         for a batch already ended."""
         with self._lock:
             batch = self.batch(batch_id)
             if batch.status not in ("validating", "in_progress"):
-                raise ApiError(409, f"Cannot cancel a batch with status '{batch.status}'.", "batch_id")
+                raise ApiError(400, f"Cannot cancel a batch with status '{batch.status}'.", "batch_id")
             batch.status = "cancelling"
             batch.times["cancelling_at"] = int(time.time())
             return batch
