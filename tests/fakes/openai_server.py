@@ -1,8 +1,9 @@
-"""A local OpenAI-compatible ``/v1/chat/completions`` server with fault injection.
+"""A fake OpenAI-compatible server (a scripted stand-in for a provider) with fault injection.
 
 Used by the gateway fault test and the concurrency benchmark: it speaks enough
 of the OpenAI protocol for LiteLLM (``openai/<any>`` or ``hosted_vllm/<any>``
-with ``api_base=server.api_base``), answers after a fixed delay, and injects
+with ``api_base=server.api_base``), answers after a fixed delay (``delay_s``, per
+answer: a 5 s server for timeout tests is ``delay_s=5``), and injects
 faults deterministically: the fate of a request depends only on
 ``(seed, prompt key, how many times this prompt was asked before)``, so a
 rerun of a test sees the same faults in the same places.
@@ -33,7 +34,7 @@ decodes).  Every fault is the server's decision, never a client timeout racing a
 test that wants exact attempt counts uses drops, not hangs, and a generous client timeout.
 Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
 time, status; ``None`` for a hang; the model name sent; the malformed shape, if
-any; the generation params of the body) for assertions, in arrival order.
+any; the generation params of the body; whether it asked for a stream) for assertions, in arrival order.
 
 ``reasoning`` makes it answer like a reasoning model: a mapping of model name (as sent, e.g.
 ``fake-o``) to a style, ``"field"`` (the thinking in ``message.reasoning_content`` and its token count in
@@ -51,6 +52,33 @@ concurrency" becomes a fact the server observes, not a timing.
 :meth:`FakeOpenAIServer.allow` gates the answers: ``allow(5)`` answers five
 requests and holds the rest until the next ``allow`` (``allow(None)``: all),
 so a test sees a run paused mid-way for as long as it needs.
+
+Streaming: a chat request with ``"stream": true`` is answered (after the same faults, holds and
+``delay_s``) as OpenAI streams it: ``text/event-stream``, chunked, ``chat.completion.chunk`` events (a
+role chunk, one ``delta`` piece per word of the thinking in ``reasoning_content`` and then of the
+answer, a chunk with the ``finish_reason``, a chunk with ``"choices": []`` and the ``usage`` when
+``stream_options.include_usage`` is set), then ``data: [DONE]``; the pieces join to the very answer a
+non-streamed call gets.  ``stream_pace_s`` spaces the pieces (one a second for five seconds:
+``stream_pace_s=1, stream_pieces=5``) and ``stream_stall`` (a function of (prompt key, attempt)
+returning a piece count, or None) stops a stream after that many pieces and holds it open, sending
+nothing, until the server stops: slow thinking and a stall, told apart.  A fault (429, 500, ...) on a
+streamed request is the same JSON error as on any other; ``malformed`` shapes apply to JSON bodies only.
+
+Batches: the files and batches endpoints (``POST /v1/files``, ``GET /v1/files[/{id}[/content]]``,
+``DELETE /v1/files/{id}``, ``POST /v1/batches``, ``GET /v1/batches[/{id}]``,
+``POST /v1/batches/{id}/cancel``) serve the Batch API in the shapes LiteLLM's ``acreate_file`` /
+``acreate_batch`` / ``aretrieve_batch`` / ``afile_content`` / ``acancel_batch`` accept
+(:mod:`tests.fakes.openai_batches` holds the rules).  A batch moves only when the test says so:
+``batch_complete_after_retrieves=N`` (the N-th retrieve finds it completed), or
+:meth:`FakeOpenAIServer.advance_batch` / :meth:`~FakeOpenAIServer.complete_batch` /
+:meth:`~FakeOpenAIServer.expire_batch`.  Each line is answered by :meth:`FakeOpenAIServer.completion`,
+the logic of live calls (``responder``, ``reasoning``, ``finish_reason``, ``n``, ``reject_params``), a
+prompt's first batch answer being its attempt 1 as its first live answer is; ``batch_line_fault``
+(a function of (custom_id, prompt key) returning an HTTP status, or None) fails the lines it names.
+Live faults (``faults``, the fractions, ``malformed``) are not applied to batch lines.
+:attr:`FakeOpenAIServer.calls` logs every request by kind (:data:`API_KINDS`), so
+``server.live_chat_calls() == 0`` says a run sent everything as batches; ``log`` keeps logging chat
+calls only, as before, and :meth:`~FakeOpenAIServer.batch_lines` the batch lines that ran.
 
 :func:`hostile_answer` builds answers no parser should choke on (lone
 surrogates, NUL bytes, a megabyte, deep nesting, LaTeX bombs, ``__import__``,
