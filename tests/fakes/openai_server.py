@@ -1,8 +1,9 @@
-"""A local OpenAI-compatible ``/v1/chat/completions`` server with fault injection.
+"""A fake OpenAI-compatible server (a scripted stand-in for a provider) with fault injection.
 
 Used by the gateway fault test and the concurrency benchmark: it speaks enough
 of the OpenAI protocol for LiteLLM (``openai/<any>`` or ``hosted_vllm/<any>``
-with ``api_base=server.api_base``), answers after a fixed delay, and injects
+with ``api_base=server.api_base``), answers after a fixed delay (``delay_s``, per
+answer: a 5 s server for timeout tests is ``delay_s=5``), and injects
 faults deterministically: the fate of a request depends only on
 ``(seed, prompt key, how many times this prompt was asked before)``, so a
 rerun of a test sees the same faults in the same places.
@@ -33,7 +34,7 @@ decodes).  Every fault is the server's decision, never a client timeout racing a
 test that wants exact attempt counts uses drops, not hangs, and a generous client timeout.
 Every request is logged as a :class:`LogEntry` (prompt key, monotonic arrival
 time, status; ``None`` for a hang; the model name sent; the malformed shape, if
-any; the generation params of the body) for assertions, in arrival order.
+any; the generation params of the body; whether it asked for a stream) for assertions, in arrival order.
 
 ``reasoning`` makes it answer like a reasoning model: a mapping of model name (as sent, e.g.
 ``fake-o``) to a style, ``"field"`` (the thinking in ``message.reasoning_content`` and its token count in
@@ -52,6 +53,33 @@ concurrency" becomes a fact the server observes, not a timing.
 requests and holds the rest until the next ``allow`` (``allow(None)``: all),
 so a test sees a run paused mid-way for as long as it needs.
 
+Streaming: a chat request with ``"stream": true`` is answered (after the same faults, holds and
+``delay_s``) as OpenAI streams it: ``text/event-stream``, chunked, ``chat.completion.chunk`` events (a
+role chunk, one ``delta`` piece per word of the thinking in ``reasoning_content`` and then of the
+answer, a chunk with the ``finish_reason``, a chunk with ``"choices": []`` and the ``usage`` when
+``stream_options.include_usage`` is set), then ``data: [DONE]``; the pieces join to the very answer a
+non-streamed call gets.  ``stream_pace_s`` spaces the pieces (one a second for five seconds:
+``stream_pace_s=1, stream_pieces=5``) and ``stream_stall`` (a function of (prompt key, attempt)
+returning a piece count, or None) stops a stream after that many pieces and holds it open, sending
+nothing, until the server stops: slow thinking and a stall, told apart.  A fault (429, 500, ...) on a
+streamed request is the same JSON error as on any other; ``malformed`` shapes apply to JSON bodies only.
+
+Batches: the files and batches endpoints (``POST /v1/files``, ``GET /v1/files[/{id}[/content]]``,
+``DELETE /v1/files/{id}``, ``POST /v1/batches``, ``GET /v1/batches[/{id}]``,
+``POST /v1/batches/{id}/cancel``) serve the Batch API in the shapes LiteLLM's ``acreate_file`` /
+``acreate_batch`` / ``aretrieve_batch`` / ``afile_content`` / ``acancel_batch`` accept
+(:mod:`tests.fakes.openai_batches` holds the rules).  A batch moves only when the test says so:
+``batch_complete_after_retrieves=N`` (the N-th retrieve finds it completed), or
+:meth:`FakeOpenAIServer.advance_batch` / :meth:`~FakeOpenAIServer.complete_batch` /
+:meth:`~FakeOpenAIServer.expire_batch`.  Each line is answered by :meth:`FakeOpenAIServer.completion`,
+the logic of live calls (``responder``, ``reasoning``, ``finish_reason``, ``n``, ``reject_params``), a
+prompt's first batch answer being its attempt 1 as its first live answer is; ``batch_line_fault``
+(a function of (custom_id, prompt key) returning an HTTP status, or None) fails the lines it names.
+Live faults (``faults``, the fractions, ``malformed``) are not applied to batch lines.
+:attr:`FakeOpenAIServer.calls` logs every request by kind (:data:`API_KINDS`), so
+``server.live_chat_calls() == 0`` says a run sent everything as batches; ``log`` keeps logging chat
+calls only, as before, and :meth:`~FakeOpenAIServer.batch_lines` the batch lines that ran.
+
 :func:`hostile_answer` builds answers no parser should choke on (lone
 surrogates, NUL bytes, a megabyte, deep nesting, LaTeX bombs, ``__import__``,
 power towers, a 10^6-cell matrix); ``python -m tests.fakes.openai_server``
@@ -68,13 +96,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
+
+from tests.fakes.openai_batches import (
+    MAX_BATCH_BYTES,
+    MAX_BATCH_LINES,
+    ApiError,
+    BatchLineEntry,
+    BatchStore,
+    LineAnswer,
+)
 
 
 def prompt_key(messages: list[dict[str, Any]]) -> str:
@@ -116,6 +156,42 @@ class LogEntry:
     # The request's generation params as sent (every body key but model and messages: temperature,
     # top_p, max_tokens, ...), so a test sees what a study's protocol put on the wire.
     params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # True when the request asked for a server-sent event stream (``"stream": true``).
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """Any request the server received, chat or not (:attr:`FakeOpenAIServer.calls`), in arrival order.
+
+    ``kind`` is one of :data:`API_KINDS`: a test asserts "0 live chat calls" with
+    ``server.live_chat_calls() == 0`` while batch traffic shows as ``files.create``,
+    ``batches.create``, ``batches.retrieve``, ``files.content``, ...  ``ref`` is the file or batch id
+    the call named or created (None for chat); ``status`` what it was answered (None: never).
+    """
+
+    kind: str
+    method: str
+    path: str
+    t: float
+    status: int | None
+    ref: str | None = None
+
+
+API_KINDS: tuple[str, ...] = (
+    "chat",
+    "models",
+    "files.create",
+    "files.list",
+    "files.retrieve",
+    "files.content",
+    "files.delete",
+    "batches.create",
+    "batches.list",
+    "batches.retrieve",
+    "batches.cancel",
+    "unknown",
+)
 
 
 # How a reasoning model hands over its thinking (``reasoning=``): a field of its own, or inline tags.
@@ -132,6 +208,57 @@ def reasoning_text(key: str, attempt: int) -> str:
 
 def default_answer(messages: list[dict[str, Any]]) -> str:
     return f"answer to {prompt_key(messages)}"
+
+
+# (method, path pattern, kind): the routes the fake serves, matched on the path's end so that any
+# ``api_base`` prefix (``/v1``, a proxy's ``/openai/v1``) works.
+_ID = r"(?P<id>[^/]+)"
+_ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
+    (method, re.compile(pattern + "$"), kind)
+    for method, pattern, kind in (
+        ("POST", r"/chat/completions", "chat"),
+        ("GET", r"/models", "models"),
+        ("POST", r"/files", "files.create"),
+        ("GET", r"/files", "files.list"),
+        ("GET", rf"/files/{_ID}/content", "files.content"),
+        ("GET", rf"/files/{_ID}", "files.retrieve"),
+        ("DELETE", rf"/files/{_ID}", "files.delete"),
+        ("POST", r"/batches", "batches.create"),
+        ("GET", r"/batches", "batches.list"),
+        ("POST", rf"/batches/{_ID}/cancel", "batches.cancel"),
+        ("GET", rf"/batches/{_ID}", "batches.retrieve"),
+    )
+)
+
+
+def _parse_upload(content_type: str, raw: bytes) -> tuple[bytes, str, str]:
+    """(file bytes, filename, purpose) of a ``multipart/form-data`` upload, read byte-exact (a JSONL
+    file's line ends must survive), or :class:`ApiError` 400 as OpenAI answers a malformed upload."""
+    header = Message()
+    header["Content-Type"] = content_type
+    boundary = header.get_param("boundary")
+    if header.get_content_type() != "multipart/form-data" or not isinstance(boundary, str):
+        raise ApiError(400, "Expected a multipart/form-data upload with a 'file' and a 'purpose'.")
+    fields: dict[str, tuple[bytes, str | None]] = {}
+    for part in raw.split(b"--" + boundary.encode("latin-1"))[1:]:
+        if part.startswith(b"--"):
+            break  # the closing delimiter
+        head, _, data = part.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        disposition = Message()
+        for line in head.decode("utf-8", "replace").split("\r\n"):
+            name, _, value = line.partition(":")
+            if name.strip():
+                disposition[name.strip()] = value.strip()
+        field_name = disposition.get_param("name", header="content-disposition")
+        if isinstance(field_name, str):
+            filename = disposition.get_param("filename", header="content-disposition")
+            fields[field_name] = (data.removesuffix(b"\r\n"), filename if isinstance(filename, str) else None)
+    if "file" not in fields:
+        raise ApiError(400, "Missing required parameter: 'file'.", "file")
+    if "purpose" not in fields:
+        raise ApiError(400, "Missing required parameter: 'purpose'.", "purpose")
+    data, filename = fields["file"]
+    return data, filename or "upload.jsonl", fields["purpose"][0].decode("utf-8", "replace")
 
 
 class _Server(ThreadingHTTPServer):
@@ -187,31 +314,129 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _read_body(self) -> bytes:
+        """The request body, by Content-Length or chunked (an SDK may stream an upload chunked)."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _route(self) -> tuple[str, str | None]:
+        """(kind, id named in the path) of this request (:data:`API_KINDS`)."""
+        path = urlsplit(self.path).path.rstrip("/")
+        for method, pattern, kind in _ROUTES:
+            if method == self.command:
+                match = pattern.search(path)
+                if match:
+                    return kind, match.groupdict().get("id")
+        return "unknown", None
+
+    def _send_api(self, kind: str, status: int, body: dict[str, Any], ref: str | None) -> None:
+        self.server.owner._record(kind, self.command, self.path, status, ref)
+        self._send_json(status, body)
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-        if self.path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
-        else:
-            self._send_json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+        self._dispatch(b"")
+
+    def do_DELETE(self) -> None:  # noqa: N802 - stdlib naming
+        self._dispatch(self._read_body())
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send_json(
-                404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}
-            )
-            return
+        raw = self._read_body()
+        kind, _ = self._route()
+        if kind == "chat":
+            self._chat(raw)
+        else:
+            self._dispatch(raw)
+
+    def _dispatch(self, raw: bytes) -> None:
+        """Every route but chat: models, files and batches (:mod:`tests.fakes.openai_batches`)."""
+        owner = self.server.owner
+        store = owner.batches
+        kind, ref = self._route()
+        try:
+            if kind == "models":
+                self._send_api(
+                    kind, 200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}, None
+                )
+            elif kind == "files.create":
+                data, filename, purpose = _parse_upload(self.headers.get("Content-Type", ""), raw)
+                item = store.add_file(data, filename, purpose)
+                self._send_api(kind, 200, item.as_object(), item.id)
+            elif kind == "files.list":
+                with store._lock:
+                    data = [item.as_object() for item in store.files.values()]
+                self._send_api(kind, 200, {"object": "list", "data": data, "has_more": False}, None)
+            elif kind == "files.retrieve":
+                self._send_api(kind, 200, store.file(str(ref)).as_object(), ref)
+            elif kind == "files.delete":
+                self._send_api(kind, 200, store.delete_file(str(ref)), ref)
+            elif kind == "files.content":
+                data = store.file(str(ref)).data
+                owner._record(kind, self.command, self.path, 200, ref)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            elif kind == "batches.create":
+                try:
+                    request = json.loads(raw or b"{}")
+                except ValueError:
+                    raise ApiError(400, "We could not parse the JSON body of your request.") from None
+                batch = store.create(request if isinstance(request, dict) else {})
+                self._send_api(kind, 200, batch.as_object(), batch.id)
+            elif kind == "batches.list":
+                with store._lock:
+                    data = [batch.as_object() for batch in reversed(store.batches.values())]
+                page = {
+                    "object": "list",
+                    "data": data,
+                    "first_id": data[0]["id"] if data else None,
+                    "last_id": data[-1]["id"] if data else None,
+                    "has_more": False,
+                }
+                self._send_api(kind, 200, page, None)
+            elif kind == "batches.retrieve":
+                with store._lock:
+                    body = store.retrieve(str(ref)).as_object()
+                self._send_api(kind, 200, body, ref)
+            elif kind == "batches.cancel":
+                with store._lock:
+                    body = store.cancel(str(ref)).as_object()
+                self._send_api(kind, 200, body, ref)
+            else:
+                message = f"no route {self.path}"
+                self._send_api(
+                    kind, 404, {"error": {"message": message, "type": "invalid_request_error"}}, None
+                )
+        except ApiError as error:
+            self._send_api(kind, error.status, error.body, ref)
+
+    def _chat(self, raw: bytes) -> None:
+        """``POST /v1/chat/completions``: faults, holds and delays, then a JSON answer or a stream."""
+        owner = self.server.owner
         try:
             body = json.loads(raw or b"{}")
             messages = body["messages"]
         except (ValueError, KeyError, TypeError):
+            owner._record("chat", self.command, self.path, 400, None)
             self._send_json(400, {"error": {"message": "bad request body", "type": "invalid_request_error"}})
             return
-        owner = self.server.owner
         key = prompt_key(messages)
         owner._meet(str(body.get("model", "")))
         sent = {k: v for k, v in body.items() if k not in ("model", "messages")}
-        status, attempt, shape = owner._decide(key, str(body.get("model", "")), sent)
+        stream = body.get("stream") is True
+        status, attempt, shape = owner._decide(key, str(body.get("model", "")), sent, stream=stream)
+        owner._record("chat", self.command, self.path, status, None)
         owner._enter()
         try:
             self._answer(owner, body, messages, key, status, attempt, shape)
@@ -276,29 +501,112 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_invalid_utf8(body, key, attempt)
         elif shape is not None:
             self._send_json(200, _malformed_body(shape, key, attempt, str(body.get("model", "fake"))))
+        elif body.get("stream") is True:
+            self._stream(owner, owner.completion(body, messages, key, attempt), body, key, attempt)
         else:
-            n = body.get("n") if isinstance(body.get("n"), int) and not owner.ignore_n else 1
-            choices = [_choice(owner, body, messages, key, attempt, i) for i in range(max(n, 1))]
-            usage: dict[str, Any] = {
-                # The prompt is read once, whatever the number of choices; completions add up.
-                "prompt_tokens": sum(len(str(m.get("content", "")).split()) for m in messages),
-                "completion_tokens": sum(tokens for _, tokens, _ in choices),
-            }
-            thought = [t for _, _, t in choices if t is not None]
-            if thought:
-                usage["completion_tokens_details"] = {"reasoning_tokens": sum(thought)}
-            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-            self._send_json(
-                200,
-                {
-                    "id": f"chatcmpl-{key}-{attempt}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model", "fake"),
-                    "choices": [choice for choice, _, _ in choices],
-                    "usage": usage,
-                },
-            )
+            self._send_json(200, owner.completion(body, messages, key, attempt))
+
+    def _write_chunk(self, data: bytes) -> None:
+        """One HTTP/1.1 chunk (a stream has no Content-Length), flushed at once so pacing is real."""
+        self.wfile.write(f"{len(data):x}\r\n".encode("ascii") + data + b"\r\n")
+        self.wfile.flush()
+
+    def _stream(
+        self,
+        owner: FakeOpenAIServer,
+        completion: dict[str, Any],
+        body: dict[str, Any],
+        key: str,
+        attempt: int,
+    ) -> None:
+        """The answer ``completion`` as OpenAI streams it: server-sent ``chat.completion.chunk`` events
+        (a role chunk, ``delta`` pieces, a chunk with the ``finish_reason``, a ``usage`` chunk with no
+        choices when ``stream_options.include_usage`` is set, then ``data: [DONE]``), paced
+        ``stream_pace_s`` apart, and stalled for good after ``stream_stall(key, attempt)`` pieces."""
+        options = body.get("stream_options")
+        include_usage = isinstance(options, dict) and options.get("include_usage") is True
+        stall_after = owner.stream_stall(key, attempt) if owner.stream_stall is not None else None
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        pieces_sent = 0
+        try:
+            for event, is_piece in stream_events(completion, include_usage, owner.stream_pieces):
+                if is_piece:
+                    if stall_after is not None and pieces_sent >= stall_after:
+                        owner._stopping.wait()  # no byte more until the server stops: a stall
+                        self.close_connection = True
+                        return
+                    if pieces_sent and owner.stream_pace_s > 0 and owner._stopping.wait(owner.stream_pace_s):
+                        self.close_connection = True
+                        return
+                    pieces_sent += 1
+                self._write_chunk(b"data: " + json.dumps(event).encode("utf-8") + b"\n\n")
+            self._write_chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client stopped reading (its stall timeout, say)
+
+
+def _split_pieces(text: str, pieces: int | None) -> list[str]:
+    """``text`` cut into stream deltas that join back to it exactly: a word each (with the space after
+    it), or ``pieces`` near-equal slices when set (empty slices when the text is shorter)."""
+    if pieces is None:
+        return [part for part in re.split(r"(?<=\s)(?=\S)", text) if part]
+    size, extra = divmod(len(text), pieces)
+    out, start = [], 0
+    for i in range(pieces):
+        end = start + size + (1 if i < extra else 0)
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def stream_events(
+    completion: dict[str, Any], include_usage: bool, pieces: int | None = None
+) -> list[tuple[dict[str, Any], bool]]:
+    """The ``chat.completion.chunk`` events of a streamed ``completion`` and, for each, whether it
+    carries a piece of text (what pacing and stalls count).  Thinking in ``reasoning_content``
+    streams before the answer, as reasoning servers send it; with ``include_usage`` every chunk has
+    ``"usage": null`` and a last chunk with ``"choices": []`` carries the usage."""
+    head = {
+        "id": completion["id"],
+        "object": "chat.completion.chunk",
+        "created": completion["created"],
+        "model": completion["model"],
+        "system_fingerprint": None,
+    }
+
+    def chunk(choices: list[dict[str, Any]]) -> dict[str, Any]:
+        event = {**head, "choices": choices}
+        if include_usage:
+            event["usage"] = None
+        return event
+
+    events: list[tuple[dict[str, Any], bool]] = []
+    for choice in completion["choices"]:
+        index, message = choice["index"], choice["message"]
+        start = {"role": "assistant", "content": ""}
+        events.append(
+            (chunk([{"index": index, "delta": start, "logprobs": None, "finish_reason": None}]), False)
+        )
+        for name in ("reasoning_content", "content"):
+            text = message.get(name)
+            if not isinstance(text, str):
+                continue
+            for part in _split_pieces(text, pieces if name == "content" else None):
+                delta = {name: part}
+                events.append(
+                    (chunk([{"index": index, "delta": delta, "logprobs": None, "finish_reason": None}]), True)
+                )
+        end = {"index": index, "delta": {}, "logprobs": None, "finish_reason": choice["finish_reason"]}
+        events.append((chunk([end]), False))
+    if include_usage:
+        events.append(({**head, "choices": [], "usage": completion["usage"]}, False))
+    return events
 
 
 def _choice(
@@ -387,7 +695,17 @@ class FakeOpenAIServer:
         reasoning: dict[str, str] | None = None,
         finish_reason: Callable[[str], str | None] | None = None,
         ignore_n: bool = False,
+        stream_pace_s: float = 0.0,
+        stream_pieces: int | None = None,
+        stream_stall: Callable[[str, int], int | None] | None = None,
+        batch_complete_after_retrieves: int | None = None,
+        batch_line_fault: Callable[[str, str], int | None] | None = None,
+        batch_max_lines: int = MAX_BATCH_LINES,
+        batch_max_bytes: int = MAX_BATCH_BYTES,
+        batch_reverse_output: bool = False,
     ) -> None:
+        if stream_pieces is not None and stream_pieces < 1:
+            raise ValueError("stream_pieces must be at least 1")
         if rate_limit_fraction + server_error_fraction + hang_fraction + drop_fraction > 1:
             raise ValueError("fault fractions add up to more than 1")
         self.delay_s = delay_s
@@ -415,6 +733,23 @@ class FakeOpenAIServer:
         # Answer one choice whatever ``n`` asks (a server that ignores the parameter).
         self.ignore_n = ignore_n
         self.requested_port = port  # 0: any free port
+        # Streaming (``"stream": true``): seconds between text pieces, the answer cut into this many
+        # pieces (None: a word each), and after how many pieces a (prompt key, attempt) stalls for good.
+        self.stream_pace_s = stream_pace_s
+        self.stream_pieces = stream_pieces
+        self.stream_stall = stream_stall
+        # Batch lines: the HTTP status of a line, by (custom_id, prompt key); None or 200 answers it.
+        self.batch_line_fault = batch_line_fault
+        self.batches = BatchStore(
+            self._answer_line,
+            complete_after_retrieves=batch_complete_after_retrieves,
+            max_lines=batch_max_lines,
+            max_bytes=batch_max_bytes,
+            reverse_output=batch_reverse_output,
+        )
+        self.batch_log: list[BatchLineEntry] = []
+        self._batch_attempts: Counter[str] = Counter()
+        self.calls: list[ApiCall] = []
         self.log: list[LogEntry] = []
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -546,7 +881,7 @@ class FakeOpenAIServer:
             self._gate.notify_all()
 
     def _decide(
-        self, key: str, model: str = "", params: dict[str, Any] | None = None
+        self, key: str, model: str = "", params: dict[str, Any] | None = None, *, stream: bool = False
     ) -> tuple[int | None, int, str | None]:
         with self._lock:
             self._attempts[key] += 1
@@ -554,7 +889,9 @@ class FakeOpenAIServer:
             status = self.fault_for(key, attempt)
             if status == 200 and any(p in (params or {}) for p in self.reject_params):
                 status = 400  # the model refuses a param it was sent (``reject_params``)
+            # A malformed shape is a broken JSON body; a stream has none, so it is never malformed.
             shape = self.malformed(key, attempt) if self.malformed is not None and status == 200 else None
+            shape = None if stream else shape
             self.log.append(
                 LogEntry(
                     key=key,
@@ -564,9 +901,127 @@ class FakeOpenAIServer:
                     model=model,
                     malformed=shape,
                     params=dict(params or {}),
+                    stream=stream,
                 )
             )
         return status, attempt, shape
+
+    def _record(self, kind: str, method: str, path: str, status: int | None, ref: str | None) -> None:
+        with self._lock:
+            self.calls.append(ApiCall(kind, method, path, time.monotonic(), status, ref))
+
+    def completion(
+        self, body: dict[str, Any], messages: list[dict[str, Any]], key: str, attempt: int
+    ) -> dict[str, Any]:
+        """The ``chat.completion`` this server answers to ``body`` (``responder``, ``reasoning``,
+        ``finish_reason``, ``n``): one logic for live calls, streams and batch lines, so each way of
+        asking gets the same answer."""
+        n = body.get("n") if isinstance(body.get("n"), int) and not self.ignore_n else 1
+        choices = [_choice(self, body, messages, key, attempt, i) for i in range(max(n, 1))]
+        usage: dict[str, Any] = {
+            # The prompt is read once, whatever the number of choices; completions add up.
+            "prompt_tokens": sum(len(str(m.get("content", "")).split()) for m in messages),
+            "completion_tokens": sum(tokens for _, tokens, _ in choices),
+        }
+        thought = [t for _, _, t in choices if t is not None]
+        if thought:
+            usage["completion_tokens_details"] = {"reasoning_tokens": sum(thought)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return {
+            "id": f"chatcmpl-{key}-{attempt}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": [choice for choice, _, _ in choices],
+            "usage": usage,
+        }
+
+    def error_body(self, status: int, body: dict[str, Any]) -> dict[str, Any]:
+        """The provider's JSON error body for ``status`` (what a failed batch line carries)."""
+        if status == 429:
+            return {
+                "error": {"message": "rate limited (fake)", "type": "rate_limit_error", "code": "rate_limit"}
+            }
+        if status == 400:
+            return self.rejection(body)
+        if status >= 500:
+            return {"error": {"message": "internal error (fake)", "type": "server_error"}}
+        return {"error": {"message": f"request failed with {status} (fake)", "type": "invalid_request_error"}}
+
+    def _answer_line(self, batch_id: str, custom_id: str, body: dict[str, Any]) -> LineAnswer:
+        """Answer one batch line with the live logic (a prompt's first batch answer is its attempt 1,
+        counted apart from live attempts so live faults stay where they were) and log it."""
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            status, reply = 400, {"error": {"message": "bad request body", "type": "invalid_request_error"}}
+            key = ""
+        else:
+            key = prompt_key(messages)
+            params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+            status = self.batch_line_fault(custom_id, key) if self.batch_line_fault is not None else None
+            status = 200 if status is None else status
+            if status == 200 and any(p in params for p in self.reject_params):
+                status = 400  # the model refuses the param in a batch as it does live
+            with self._lock:
+                self._batch_attempts[key] += 1
+                attempt = self._batch_attempts[key]
+            reply = (
+                self.completion(body, messages, key, attempt)
+                if status == 200
+                else self.error_body(status, body)
+            )
+        with self._lock:
+            self.batch_log.append(
+                BatchLineEntry(
+                    batch_id=batch_id,
+                    custom_id=custom_id,
+                    key=key,
+                    model=str(body.get("model", "")),
+                    outcome="answered" if status == 200 else "failed",
+                    status=status,
+                    params={k: v for k, v in body.items() if k not in ("model", "messages")},
+                )
+            )
+        return status, reply
+
+    # -- batches, by the test's hand ----------------------------------------
+
+    def batch_ids(self) -> list[str]:
+        """The batches created so far, oldest first."""
+        with self.batches._lock:
+            return list(self.batches.batches)
+
+    def batch_object(self, batch_id: str) -> dict[str, Any]:
+        """The batch as a retrieve would show it, without counting as one."""
+        with self.batches._lock:
+            return self.batches.batch(batch_id).as_object()
+
+    def advance_batch(self, batch_id: str, n: int | None = None) -> None:
+        """Answer the next ``n`` lines of a batch (None: all) and leave it ``in_progress``."""
+        self.batches.advance(batch_id, n)
+
+    def complete_batch(self, batch_id: str) -> None:
+        """Answer every line still to do and complete the batch (its files are then written)."""
+        self.batches.complete(batch_id)
+
+    def expire_batch(self, batch_id: str) -> None:
+        """End the batch's window: lines not answered yet go to the error file as ``batch_expired``."""
+        self.batches.expire(batch_id)
+
+    def live_chat_calls(self) -> int:
+        """Chat completion requests received, streamed or not (batch lines are not chat calls)."""
+        with self._lock:
+            return sum(1 for call in self.calls if call.kind == "chat")
+
+    def api_calls(self, kind: str | None = None) -> list[ApiCall]:
+        """Every request received (or those of one ``kind``), in arrival order."""
+        with self._lock:
+            return [call for call in self.calls if kind is None or call.kind == kind]
+
+    def batch_lines(self) -> list[BatchLineEntry]:
+        """Every batch line answered or failed so far (expired and cancelled lines never ran)."""
+        with self._lock:
+            return list(self.batch_log)
 
     def rejection(self, body: dict[str, Any]) -> dict[str, Any]:
         """OpenAI's 400 body for the first refused param ``body`` carries (``reject_params``), or a plain
