@@ -13,7 +13,6 @@ import sys
 import pytest
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.transports.direct import wire_model
 from relreason_dagster.llm.provider_errors import (
     MalformedReply,
     classify_error,
@@ -22,6 +21,7 @@ from relreason_dagster.llm.provider_errors import (
 )
 from relreason_dagster.llm.registry import parse_registry
 from relreason_dagster.llm.replies import read_body
+from relreason_dagster.llm.transports.direct import wire_model
 
 CONTEXT_BODY = b'{"error": {"message": "This model\'s maximum context length is 4096 tokens"}}'
 
