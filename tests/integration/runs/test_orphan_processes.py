@@ -172,12 +172,15 @@ def _reap(cli: subprocess.Popen, before: set[int]) -> None:
 
 @pytest.mark.timeout(600)  # as the signal tests below: at load 10 the run took over 300 s to reach its calls
 def test_kill_9_of_the_cli_leaves_no_process_behind(tmp_path):
-    with FakeOpenAIServer() as server:
+    stderr_path = tmp_path / "stderr.txt"
+    # stderr to a file, not a pipe: nobody reads a pipe while the run goes, and a full one (64 KB of
+    # warnings and step lines) would stall the CLI before its model calls.
+    with FakeOpenAIServer() as server, open(stderr_path, "wb") as stderr:
         server.allow(0)  # hold every answer: the run stays in its model step until it is killed
-        cli = _held_run(tmp_path, server, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        cli = _held_run(tmp_path, server, stdout=subprocess.DEVNULL, stderr=stderr)
         before: set[int] = set()
         try:
-            before = _mid_calls(cli, server, deadline_s=STOP_DEADLINE_S)
+            before = _mid_calls(cli, server, why=stderr_path, deadline_s=STOP_DEADLINE_S)
             cli.send_signal(signal.SIGKILL)
             cli.wait(timeout=60)
             described = _left_after(before, GONE_WITHIN_S)
