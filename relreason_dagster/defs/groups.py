@@ -15,8 +15,10 @@ STAGE_GROUPS: dict[str, str] = {
     "inputs": "What the models are asked: generated samples, their prompts, and the families' inputs "
     "steps (e.g. imported human annotations).",
     "model_output": "What the models answered: responses (Parquet lake), parsed and scored answers, DLM "
-    "checkpoints and answers, and the families' follow-up steps (self-correction rounds, judge "
-    "verdicts, symbolic checks).",
+    "checkpoints and answers.",
+    "follow_ups": "The families' follow-up steps on those answers: self-correction rounds, judge verdicts "
+    "and probes, symbolic checks, trace readings (a group of their own: with them, model_output outgrew "
+    "one screen).",
     "staging": "dbt staging views: the raw tables, restricted to the current test prompts.",
     "intermediate": "dbt int_* views: the joins several marts start from (answers with their samples, "
     "the per-sample score, FLenQA and KOR answers with their variants), written once.",

@@ -50,7 +50,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
 
     @dg.asset(
         name=step.name,
-        group_name="inputs" if step.stage == "inputs" else "model_output",
+        group_name="inputs" if step.stage == "inputs" else "follow_ups",
         deps=_deps(step),
         partitions_def=models_partitions if per_model else None,
         # A step that asks no model holds the DuckDB file throughout; one that asks opens it briefly.
