@@ -22,6 +22,25 @@ from relreason_dagster.storage.schema import ensure_schema  # noqa: E402
 pytest_plugins = ["tests.hang_watchdog", "tests.timeout_budget"]
 
 
+# Integration and end-to-end tests are whole `relreason run`s (a dbt build, Dagster runs, a model): up to
+# ~140 s on an idle 2-core machine (the Celery two-worker test), 2-4 times that beside other work.  Their
+# default timeout keeps the idle duration within a fifth of it (tests/timeout_budget.py lists any that is
+# not); unit tests keep the ini's 300 s, and a test with its own mark keeps its own.
+LONG_LAYERS_TIMEOUT_S = 900
+_LONG_LAYERS = ("integration", "e2e")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        layer = (
+            item.path.relative_to(config.rootpath).parts[1:2]
+            if item.path.is_relative_to(config.rootpath)
+            else ()
+        )
+        if layer and layer[0] in _LONG_LAYERS and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(LONG_LAYERS_TIMEOUT_S))
+
+
 @pytest.fixture
 def lake(tmp_path):
     """A fresh Parquet lake under the test's folder."""
@@ -58,4 +77,3 @@ def one_torch_thread():
         yield
     finally:
         torch.set_num_threads(threads)
-

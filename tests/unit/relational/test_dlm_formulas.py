@@ -386,6 +386,8 @@ def assert_reproduces_the_generator(model: DLM, task: str, sizes: tuple[int, ...
     assert positives > 0 and checked - positives > 0  # both kinds of cell were checked
 
 
+# Each case evaluates a DLM on every sample: up to ~25 s idle, 63 s at load 5; 600 s keeps it within a fifth.
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("recipe", RECIPES)
 @pytest.mark.parametrize("task", list(FORMULAS))
 def test_hand_wired_formula_reproduces_the_generator(task, recipe):
