@@ -72,12 +72,8 @@ def selection(profile: Profile) -> str:
 def _study_winobias(items: list[WinoItem], n: int | None) -> list[WinoItem]:
     """The study's WinoBias items of each loaded file, in the study's order, asking the word it asked."""
     lines = study_items.study_winobias_lines()
-    by_file: dict[tuple[str, str], dict[int, WinoItem]] = {}
-    for item in items:
-        key = (str(item.variant.get("stereotype")), str(item.variant.get("source_split")))
-        by_file.setdefault(key, {})[int(item.item_id.split(":", 1)[1])] = item
     out: list[WinoItem] = []
-    for (stereotype, split), found in by_file.items():
+    for (stereotype, split), found in study_items.winobias_by_file(items).items():
         if split != "test":
             raise ConfigError(
                 f"selfcontra items: study lists the WinoBias test files' lines only, not {split}; "

@@ -300,18 +300,24 @@ def section3_lists(path: Path = S3_FILE) -> dict[str, tuple[StudyLine | str, ...
     return {name: tuple(entries) for name, entries in out.items()}
 
 
+def winobias_by_file(items: Iterable[WinoItem]) -> dict[tuple[str, str], dict[int, WinoItem]]:
+    """Loaded WinoBias items by released file, (stereotype, split), then by line number: the study's
+    selections (§2 and §3) name lines of files."""
+    by_file: dict[tuple[str, str], dict[int, WinoItem]] = {}
+    for item in items:
+        key = (str(item.variant.get("stereotype")), str(item.variant.get("source_split")))
+        by_file.setdefault(key, {})[int(item.item_id.split(":", 1)[1])] = item
+    return by_file
+
+
 def section3_winobias(items: Sequence[WinoItem], model: str, n: int | None) -> list[WinoItem]:
     """§3's WinoBias items of ``model``'s released files (``items`` as loaded: anti and/or pro test), in the
     study's order, each asking the word the study asked; the first ``n`` per file."""
     if model not in S3_MODELS:
         raise ConfigError(f"selfcontra s3_model {model!r} invalid; choose from {', '.join(S3_MODELS)}")
     lists = section3_lists()
-    by_file: dict[tuple[str, str], dict[int, WinoItem]] = {}
-    for item in items:
-        key = (str(item.variant.get("stereotype")), str(item.variant.get("source_split")))
-        by_file.setdefault(key, {})[int(item.item_id.split(":", 1)[1])] = item
     out: list[WinoItem] = []
-    for (stereotype, split), found in by_file.items():
+    for (stereotype, split), found in winobias_by_file(items).items():
         if split != "test":
             raise ConfigError(
                 f"selfcontra items: s3 lists the WinoBias test files' lines only, not {split}; "
