@@ -217,7 +217,8 @@ def _launch(
     instance = instance or dg.DagsterInstance.get()
     release_dead_runs(instance)
     report = PipelineReport()
-    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed)
+    left_out = list(getattr(run_settings, "left_out_steps", None) or ())  # steps without their model's key
+    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed, exclude=left_out)
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
     def on_start(batch: list[Any]) -> None:

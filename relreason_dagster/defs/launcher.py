@@ -164,18 +164,22 @@ def plan_runs(
     families: Sequence[str],
     *,
     skip_unfed: bool = True,
+    exclude: Sequence[str] = (),
 ) -> list[PlannedRun]:
     """The runs of ``jobs``: one per partition key of a partitioned job, one for the others.
 
     With ``skip_unfed``, a job whose partitioned upstream jobs all have no runs
     is dropped (a judge has nothing new to read when no model ran), but a job
     fed by any partitioned run is kept (the marts after a DLM-only run).
+    ``exclude`` names assets the launch leaves out (a judge step whose model's key is not set:
+    ``LaunchPlan.left_out_steps``): they are not run at all, and a job left with none is dropped.
     """
     order = job_order()
     runs: list[PlannedRun] = []
     count: dict[str, int] = {}
+    left_out = set(exclude)
     for job in jobs:
-        keys = select_assets(job, families)
+        keys = tuple(key for key in select_assets(job, families) if key.to_user_string() not in left_out)
         if not keys:
             continue
         partitioned = job in partitions
