@@ -99,6 +99,11 @@ class ModelSpec:
     # Draws asked in one request (the OpenAI API's ``n``): ``--samples K`` sends ⌈K / n⌉ requests per
     # prompt (llm/draw_plan.bundle); a provider that refuses or ignores it gets one request per draw.
     n: int = 1
+    # Read the answer as it arrives (both transports, docs/pipeline.md "Streaming"): ``timeout_s`` is then
+    # the ceiling of one whole request and ``stall_timeout_s`` the longest wait for the next byte or
+    # chunk.  Not part of the request hash: a streamed answer is the same answer.
+    stream: bool = False
+    stall_timeout_s: float = 60.0
 
     @property
     def provider(self) -> str:
@@ -185,7 +190,9 @@ def _check_params(where: str, prefix: str, params: Any) -> dict[str, Any]:
         at = f"{prefix}.{key}"
         if not isinstance(key, str):
             raise ConfigError(f"{where}: {prefix}: expected string keys, got {_got(key)}")
-        if key in ("api_key", "model", "messages", "stream"):
+        if key == "stream":  # in params it would be sent, but nothing would read a stream
+            raise ConfigError(f"{where}: {at}: not allowed in params; set the entry's stream: true instead")
+        if key in ("api_key", "model", "messages"):
             raise ConfigError(f"{where}: {at}: not allowed in params (set it elsewhere in the entry)")
         if key == "n":  # as a param every choice but the first would be thrown away
             raise ConfigError(
@@ -264,6 +271,10 @@ class ModelEntry(BaseModel):
     # test or a plugin registers is as good a name as the built-ins.
     transport: str | None = Field(_DEFAULT["transport"])
     n: int = Field(_DEFAULT["n"], gt=0, le=MAX_CHOICES, json_schema_extra=_says(f"1 to {MAX_CHOICES} draws"))
+    stream: bool = Field(_DEFAULT["stream"], json_schema_extra=_says("true or false"))
+    stall_timeout_s: float = Field(
+        _DEFAULT["stall_timeout_s"], gt=0, json_schema_extra=_says("a positive number of seconds")
+    )
 
     @field_validator("name")
     @classmethod
@@ -377,11 +388,30 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
             f"{where}: {prefix}.transport: 'direct' speaks the OpenAI protocol to an api_base; give an "
             "openai/ or hosted_vllm/ model an api_base, or remove transport"
         )
+    if spec.stream:
+        spec = _streaming(where, prefix, entry, spec)
     if spec.workers > 1 and spec.provider == "local":
         raise ConfigError(
             f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "
             "remove workers or set it to 1"
         )
+    return spec
+
+
+# The ceiling of one streamed request when the entry names no timeout_s: a stream that stops sending is
+# ended by stall_timeout_s, so the ceiling only bounds an answer that keeps coming (a long generation).
+STREAM_TIMEOUT_S = 600.0
+
+
+def _streaming(where: str, prefix: str, entry: dict[str, Any], spec: ModelSpec) -> ModelSpec:
+    """A ``stream: true`` entry checked, with its default ceiling (:data:`STREAM_TIMEOUT_S`)."""
+    if spec.provider == "local":
+        raise ConfigError(
+            f"{where}: {prefix}.stream: a local model answers in this process and does not stream; "
+            "remove stream"
+        )
+    if "timeout_s" not in entry:
+        spec = dataclasses.replace(spec, timeout_s=max(spec.timeout_s, STREAM_TIMEOUT_S))
     return spec
 
 

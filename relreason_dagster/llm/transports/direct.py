@@ -29,6 +29,17 @@ at most ``concurrency`` connections; it is closed when the run's calls end.  aio
 the session opens, like LiteLLM on its first call.  Per request this costs what a bare aiohttp call
 costs: :meth:`DirectTransport.send` is the POST itself and :attr:`DirectTransport.read` is
 ``replies.read_body``, called by the gateway with nothing in between (``protocol.py``).
+
+**Streaming** (``stream: true`` on the entry): the request asks ``"stream": true`` with
+``stream_options.include_usage``, and :meth:`DirectTransport.send` reads the server-sent events as they
+arrive into the ``chat.completion`` they stream (``sse.py``), so ``read`` is still ``read_body`` and the
+row is the one a non-streamed call stores.  The session's timeouts say what a stream may take:
+``timeout_s`` the whole request (``total``), ``stall_timeout_s`` the wait for the next byte
+(``sock_read``, from the request sent to the first byte and between any two).  A stall is a
+``timeout`` whose text says "stalled"; an error status before the stream is read as today; a stream
+cut short is ``malformed_reply`` (``sse.py`` says why); a server that ignores ``stream`` and answers
+JSON is read as JSON.  Which ``send`` a transport uses is chosen once, when it is built, so the
+non-streamed call costs what it did.
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from relreason_dagster.llm.provider_errors import MalformedReply, ProviderError, status_error
 from relreason_dagster.llm.replies import read_body
 from relreason_dagster.llm.transports.protocol import Transport
+from relreason_dagster.llm.transports.sse import EventStream
 from relreason_dagster.llm.transports.table import DIRECT
 
 if TYPE_CHECKING:
@@ -83,6 +95,10 @@ class DirectTransport(Transport):
             self.headers["Authorization"] = f"Bearer {key}"
         self.session: Any = None
         self.target: Any = None  # self.url as a yarl.URL, once the session is open
+        self.stream = spec.stream
+        self.stall_timeout_s = spec.stall_timeout_s
+        if self.stream:  # chosen once: the non-streamed send stays the bare POST
+            self.send = self._send_stream  # type: ignore[method-assign]
 
     def request(self, work: Work, n: int) -> bytes:
         """The request body, encoded once per request (a retry sends the same bytes).
@@ -100,6 +116,9 @@ class DirectTransport(Transport):
             payload.update(extra)
         payload["model"] = self.model
         payload["messages"] = work.messages
+        if self.stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
         return _BODY.encode(payload).encode("utf-8")
 
     async def open(self) -> None:
@@ -116,7 +135,9 @@ class DirectTransport(Transport):
         self.target = yarl.URL(self.url)
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
-            timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+            timeout=aiohttp.ClientTimeout(
+                total=self.timeout_s, sock_read=self.stall_timeout_s if self.stream else None
+            ),
             cookie_jar=aiohttp.DummyCookieJar(),
             raise_for_status=False,
             headers=self.headers,
@@ -142,19 +163,68 @@ class DirectTransport(Transport):
             raise ProviderError(
                 "connection_error", f"Connection error to {self.url}: {type(exc).__name__}: {exc}"
             ) from None
+        return _decoded(raw)
+
+    async def _send_stream(self, body: bytes) -> Any:
+        """POST ``body`` asking for a stream; the ``chat.completion`` its events carry (``sse.py``).
+
+        The session's ``sock_read`` is the stall timeout and its ``total`` the ceiling; the events are
+        read in whatever pieces the socket gives (a line may be longer than any reader's limit).
+        """
+        import aiohttp
+
+        session = self.session or self._open()
+        events = EventStream()
         try:
-            return json.loads(raw)
-        except UnicodeDecodeError as exc:  # bytes that are no encoding JSON allows (RFC 8259: UTF-8)
-            shown = raw[:200].decode("utf-8", "replace")
-            raise MalformedReply(
-                f"200 reply whose body cannot be decoded ({exc.reason}): {shown!r}"
+            async with session.post(self.target, data=body) as response:
+                status = response.status
+                if not 200 <= status < 300:
+                    raise status_error(status, await response.read(), dict(response.headers))
+                if response.content_type != "text/event-stream":
+                    return _decoded(await response.read())  # a server that does not stream
+                async for data in response.content.iter_any():
+                    events.feed(data)
+                    if events.done:
+                        break
+        except aiohttp.ServerTimeoutError:  # sock_read: no byte for stall_timeout_s
+            raise ProviderError(
+                "timeout",
+                f"Stream stalled: no byte for {self.stall_timeout_s:g} s (stall_timeout_s) from {self.url} "
+                f"after {events.events} events",
             ) from None
-        except ValueError:
-            shown = raw[:200].decode("utf-8", "replace")
-            raise MalformedReply(f"200 reply whose body is not JSON: {shown!r}") from None
+        except TimeoutError:
+            raise ProviderError(
+                "timeout",
+                f"Request timed out: the stream did not end within {self.timeout_s:g} s (timeout_s, the "
+                f"ceiling of a streamed request) from {self.url}, after {events.events} events",
+            ) from None
+        except aiohttp.ClientPayloadError as exc:  # the connection closed mid-stream
+            if events.complete:
+                return events.body()
+            raise MalformedReply(
+                f"stream cut after {events.events} events, without [DONE] or a finish_reason "
+                f"(a 200 the provider began answering and may have billed): {type(exc).__name__}"
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise ProviderError(
+                "connection_error", f"Connection error to {self.url}: {type(exc).__name__}: {exc}"
+            ) from None
+        return events.body()
 
     async def close(self) -> None:
         """Close the session (its connections); a later send would open a new one."""
         if self.session is not None:
             session, self.session = self.session, None
             await session.close()
+
+
+def _decoded(raw: bytes) -> Any:
+    """A 200 body's JSON, or :class:`MalformedReply` saying why it cannot be read."""
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError as exc:  # bytes that are no encoding JSON allows (RFC 8259: UTF-8)
+        shown = raw[:200].decode("utf-8", "replace")
+        raise MalformedReply(f"200 reply whose body cannot be decoded ({exc.reason}): {shown!r}") from None
+    except ValueError:
+        shown = raw[:200].decode("utf-8", "replace")
+        raise MalformedReply(f"200 reply whose body is not JSON: {shown!r}") from None
