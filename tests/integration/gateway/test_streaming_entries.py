@@ -73,7 +73,9 @@ def _run(
     server takes the same port, so the api_base and with it the request hash are the same)."""
     store = ResponseStore(Lake.open(tmp_path / label))
     with FakeOpenAIServer(port=port, **server_kw) as server:
-        stats = run_model(store, _spec(server.api_base, transport, **spec_kw), _prompts(), backoff_base_s=0.001)
+        stats = run_model(
+            store, _spec(server.api_base, transport, **spec_kw), _prompts(), backoff_base_s=0.001
+        )
         return store.latest(MODEL), stats, server.entries(), server.port
 
 
@@ -182,7 +184,9 @@ class _CutHandler(BaseHTTPRequestHandler):
             "id": "chatcmpl-cut",
             "created": 1,
             "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "a b c d"}, "finish_reason": "stop"}],
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "a b c d"}, "finish_reason": "stop"}
+            ],
         }
         events = [event for event, _ in stream_events(answer, include_usage=False)][:3]
         self.send_response(200)
@@ -216,4 +220,3 @@ def test_a_stream_cut_short_is_a_malformed_reply(store, transport, clean):
     assert stats.error_kinds == {"malformed_reply": 1}, row["error"]
     assert row["error"].startswith("malformed_reply: ") and "stream cut" in row["error"], row["error"]
     assert server.sends == row["attempts"] == sends_allowed("malformed_reply", 3) == 2
-
