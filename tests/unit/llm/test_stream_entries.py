@@ -124,7 +124,8 @@ def _completion(**server_kw: Any) -> dict[str, Any]:
 
 def _sse(completion: dict[str, Any], include_usage: bool = True) -> bytes:
     events = [event for event, _ in stream_events(completion, include_usage)]
-    lines = [b"data: " + json.dumps(event).encode("utf-8") + b"\n\n" for event in events]
+    # UTF-8 as servers send it (not \u escapes), so a cut can fall inside a character.
+    lines = [b"data: " + json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n\n" for event in events]
     return b"".join(lines) + b"data: [DONE]\n\n"
 
 
@@ -134,7 +135,9 @@ def test_a_stream_read_in_any_pieces_is_the_completion_it_streams():
     completion = _completion(reasoning={"*": "field"}, responder=lambda m: "réponse: vrai — true")
     data = _sse(completion)
     expected = read_body(completion, 0.0, 1)
-    for cut in range(len(data) + 1):
+    inside = {i for i, byte in enumerate(data) if byte >= 0x80}  # every cut within a character
+    assert inside
+    for cut in sorted(inside | set(range(0, len(data) + 1, 97))):
         events = EventStream()
         events.feed(data[:cut])
         events.feed(data[cut:])
