@@ -10,9 +10,10 @@ its cost map cannot price is priced at zero once, so it does not try to on every
 **Streaming** (``stream: true`` on the entry): ``acompletion(..., stream=True,
 stream_options={"include_usage": True})``, its chunks read one at a time, each within
 ``stall_timeout_s`` and all within ``timeout_s`` (the ceiling, on the loop's clock), then rebuilt into
-one ``ModelResponse`` by ``litellm.stream_chunk_builder``, which in 1.110 keeps the thinking
-(``reasoning_content``) and the final chunk's usage (``reasoning_tokens`` included), so ``read`` is
-still ``read_reply``.  A stall or the ceiling is a ``timeout`` (its text says which); a stream LiteLLM
+one ``ModelResponse`` by ``litellm.stream_chunk_builder`` (in 1.110 it keeps the thinking,
+``reasoning_content``), with the usage the provider sent in its final chunk as it sent it (the
+builder's own fills in a ``reasoning_tokens`` 0 the provider never reported), so ``read`` is still
+``read_reply``.  A stall or the ceiling is a ``timeout`` (its text says which); a stream LiteLLM
 reports as ended or broken before its ``finish_reason`` is ``malformed_reply``, as on the direct
 transport.  A stream whose provider sent no usage stores no token counts (LiteLLM would estimate them
 with a tokenizer; an estimate is not what the provider counted).  The in-process ``local/`` provider
@@ -135,6 +136,8 @@ class LiteLLMTransport(Transport):
                     f"stream cut after {len(chunks)} chunks, before a finish_reason (a 200 the provider "
                     f"began answering and may have billed): {' '.join(str(found).split())[:300]}"
                 ) from exc
+            if found is exc:
+                raise
             raise found from exc
         if not any(getattr(c, "choices", None) for c in chunks):
             raise MalformedReply(f"stream of {len(chunks)} chunks without a choice")

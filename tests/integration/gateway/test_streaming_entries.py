@@ -141,6 +141,23 @@ def test_a_stall_is_a_timeout_row_that_says_so(tmp_path, transport):
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_error_status_before_the_stream_is_the_error_it_is_without_stream(tmp_path, transport):
+    """A 429 (then a 500) answered to a streamed request, before any event: the kinds, retries and
+    stored text of a non-streamed request, not a stream error."""
+    script = {1: 429, 2: 500, 3: 200}
+    server_kw = {"faults": lambda key, attempt: script[min(attempt, 3)], "retry_after_s": 0.01}
+    rows, stats, log, _ = _run(tmp_path, "faults", transport, server_kw, {"stream": True})
+    assert [(e.attempt, e.status) for e in log if e.key == log[0].key] == [(1, 429), (2, 500), (3, 200)]
+    assert stats.errors == 0 and all(row["attempts"] == 3 and row["content"] for row in rows.values())
+    failing = {"faults": lambda key, attempt: 429, "retry_after_s": 0.01}
+    rows, stats, _, _ = _run(
+        tmp_path, "rate_limited", transport, failing, {"stream": True, "max_attempts": 2}
+    )
+    assert stats.error_kinds == {"rate_limit": len(_prompts())}
+    assert all("rate limited (fake)" in row["error"] for row in rows.values())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_switching_stream_on_re_asks_nothing(store, transport):
     """The request hash leaves ``stream`` out: an answer stored without it is not asked again with it."""
     with FakeOpenAIServer() as server:
