@@ -127,4 +127,7 @@ def test_every_draw_of_one_request_keeps_the_served_model(tmp_path, transport):
     draws = store.draws("gpt-x")
     assert len(draws) == PROMPTS * 3
     for (pid, _draw), row in draws.items():
-        assert (row["served_model"], row["system_fingerprint"]) == (EXPECTED[pid], FINGERPRINTS[EXPECTED[pid]])
+        assert (row["served_model"], row["system_fingerprint"]) == (
+            EXPECTED[pid],
+            FINGERPRINTS[EXPECTED[pid]],
+        )

@@ -101,4 +101,9 @@ def test_status_report_and_sql_name_both_snapshots_with_their_counts(home, tmp_p
     query = "select model, served_model, count(*) as n from raw.responses group by all order by all"
     assert main(["sql", query, "--csv"]) == 0
     got = capsys.readouterr().out.strip().splitlines()
-    assert got == ["model,served_model,n", f"gpt-x,snap-1,{FIRST}", f"gpt-x,snap-2,{THEN}", "gpt-y,steady-1,3"]
+    assert got == [
+        "model,served_model,n",
+        f"gpt-x,snap-1,{FIRST}",
+        f"gpt-x,snap-2,{THEN}",
+        "gpt-y,steady-1,3",
+    ]
