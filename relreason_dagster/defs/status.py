@@ -138,6 +138,7 @@ class StatusReport:
     def print_all(self) -> None:
         try:
             self.section("answers stored (test prompts; follow-ups counted apart)", self.answers)
+            self.section("served models (an entry answered by more than one model)", self.served)
             self.section("damaged lake files (moved aside; their prompts are asked again)", self.damaged)
             self.section("recent runs", self.recent_runs)
             self.section("failed checks", self.failed_checks)
@@ -189,6 +190,16 @@ class StatusReport:
         if not rows:
             return ["(no answers yet: run `relreason run --model M`)"]
         return [self.table(cols, rows)]
+
+    def served(self) -> list[str]:
+        """Entries whose current rows more than one served model answered (``results/served_models``):
+        an alias that moved to a new snapshot between runs mixes two models under one name."""
+        from relreason_dagster.results.served_models import mixed_served
+
+        lines = mixed_served(self._con.get())
+        if not lines:
+            return ["(none: each entry's answers came from one served model)"]
+        return [*lines, "(the marts pool these rows; a new entry name per snapshot keeps them apart)"]
 
     @staticmethod
     def damaged() -> list[str]:

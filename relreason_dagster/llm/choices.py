@@ -60,7 +60,14 @@ def choice_views(reply: Any) -> list[Any]:
         return [reply]
     usage = getattr(reply, "usage", None)
     ordered = _by_index(list(choices), lambda c: getattr(c, "index", None))
-    return [SimpleNamespace(choices=[c], usage=usage) for c in ordered]
+    # What the reader takes from the reply beside its choice: the usage and who served it.
+    shared = {
+        "usage": usage,
+        "model": getattr(reply, "model", None),
+        "system_fingerprint": getattr(reply, "system_fingerprint", None),
+        "_hidden_params": getattr(reply, "_hidden_params", None),
+    }
+    return [SimpleNamespace(choices=[c], **shared) for c in ordered]
 
 
 def _by_index(choices: list[Any], index: Callable[[Any], Any]) -> list[Any]:

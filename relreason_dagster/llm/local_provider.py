@@ -192,7 +192,9 @@ def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[
     p_tokens = int(usage.get("prompt_tokens", 0))
     c_tokens = int(usage.get("completion_tokens", 0))
     return ModelResponse(
-        model=f"{PROVIDER}/{name}",
+        # The served model of a local run is the GGUF file that answered (stored as ``served_model``):
+        # ``local/<name>`` may name another file after a package update or a path that changed.
+        model=served_file(llm) or f"{PROVIDER}/{name}",
         created=int(time.time()),
         choices=[
             {
@@ -203,6 +205,12 @@ def _complete(model: str, messages: list[dict[str, Any]], optional_params: dict[
         ],
         usage=Usage(prompt_tokens=p_tokens, completion_tokens=c_tokens, total_tokens=p_tokens + c_tokens),
     )
+
+
+def served_file(llm: Any) -> str | None:
+    """The file name of the GGUF a loaded ``Llama`` runs (None when it does not say)."""
+    path = getattr(llm, "model_path", None)
+    return os.path.basename(path) if isinstance(path, str) and path else None
 
 
 class LocalLLM(CustomLLM):

@@ -33,6 +33,11 @@ class Outcome:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     cost_usd: float | None = None
+    # The model the provider says answered (the reply's ``model``) and its ``system_fingerprint``;
+    # null when the reply names none.  Kept beside the configured name because an alias
+    # (``gpt-4o``) moves to a new snapshot without notice, and a re-run would mix two models.
+    served_model: str | None = None
+    system_fingerprint: str | None = None
 
 
 def content_text(content: Any) -> str:
@@ -62,6 +67,34 @@ def token_count(value: Any) -> int | None:
     return count if 0 <= count < 2**31 else None
 
 
+def served_text(value: Any) -> str | None:
+    """A reply's ``model`` or ``system_fingerprint`` as stored: its text, or None when it sent none
+    (absent, null, empty or not a name at all)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        value = str(value)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def served_by(response: Any) -> str | None:
+    """The model the provider said answered a LiteLLM ``ModelResponse``.
+
+    LiteLLM (1.110) records the reply's own ``model`` as ``_hidden_params["provider_response_model"]``
+    when the call returns, because a router or proxy later rewrites ``.model`` to the alias a client
+    asked for; that is read first, ``.model`` otherwise.  For OpenAI-compatible servers, Anthropic
+    and Gemini the two are the provider's name; for a provider whose reply carries no model (Bedrock's
+    Converse API, Ollama) LiteLLM fills in the requested one, and that is what is stored.
+    """
+    hidden = getattr(response, "_hidden_params", None)
+    carried = (
+        hidden.get("provider_response_model")
+        if isinstance(hidden, dict)
+        else getattr(hidden, "provider_response_model", None)
+    )
+    return served_text(carried) or served_text(getattr(response, "model", None))
+
+
 def read_reply(response: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> Outcome:
     """The outcome of a 200 reply; :class:`MalformedReply` when it carries no message to store.
 
@@ -69,7 +102,7 @@ def read_reply(response: Any, latency: float, attempts: int, spec: ModelSpec | N
     is stored as the text of its parts; token counts that are not numbers are stored as null.
     A reasoning model's thinking goes to ``reasoning``, never into ``content`` (the answer the
     parsers read): LiteLLM's ``reasoning_content`` when it has one, else a ``<think>`` block
-    split off the text (``llm/reasoning.py``).
+    split off the text (``llm/reasoning.py``).  The served model is :func:`served_by`'s.
     """
     choices = getattr(response, "choices", None)
     if not isinstance(choices, (list, tuple)) or not choices:
@@ -92,6 +125,8 @@ def read_reply(response: Any, latency: float, attempts: int, spec: ModelSpec | N
         latency,
         attempts,
         spec,
+        served_by(response),
+        served_text(getattr(response, "system_fingerprint", None)),
     )
 
 
@@ -147,7 +182,8 @@ def read_body(body: Any, latency: float, attempts: int, spec: ModelSpec | None =
     missing or unknown ``finish_reason`` is ``"stop"``, other servers' names for it are mapped as
     LiteLLM maps them, thinking sent as ``reasoning`` (newer vLLM) counts as ``reasoning_content``,
     and a reply that opens with a ``<think>`` block has it split off before ``reasoning.py`` sees
-    the text.
+    the text.  The served model and fingerprint are the body's ``model`` and ``system_fingerprint``
+    (what LiteLLM keeps of an OpenAI-compatible reply, :func:`served_by`).
     """
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(body, dict):
@@ -185,6 +221,8 @@ def read_body(body: Any, latency: float, attempts: int, spec: ModelSpec | None =
         latency,
         attempts,
         spec,
+        served_text(body.get("model")),
+        served_text(body.get("system_fingerprint")),
     )
 
 
@@ -198,6 +236,8 @@ def _outcome(
     latency: float,
     attempts: int,
     spec: ModelSpec | None,
+    served_model: str | None = None,
+    system_fingerprint: str | None = None,
 ) -> Outcome:
     """The stored outcome of a reply's parts, whichever transport read them."""
     content = content_text(raw_content)
@@ -222,4 +262,6 @@ def _outcome(
         reasoning=reasoning or None,
         reasoning_tokens=token_count(raw_reasoning_tokens),
         cost_usd=call_cost(spec.litellm_model, prompt_tokens, completion_tokens) if spec else None,
+        served_model=served_model,
+        system_fingerprint=system_fingerprint,
     )

@@ -41,9 +41,12 @@ class ResponseRow(NamedTuple):
     reasoning_tokens: int | None
     sample_index: int
     cost_usd: float | None
+    # Who the provider said answered (``replies.Outcome``); null for an error and for older rows.
+    served_model: str | None
+    system_fingerprint: str | None
 
 
-# A row made from its values in C: a NamedTuple's own constructor is a Python function with 19
+# A row made from its values in C: a NamedTuple's own constructor is a Python function with 21
 # arguments, ~2 µs per row on a loaded 2-core machine against ~0.4 µs here (the bare tuple it replaced:
 # ~0.4), paid on every answer of the direct transport's ~0.3 ms of CPU per request.
 _new_row = tuple.__new__
@@ -82,6 +85,8 @@ class OutcomeRows:
         finish_reason = redact(outcome.finish_reason)
         error = redact(outcome.error)
         reasoning = redact(outcome.reasoning)
+        served_model = redact(outcome.served_model)
+        fingerprint = redact(outcome.system_fingerprint)
         answered = outcome.error is None
         cost = outcome.cost_usd
         for i, prompt_id in enumerate(work.prompt_ids):
@@ -108,6 +113,8 @@ class OutcomeRows:
                         outcome.reasoning_tokens,
                         work.sample_index,
                         cost if i == 0 or cost is None else 0.0,
+                        served_model,
+                        fingerprint,
                     ),
                 )
             )
@@ -119,7 +126,8 @@ def copied_row(
     """A cache hit (a stored OK row of the same request hash, any model name) stored for ``model``.
 
     A copy costs nothing: its ``cost_usd`` is 0 where the original's price is known, else null; it
-    was changed exactly as its source was (``sanitized``); it made no attempt.
+    was changed exactly as its source was (``sanitized``); it made no attempt.  It keeps the
+    original's served model and fingerprint: the answer is that model's, whichever entry stores it.
     """
     return ResponseRow(
         prompt_id,
@@ -141,4 +149,6 @@ def copied_row(
         hit.get("reasoning_tokens"),
         hit.get("sample_index") or 0,
         None if hit.get("cost_usd") is None else 0.0,
+        hit.get("served_model"),
+        hit.get("system_fingerprint"),
     )

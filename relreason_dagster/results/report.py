@@ -306,9 +306,11 @@ def _sample_row_html(row: dict[str, Any], index: int, cells_scored: set[str]) ->
     summary = (
         f"{n_messages} message{'s' if n_messages != 1 else ''}, {prompt_chars} chars" if n_messages else "—"
     )
+    # Who answered, as the provider named it (an alias's snapshot): shown under the entry's name.
+    served = f"served by {_e(row['served_model'])}<br>" if row.get("served_model") else ""
     return (
         f'<tr class="sample" {attrs}><td class="idx">{index}</td>'
-        f'<td><b>{_e(row.get("model"))}</b><br><span class="sub">'
+        f'<td><b>{_e(row.get("model"))}</b><br><span class="sub">{served}'
         f"{_e(row.get('benchmark'))} / {_e(row.get('task'))}"
         f"<br>{_e(row.get('setting'))} · {_e(row.get('split'))}</span></td>"
         f'<td><span class="badge {_e(outcome)}">{_e(outcome)}</span><br><span class="sub">'
@@ -386,6 +388,9 @@ h3 { font-size: 15px; margin: 18px 0 4px; }
 .note, figcaption { color: var(--muted); font-size: 13px; margin: 2px 0 8px; }
 .src { display: block; font-size: 12px; }
 .empty { color: var(--muted); font-style: italic; }
+.warn { border: 1px solid #d4a72c; background: #fff8c5; border-radius: 6px; padding: 8px 14px; margin: 12px 0;
+        font-size: 14px; }
+.warn ul { margin: 4px 0 0; padding-left: 20px; }
 .stats { display: flex; gap: 12px; flex-wrap: wrap; margin: 12px 0; }
 .stat { border: 1px solid var(--line); border-radius: 6px; padding: 8px 14px; background: var(--soft); }
 .stat b { display: block; font-size: 18px; }
@@ -475,6 +480,22 @@ def _stats(con: Any) -> list[tuple[str, Any]]:
     return out
 
 
+def served_warning_html(con: Any) -> str:
+    """A warning naming each entry whose answers more than one served model gave, with its rows per
+    model (``results/served_models.py``); "" when every entry had one."""
+    from relreason_dagster.results.served_models import mixed_served
+
+    lines = mixed_served(con)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{_e(line)}</li>" for line in lines)
+    return (
+        '<div class="warn" id="served-models"><b>Several served models under one name.</b> '
+        "The provider answered these entries' rows with more than one model (an alias moved to a new "
+        f"snapshot between runs, say); their numbers pool the models.<ul>{items}</ul></div>"
+    )
+
+
 def _models(con: Any) -> list[str]:
     if "marts.sample_results" not in existing_tables(con):
         return []
@@ -558,6 +579,7 @@ def build_report(
         + '<div class="stats">'
         + "".join(f'<div class="stat"><b>{_e(v)}</b>{_e(k)}</div>' for k, v in _stats(con))
         + "</div>"
+        + served_warning_html(con)
         + ("".join(overview) or '<p class="empty">No metric marts yet: run <code>relreason demo</code>.</p>')
         + "</section>"
     ]

@@ -43,7 +43,8 @@ def sample_rows(
 
     Each dict holds ``model, benchmark, task, setting, split, sample_id, prompt_id, messages`` (a list
     of ``{role, content}``; None for a baseline model, which reads the sample, not a prompt),
-    ``response`` (the full text, None when the provider failed or for a baseline model), ``gold,
+    ``response`` (the full text, None when the provider failed or for a baseline model),
+    ``served_model`` (the model the provider said answered; None for errors and older rows), ``gold,
     parsed, parse_status, correct, tp, fp, fn, f1, outcome`` and a few more (``response_error``,
     ``input_tokens``, ``detail``).
     ``outcome``: None (all), ``correct``, ``wrong`` (readable but not exactly right), ``na`` (unreadable
@@ -131,6 +132,8 @@ def format_sample(row: dict[str, Any]) -> str:
         f"sample {row['sample_id']} prompt {row['prompt_id']} | {row['outcome']} ==="
     )
     lines = [head]
+    if row.get("served_model"):  # who answered, as the provider named it (an alias's snapshot)
+        lines.append(f"served by {row['served_model']}")
     messages = row.get("messages")
     if isinstance(messages, list):
         for message in messages:

@@ -76,6 +76,11 @@ RESPONSES_SCHEMA = pa.schema(
         ("reasoning_tokens", pa.int32()),
         ("sample_index", pa.int32()),
         ("cost_usd", pa.float64()),
+        # Added with issue 55 (older files read them as null): the model the provider said answered
+        # (the reply's ``model``: a snapshot behind an alias, or a local model's file name) and its
+        # ``system_fingerprint``, so an alias that moved to a new snapshot between runs shows.
+        ("served_model", pa.string()),
+        ("system_fingerprint", pa.string()),
     ]
 )
 # A copy of each benchmark's current prompts (one snapshot file per ``prompts`` materialization), so a

@@ -28,7 +28,7 @@ COLUMNS: tuple[str, ...] = tuple(RESPONSES_SCHEMA.names)
 # A row tuple may end before ``sanitized`` (the flag is then computed here alone) or anywhere after it
 # (the columns added since are then null): callers written before a column existed keep working.
 _FLAG = COLUMNS.index("sanitized")
-_TEXT_COLUMNS = ("content", "error", "finish_reason", "reasoning")
+_TEXT_COLUMNS = ("content", "error", "finish_reason", "reasoning", "served_model", "system_fingerprint")
 _TEXT_INDEX = tuple(COLUMNS.index(name) for name in _TEXT_COLUMNS)
 
 

@@ -90,3 +90,7 @@ def test_too_long_prompt_is_stored_as_context_length_exceeded(duck, store):
     assert rows["short"].strip()
     attempts = duck.execute("SELECT attempts FROM raw.responses WHERE prompt_id = 'long'").fetchone()[0]
     assert attempts == 1
+    # The served model of a local answer is the GGUF file that gave it (no fingerprint); none for the error.
+    served = dict(duck.execute("SELECT prompt_id, served_model FROM raw.responses").fetchall())
+    assert served == {"short": resolve_gguf("smollm2-135m").name, "long": None}
+    assert duck.execute("SELECT count(system_fingerprint) FROM raw.responses").fetchone() == (0,)

@@ -46,6 +46,15 @@ would find an answer in it.  The name ``"*"`` gives its style to every model not
 ``finish_reason`` (a function of the prompt key) sets an answer's ``finish_reason`` (default
 ``"stop"``; it may return None, sent as null, or another server's name such as ``"eos"``).
 
+``served_model`` makes the server answer as a snapshot behind the alias it was asked for, as a
+provider does when an alias moves: a function of (prompt key, answer number) returning the reply's
+``model`` (None: the model name asked, the default).  The answer number counts the 200 answers this
+server has given (1 for its first; live, streamed and batch answers alike, under the server's lock),
+so ``served_model=snapshots(10, "snap-1", "snap-2")`` answers ``snap-1`` ten times and ``snap-2``
+after, whatever the order requests arrive in; a function of the key alone fixes each prompt's
+snapshot.  ``system_fingerprint`` (a function of the served model name) adds that field to every
+answer (None, or no function: the field is left out, as servers that do not fingerprint do).
+
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
 concurrency" becomes a fact the server observes, not a timing.
@@ -204,6 +213,12 @@ def reasoning_text(key: str, attempt: int) -> str:
         f"Request {key}, attempt {attempt}. Could the statement be true? It could also be false; "
         "let me check each fact in turn before answering."
     )
+
+
+def snapshots(first_n: int, first: str, then: str) -> Callable[[str, int], str]:
+    """A ``served_model`` knob: the first ``first_n`` answers come from ``first``, the rest from ``then``
+    (an alias moving to a new snapshot mid-way)."""
+    return lambda _key, number: first if number <= first_n else then
 
 
 def default_answer(messages: list[dict[str, Any]]) -> str:
@@ -577,7 +592,7 @@ def stream_events(
         "object": "chat.completion.chunk",
         "created": completion["created"],
         "model": completion["model"],
-        "system_fingerprint": None,
+        "system_fingerprint": completion.get("system_fingerprint"),
     }
 
     def chunk(choices: list[dict[str, Any]]) -> dict[str, Any]:
@@ -695,6 +710,8 @@ class FakeOpenAIServer:
         reasoning: dict[str, str] | None = None,
         finish_reason: Callable[[str], str | None] | None = None,
         ignore_n: bool = False,
+        served_model: Callable[[str, int], str | None] | None = None,
+        system_fingerprint: Callable[[str], str | None] | None = None,
         stream_pace_s: float = 0.0,
         stream_pieces: int | None = None,
         stream_stall: Callable[[str, int], int | None] | None = None,
@@ -732,6 +749,10 @@ class FakeOpenAIServer:
         self.finish_reason = finish_reason
         # Answer one choice whatever ``n`` asks (a server that ignores the parameter).
         self.ignore_n = ignore_n
+        # The reply's ``model`` by (prompt key, answer number), and its fingerprint by served model.
+        self.served_model = served_model
+        self.system_fingerprint = system_fingerprint
+        self.answers_given = 0
         self.requested_port = port  # 0: any free port
         # Streaming (``"stream": true``): seconds between text pieces, the answer cut into this many
         # pieces (None: a word each), and after how many pieces a (prompt key, attempt) stalls for good.
@@ -927,14 +948,23 @@ class FakeOpenAIServer:
         if thought:
             usage["completion_tokens_details"] = {"reasoning_tokens": sum(thought)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        return {
+        with self._lock:
+            self.answers_given += 1
+            number = self.answers_given
+        asked = body.get("model", "fake")
+        served = self.served_model(key, number) if self.served_model is not None else None
+        reply: dict[str, Any] = {
             "id": f"chatcmpl-{key}-{attempt}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body.get("model", "fake"),
+            "model": asked if served is None else served,
             "choices": [choice for choice, _, _ in choices],
             "usage": usage,
         }
+        fingerprint = self.system_fingerprint(reply["model"]) if self.system_fingerprint else None
+        if fingerprint is not None:
+            reply["system_fingerprint"] = fingerprint
+        return reply
 
     def error_body(self, status: int, body: dict[str, Any]) -> dict[str, Any]:
         """The provider's JSON error body for ``status`` (what a failed batch line carries)."""

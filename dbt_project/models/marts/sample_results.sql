@@ -13,6 +13,8 @@ select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_i
        r.reasoning_tokens,
        r.error as response_error,
        r.finish_reason,
+       -- The model the provider said answered (an alias's snapshot), null for errors and older rows.
+       r.served_model,
        pr.input_tokens,
        r.completion_tokens,
        a.gold,

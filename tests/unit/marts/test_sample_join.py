@@ -95,10 +95,12 @@ def test_samples_command_prints_whole_prompts_and_responses(home, capsys):
     first = sample_rows_cached(home)[0]
     assert first["messages"][-1]["content"] in out  # the whole prompt, newlines kept
     assert out.count(JUNK) == 2
+    assert out.count("served by scripted/junk") == 2  # the model the (scripted) provider said answered
     assert "parsed (na)" in out and "F1 0" in out
     assert main(["samples", "--model", "oracle", "--task", "HasFather", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data and all(d["model"] == "oracle" and d["task"] == "HasFather" and d["f1"] == 1.0 for d in data)
+    assert {d["served_model"] for d in data} == {"scripted/oracle"}
     assert main(["samples", "--model", "oracle", "--wrong"]) == 0
     assert "no samples match" in capsys.readouterr().out
 
