@@ -77,7 +77,8 @@ class FlenqaFamily:
                 # A released row's length is the study's target in the study's tokenizer, not ours.
                 if length and sample.variant.get("source") != "released":
                     tokenizer = sample.variant.get("tokenizer")
-                    target = length + _skeleton_tokens(sample.task, setting, question, rule, tokenizer, layout)
+                    skeleton = _skeleton_tokens(sample.task, setting, question, rule, tokenizer, layout)
+                    target = length + skeleton
                     tolerance = round(target * TOLERANCE)  # 5% of the prompt's own target
                 out.append(
                     Prompt.for_sample(

@@ -51,7 +51,7 @@ def category(text: Any) -> Category:
 
 
 def answer_first(text: Any) -> bool:
-    """The notebook's ``early_response``: the final answer's word within the first 10 normalised characters."""
+    """The notebook's ``early_response``: the final answer's word in the first 10 normalised characters."""
     if not isinstance(text, str):
         return False
     found = category(text)
