@@ -510,10 +510,18 @@ def check_row(row: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any
             "label": label,
             "key_sentences": keys,
             "rule": " ".join(texts["rule"]) if task == RULETAKER else "",
+            "study_rule": _as_notebook_prints(present["rule"], texts["rule"]) if task == RULETAKER else "",
         },
         {**present, "ctx_size": length},
         [],
     )
+
+
+def _as_notebook_prints(value: Any, texts: list[str]) -> str:
+    """The rule as the study's notebook puts it in a prompt: its f-string prints the released value, so a
+    text is itself and a list prints as Python prints a list (``['If X is A then X is B.']``;
+    ``FLenQA analysis.ipynb`` code cell 5, ``prompt_structures``).  Used by ``layout: study`` only."""
+    return value if isinstance(value, str) else str(list(texts))
 
 
 def _mixin(value: Any, length: int | None) -> str | None:
@@ -619,6 +627,7 @@ def _sample(
             "key_sentences": facts["key_sentences"],
             "question": question,
             "rule": facts["rule"],
+            "study_rule": facts["study_rule"],
             "entities": [],
             "estimated_tokens": tokens(text) if tokens is not None else None,
             "key_exceeds": False,

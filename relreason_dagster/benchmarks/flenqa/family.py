@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample
-from relreason_dagster.benchmarks.flenqa import parsing, prompts
+from relreason_dagster.benchmarks.flenqa import parsing, prompts, reading
 from relreason_dagster.benchmarks.flenqa.generate import (
     BENCHMARK,
     generate_samples,
@@ -19,10 +19,21 @@ from relreason_dagster.errors import ConfigError
 
 
 @functools.lru_cache(maxsize=4096)
-def _skeleton_tokens(task: str, setting: str, question: str, rule: str, tokenizer: str) -> int:
+def _skeleton_tokens(
+    task: str, setting: str, question: str, rule: str, tokenizer: str, layout: str = prompts.RELREASON_LAYOUT
+) -> int:
     """Tokens of a prompt with an empty text: what the instructions add to the text's length."""
-    message = prompts.render(task, setting, "", question, rule)
+    message = prompts.render(task, setting, "", question, rule, layout)
     return count_tokens([{"role": "user", "content": message}], tokenizer)
+
+
+def _rule(sample: Sample, layout: str) -> str:
+    """The rule as the layout puts it: the study's layout prints a released row's rule as the notebook
+    prints the released value (``study_rule``); otherwise (and for generated items) our one string."""
+    rule = str(sample.input.get("rule", ""))
+    if layout == prompts.STUDY_LAYOUT:
+        return str(sample.input.get("study_rule", rule))
+    return rule
 
 
 class FlenqaFamily:
@@ -49,29 +60,32 @@ class FlenqaFamily:
         if unknown:
             raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
         max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.typed(Knobs).max_tokens)}
+        layout = profile.typed(Knobs).layout
+        version = prompts.template_version(layout)
         out: list[Prompt] = []
         for sample in samples:
             text = sample_text(sample)
-            question, rule = sample.input["question"], sample.input.get("rule", "")
+            question, rule = sample.input["question"], _rule(sample, layout)
             for setting in settings:
                 if setting == prompts.NEXT_WORD and sample.split == "minimal":
                     continue
                 body = prompts.split_last_word(text)[0] if setting == prompts.NEXT_WORD else text
-                message = prompts.render(sample.task, setting, body, question, rule)
+                message = prompts.render(sample.task, setting, body, question, rule, layout)
                 messages = [{"role": "user", "content": message}]
                 length = int(sample.variant.get("length") or 0)
                 target = tolerance = None
                 # A released row's length is the study's target in the study's tokenizer, not ours.
                 if length and sample.variant.get("source") != "released":
                     tokenizer = sample.variant.get("tokenizer")
-                    target = length + _skeleton_tokens(sample.task, setting, question, rule, tokenizer)
+                    skeleton = _skeleton_tokens(sample.task, setting, question, rule, tokenizer, layout)
+                    target = length + skeleton
                     tolerance = round(target * TOLERANCE)  # 5% of the prompt's own target
                 out.append(
                     Prompt.for_sample(
                         sample,
                         setting,
                         messages,
-                        prompts.TEMPLATE_VERSION,
+                        version,
                         int(max_tokens[setting]),
                         target_tokens=target,
                         target_tolerance=tolerance,
@@ -100,21 +114,22 @@ class FlenqaFamily:
             return Parsed(parse_status="ok", parsed=word, correct=word == gold, detail={"gold_word": gold})
         if setting not in prompts.REASONING_SETTINGS:
             raise ConfigError(f"unknown flenqa setting {setting!r}; known: {', '.join(prompts.SETTINGS)}")
-        answer = parsing.read_answer(text)
-        detail = {"answer": {True: "true", False: "false", None: "refused"}[answer.value]}
+        rules = reading.of_sample(sample.variant)  # the profile's reading knob, carried by the sample
+        value = reading.answer(text, rules)
+        detail = {"answer": {True: "true", False: "false", None: "refused"}[value], "reading": rules}
         if setting == prompts.COT:
-            covered = parsing.coverage(text, list(sample.input["key_sentences"]))
-            detail |= {"answer_first": parsing.answer_first(text), "keys_covered": covered}
-        if answer.value is None:
+            covered = reading.coverage(text, list(sample.input["key_sentences"]), rules)
+            detail |= {"answer_first": reading.answer_first(text, rules), "keys_covered": covered}
+        if value is None:
             return Parsed(parse_status="refused", n_cells=1, correct=False, detail=detail)
         return Parsed(
             parse_status="ok",
-            parsed=answer.value,
-            tp=int(answer.value and sample.label),
-            fp=int(answer.value and not sample.label),
-            fn=int(not answer.value and bool(sample.label)),
-            pred_pos=int(answer.value),
+            parsed=value,
+            tp=int(value and sample.label),
+            fp=int(value and not sample.label),
+            fn=int(not value and bool(sample.label)),
+            pred_pos=int(value),
             n_cells=1,
-            correct=answer.value == sample.label,
+            correct=value == sample.label,
             detail=detail,
         )

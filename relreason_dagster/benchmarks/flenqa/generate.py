@@ -10,6 +10,8 @@ Lengths are tokens of the ``{facts + padding}`` text, counted with the profile's
 tokenizer (default: the local model's) and recorded in each sample; the prompts
 add their fixed instructions on top (``target_tokens`` of each prompt).
 
+Each sample's ``variant.reading`` is the profile's ``reading`` knob (``reading.py``), not part of its id.
+
 With the profile knob ``dataset_file`` (a path, or ``auto`` for the file `relreason flenqa import`
 stored) the samples are the study's released rows instead (``dataset.py``): nothing is generated.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from importlib.metadata import version
 from typing import Any
 
@@ -67,6 +70,13 @@ def select_balanced(instances: list[BaseInstance], n: int) -> list[BaseInstance]
 
 
 def generate_samples(profile: Profile, seed: int) -> list[Sample]:
+    """The profile's samples, each carrying the profile's ``reading`` in its variant (outside its id:
+    the reading changes how answers are read, never what is asked)."""
+    rules = profile.typed(Knobs).reading
+    return [replace(s, variant={**s.variant, "reading": rules}) for s in _generate(profile, seed)]
+
+
+def _generate(profile: Profile, seed: int) -> list[Sample]:
     tasks = _profile_list(profile, "tasks", TASKS)
     lengths = [int(x) for x in profile.typed(Knobs).lengths]
     if any(x < 100 for x in lengths):

@@ -5,7 +5,8 @@ file) against :class:`Knobs`; a knob a section leaves out (or sets to null) read
 the study's grid.  ``max_tokens`` is per setting, on top of ``DEFAULT_MAX_TOKENS`` (a setting it leaves
 out keeps its default cap).  ``generation`` is the study's protocol: generation params sent on top of
 the model's own (the paper profile: temperature 0 and top-p 0, Appendix E); they are part of every
-request's cache key.
+request's cache key.  ``reading`` and ``layout`` (the paper profile: ``study``, the study's notebook)
+choose the rules that read a response and the prompts' layout; only ``layout`` changes the prompts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pydantic import Field
 
 from relreason_dagster.benchmarks.base import FamilyKnobs
 from relreason_dagster.benchmarks.flenqa import padding, prompts
+from relreason_dagster.benchmarks.flenqa import reading as reading_rules
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
 from relreason_dagster.benchmarks.reasoning_source import DEFAULT as DEFAULT_SOURCE
 from relreason_dagster.benchmarks.reasoning_source import ReasoningSource
@@ -47,3 +49,9 @@ class Knobs(FamilyKnobs):
     # Which text §7's CoT analyses (answer first, key-fact coverage) read: the answer, the reasoning
     # trace or both, one row per source (steps.py, marts flenqa_cot*); auto = both for a model with traces.
     reasoning_source: ReasoningSource = DEFAULT_SOURCE
+    # Which rules read a response (answer, answer first, key-fact coverage; reading.py): the study's
+    # analysis notebook's (study) or relreason's own (relreason, the default: what stored runs were read by).
+    reading: reading_rules.Reading = reading_rules.DEFAULT
+    # Which prompt layout (prompts.py): the study's notebook's, byte for byte (study), or relreason's
+    # (relreason, the default: a new default would re-ask every stored prompt).
+    layout: prompts.Layout = prompts.RELREASON_LAYOUT

@@ -3,7 +3,8 @@
 ``flenqa_trace_reads[model]``: for every FLenQA true/false response (direct and CoT prompts) of one
 model, one ``raw.flenqa_trace_reads`` row per source the profile's ``reasoning_source`` gives that
 model (``auto``: the answer only for a model without traces, answer and trace for one with them):
-whether the text states true/false before its reasoning and how many key sentences it reproduces.
+whether the text states true/false before its reasoning and how many key sentences it reproduces, by
+the rules the sample's ``variant.reading`` names (the profile's ``reading`` knob, as the parser reads).
 The reasoning tokens are counted once for every family, in dbt (``int_reasoning_tokens``).  Asks no
 model; a plain function of stored rows the generic Dagster layer runs and tests call.  Reading is a
 few regex passes per response, so every run reads the model afresh.
@@ -17,13 +18,13 @@ from typing import Any
 
 from relreason_dagster.benchmarks import reasoning_source
 from relreason_dagster.benchmarks.base import Profile, Reply, Step, StepRows
-from relreason_dagster.benchmarks.flenqa import trace_reads
+from relreason_dagster.benchmarks.flenqa import reading, trace_reads
 from relreason_dagster.benchmarks.flenqa.generate import BENCHMARK
 from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
 from relreason_dagster.benchmarks.flenqa.prompts import REASONING_SETTINGS
 
 RESPONSES_SQL = f"""
-SELECT a.prompt_id, a.setting, r.content, r.reasoning, s.input
+SELECT a.prompt_id, a.setting, r.content, r.reasoning, s.input, s.variant
 FROM raw.parsed_answers a
 JOIN raw.responses r USING (prompt_id, model)
 JOIN raw.samples s ON s.sample_id = a.sample_id
@@ -33,9 +34,12 @@ ORDER BY a.prompt_id
 """
 
 
+def _json(value: Any) -> dict[str, Any]:
+    return (json.loads(value) if isinstance(value, str) else value) or {}
+
+
 def _key_sentences(sample_input: Any) -> list[str]:
-    data = json.loads(sample_input) if isinstance(sample_input, str) else sample_input
-    return list((data or {}).get("key_sentences") or [])
+    return list(_json(sample_input).get("key_sentences") or [])
 
 
 def read_rows(responses: list[dict[str, Any]], setting: str, model: str) -> list[dict[str, Any]]:
@@ -46,6 +50,7 @@ def read_rows(responses: list[dict[str, Any]], setting: str, model: str) -> list
     out = []
     for r in responses:
         keys = _key_sentences(r["input"])
+        rules = reading.of_sample(_json(r.get("variant")))  # the parser's reading of the same sample
         for source in sources:
             out.append(
                 {
@@ -53,7 +58,7 @@ def read_rows(responses: list[dict[str, Any]], setting: str, model: str) -> list
                     "model": model,
                     "source": source,
                     "setting": r["setting"],
-                    **trace_reads.cot_reads(source, r["content"], r["reasoning"], keys),
+                    **trace_reads.cot_reads(source, r["content"], r["reasoning"], keys, rules),
                     "has_trace": bool(r["reasoning"] and r["reasoning"].strip()),
                 }
             )

@@ -17,3 +17,9 @@ RAW_TABLES: dict[str, str] = {
         PRIMARY KEY (prompt_id, model, source)
     """,
 }
+
+# Columns added after the table first shipped (``storage/schema.py`` adds them to an older file in place):
+# ``reading``, the rules the row was read by ('study' = the study's notebook, 'relreason'; reading.py).
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "flenqa_trace_reads": [("reading", "VARCHAR")],
+}

@@ -436,7 +436,8 @@ def test_prompt_set(reduced, reduced_prompts):
     ids = [p.prompt_id for p in reduced_prompts]
     assert len(set(ids)) == len(ids)
     for p in reduced_prompts:
-        assert p.benchmark == "flenqa" and p.template_version == prompts.TEMPLATE_VERSION
+        # the paper profile lays its prompts out as the study's notebook does (layout: study)
+        assert p.benchmark == "flenqa" and p.template_version == prompts.STUDY_TEMPLATE_VERSION
         assert p.max_tokens == PAPER.get("max_tokens")[p.setting]
         assert len(p.messages) == 1 and p.messages[0]["role"] == "user"
         if p.setting == prompts.NEXT_WORD:
@@ -610,8 +611,13 @@ def test_parse_cot_detail(true_sample):
     k1, k2 = true_sample.input["key_sentences"]
     text = f"Step 1: {k1.upper()} Step 2: {k2.lower().rstrip('.')}! So the statement holds: True."
     parsed = FAMILY.parse(true_sample, "cot", text)
-    assert parsed.detail == {"answer": "true", "answer_first": False, "keys_covered": 2}
-    assert FAMILY.parse(true_sample, "direct", text).detail == {"answer": "true"}
+    assert parsed.detail == {
+        "answer": "true",
+        "answer_first": False,
+        "keys_covered": 2,
+        "reading": "relreason",
+    }
+    assert FAMILY.parse(true_sample, "direct", text).detail == {"answer": "true", "reading": "relreason"}
 
 
 def test_parse_unknown_setting_is_a_config_error(true_sample):

@@ -65,13 +65,15 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> 
     )
 
 
-def _made_up_minimal(task: str, n: int, released: bool, start: int) -> list[Any]:
-    """``n`` minimal-text samples of ``task`` (the test's own: the release has no minimal texts)."""
+def _made_up_minimal(task: str, n: int, released: bool, start: int, reading: str = "study") -> list[Any]:
+    """``n`` minimal-text samples of ``task`` (the test's own: the release has no minimal texts), read
+    by ``reading`` (a paper-profile run's samples carry ``study``)."""
     from relreason_dagster.benchmarks.base import Sample
 
     out = []
     for k in range(start, start + n):
         variant = {"base_id": f"{task}-{k}", "length": 0, "padding": "none", "position": "none"}
+        variant["reading"] = reading
         if released:
             variant["source"] = "released"
         out.append(
@@ -121,6 +123,7 @@ def built(tmp_path_factory):
         _store(con, _made_up_minimal("PIR", 100, True, 0), direct, "m-pool")
         _store(con, _made_up_minimal("MonoRel", 100, False, 0), direct, "m-generated")
         _store(con, _made_up_minimal("MonoRel", 40, True, 0), direct, "m-few")
+        _store(con, _made_up_minimal("MonoRel", 100, True, 0, "relreason"), direct, "m-ours")
         store_family(con, "flenqa", read_published("flenqa", PUBLISHED_CSV))
         # A made-up published cell the study could have released: MonoRel direct minimal, comparable.
         row = {
@@ -172,6 +175,8 @@ def test_every_comparable_row_is_on_the_studys_items_and_pool(built):
     assert ours[("m-pool", "PIR")]["why_not"].startswith("the study's minimal texts")
     assert ours[("m-generated", "MonoRel")]["why_not"] == "generated items, not the study's released dataset"
     assert ours[("m-few", "MonoRel")]["why_not"] == "40 answers where the study pools 100 per task"
+    # the study's items and pool, read by relreason's rules: not what the study's numbers read
+    assert ours[("m-ours", "MonoRel")]["why_not"].startswith("read by relreason's rules")
     assert all(r["why_not"] for r in rows if not r["comparable"])
     assert not any(r["why_not"] for r in rows if r["comparable"])
 

@@ -66,7 +66,11 @@ def test_an_answer_row_reads_what_the_parser_put_in_the_answers_detail():
     )
     detail = FlenqaFamily().parse(sample, "cot", content).detail
     read = trace_reads.cot_reads("answer", content, TRACE, KEYS)
-    assert read == {"answer_first": detail["answer_first"], "keys_covered": detail["keys_covered"]}
+    assert read == {
+        "answer_first": detail["answer_first"],
+        "keys_covered": detail["keys_covered"],
+        "reading": detail["reading"],
+    }
 
 
 def _cell(padding: str, length: int, mean: float, n_correct: int, n: int = 4) -> dict:

@@ -33,6 +33,8 @@ BEFORE: dict[str, dict[str, Any]] = {
         "positions": ["first", "middle", "last", "random"],
         "prose_dir": None,
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
+        "reading": "relreason",  # added with issue 56 (relreason's, as before the knob)
+        "layout": "relreason",  # added with issue 56 (relreason's, as before the knob)
         "samples": 1,
         "settings": ["direct", "cot", "next_word"],
         "tasks": ["MonoRel", "PIR", "Ruletaker"],
@@ -121,6 +123,8 @@ BEFORE: dict[str, dict[str, Any]] = {
         "positions": ["first", "middle", "last", "random"],
         "prose_dir": None,
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
+        "reading": "study",  # added with issue 56 (the study's notebook, the paper profile's)
+        "layout": "study",  # added with issue 56 (the study's notebook, the paper profile's)
         "samples": 1,
         "settings": ["direct", "cot", "next_word"],
         "tasks": ["MonoRel", "PIR", "Ruletaker"],
@@ -222,6 +226,8 @@ BEFORE: dict[str, dict[str, Any]] = {
         "positions": ["random"],
         "prose_dir": None,
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
+        "reading": "relreason",  # added with issue 56 (relreason's, as before the knob)
+        "layout": "relreason",  # added with issue 56 (relreason's, as before the knob)
         "samples": 1,
         "settings": ["direct", "cot", "next_word"],
         "tasks": ["MonoRel", "PIR", "Ruletaker"],

@@ -2,10 +2,14 @@
 -- answer_first_rate: the true/false answer comes before the reasoning;
 -- coverage_rate: both key sentences reproduced in the response (Appendix D.4);
 -- accuracy split by full vs incomplete coverage.  source: the text read, 'answer' or the reasoning
--- 'trace' (the profile's reasoning_source; accuracy is always the answer's).
+-- 'trace' (the profile's reasoning_source; accuracy is always the answer's).  reading: the rules that
+-- read the answers ('study' = the study's analysis notebook, 'relreason' = ours; profile knob reading).
+-- Like with like (comparable / why_not, beside the study's Figure 8 and 9): only the study's reading of
+-- the answer, on the study's released rows, reads what the study's figures read.
 with agg as (
-    select model, source, task, length,
+    select model, source, reading, task, length,
            count(*) as n,
+           count(*) filter (where item_source = 'released') as n_released,
            count(*) filter (where answer_first) as n_answer_first,
            count(*) filter (where keys_covered >= 2) as n_covered,
            count(*) filter (where keys_covered >= 2 and correct) as n_covered_correct,
@@ -13,9 +17,9 @@ with agg as (
            count(*) filter (where answer_first and correct) as n_answer_first_correct,
            count(*) filter (where correct) as n_correct
     from {{ ref('int_flenqa_cot_reads') }}
-    group by model, source, task, length
+    group by model, source, reading, task, length
 )
-select model, source, task, length, n,
+select model, source, reading, task, length, n,
        round(n_correct::double / n, 4) as accuracy,
        round(n_answer_first::double / n, 4) as answer_first_rate,
        round({{ wilson_low('n_answer_first', 'n') }}, 4) as answer_first_ci_low,
@@ -26,6 +30,12 @@ select model, source, task, length, n,
        n_covered,
        round(n_covered_correct::double / nullif(n_covered, 0), 4) as accuracy_covered,
        round(n_uncovered_correct::double / nullif(n - n_covered, 0), 4) as accuracy_uncovered,
-       round(n_answer_first_correct::double / nullif(n_answer_first, 0), 4) as accuracy_answer_first
+       round(n_answer_first_correct::double / nullif(n_answer_first, 0), 4) as accuracy_answer_first,
+       reading = 'study' and source = 'answer' and n_released = n as comparable,
+       case
+           when reading <> 'study' then 'read by relreason''s rules (reading: relreason), not the study''s notebook''s'
+           when source <> 'answer' then 'read from the reasoning trace; the study read the answer'
+           when n_released < n then 'generated items, not the study''s released dataset'
+       end as why_not
 from agg
-order by model, source, task, length
+order by model, source, reading, task, length

@@ -8,11 +8,13 @@
 -- Like with like (comparable / why_not): a published row carries its study_reference marking (the
 -- study's minimal texts are not in its released dataset, so no run can ask them: false).  Ours is
 -- comparable only when every answer of the cell is on a row of the study's released dataset
--- (item_source 'released'), the cell holds the study's 100 base instances per task (Appendix B), and
--- the published cell on the same keys is comparable.
+-- (item_source 'released') read by the study's rules (reading 'study': its analysis notebook's), the
+-- cell holds the study's 100 base instances per task (Appendix B), and the published cell on the same
+-- keys is comparable.
 with counts as (
     select task, setting, length, padding, position, model,
-           count(*) filter (where item_source = 'released') as n_released
+           count(*) filter (where item_source = 'released') as n_released,
+           count(*) filter (where reading = 'study') as n_study_reading
     from {{ ref('int_flenqa_answers') }}
     group by all
 ),
@@ -22,7 +24,8 @@ ours as (
            a.ci_low, a.ci_high, a.n::bigint as n,
            case when a.n_refused > 0 then format('{} of {} answers refused (counted wrong)', a.n_refused, a.n) end
                as note,
-           coalesce(c.n_released, 0) as n_released
+           coalesce(c.n_released, 0) as n_released,
+           coalesce(c.n_study_reading, 0) as n_study_reading
     from {{ ref('flenqa_accuracy') }} a
     left join counts c using (task, setting, length, padding, position, model)
     where a.length = 0 and a.padding = 'none' and a.position = 'none'
@@ -43,9 +46,11 @@ published_cells as (
 )
 select o.task, o.setting, o.length, o.padding, o.position, o.model, o.published, o.source, o.metric,
        o.value, o.ci_low, o.ci_high, o.n, o.note,
-       coalesce(p.comparable, false) and o.n_released = o.n and o.n = 100 as comparable,
+       coalesce(p.comparable, false) and o.n_released = o.n and o.n_study_reading = o.n and o.n = 100
+           as comparable,
        case
            when o.n_released < o.n then 'generated items, not the study''s released dataset'
+           when o.n_study_reading < o.n then 'read by relreason''s rules (reading: relreason), not the study''s notebook''s'
            when o.n <> 100 then format('{} answers where the study pools 100 per task', o.n)
            when p.comparable is null then 'the study printed no cell for this task and prompt'
            when not p.comparable then p.why_not
