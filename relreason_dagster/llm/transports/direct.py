@@ -143,7 +143,8 @@ class DirectTransport(Transport):
         except TimeoutError:
             if not sent_marker.connected():  # nothing sent: not billed (provider_errors.CONNECT_TIMEOUT)
                 raise ProviderError(
-                    CONNECT_TIMEOUT, f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}"
+                    CONNECT_TIMEOUT,
+                    f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}",
                 ) from None
             raise ProviderError(
                 "timeout", f"Request timed out: no answer within {self.timeout_s:g} s from {self.url}"
