@@ -637,6 +637,13 @@ def run_model(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        in_loop = False
+    else:
+        in_loop = True
+    if not in_loop:
+        # Not inside the ``except``: an error raised anew there (asyncio.wait_for re-raises LiteLLM's)
+        # would get the RuntimeError as its context in place of its own chain, where
+        # provider_errors reads whether a timeout happened before the request was sent.
         return asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(lambda: asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))).result()
