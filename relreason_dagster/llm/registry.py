@@ -261,7 +261,10 @@ class ModelEntry(BaseModel):
     )
     context_window: int | None = Field(_DEFAULT["context_window"], gt=0, json_schema_extra=_POSITIVE)
     workers: int = Field(_DEFAULT["workers"], gt=0, json_schema_extra=_POSITIVE)
-    kind: str = Field(_DEFAULT["kind"], json_schema_extra=_says(" or ".join(map(repr, MODEL_KINDS))))
+    kind: str = Field(
+        _DEFAULT["kind"],
+        json_schema_extra=_says(", ".join(map(repr, MODEL_KINDS[:-1])) + f" or {MODEL_KINDS[-1]!r}"),
+    )
     base_of: str | None = Field(None, json_schema_extra=_says("the name of this base model's chat model"))
     reasoning: str | None = Field(
         _DEFAULT["reasoning"], json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
