@@ -156,3 +156,18 @@ def test_a_timeout_while_connecting_is_not_billed(store, monkeypatch, transport,
     assert row["attempts"] == 3
     assert stats.possibly_billed == 0 and stats.possibly_billed_usd == 0
     assert "possibly billed" not in stats.summary()
+
+
+def test_worker_processes_possibly_billed_sends_add_up(store, monkeypatch):
+    """Two worker processes (``workers: 2``), one slow prompt each: the run counts all four sends."""
+    monkeypatch.setenv(KEY_ENV, "sk-fake")
+    prompts = [_prompt(0), _prompt(1)]
+    with FakeOpenAIServer(delay_s=SLOW_S) as server:
+        spec = _spec(server.api_base, "direct", timeout_s=TIMEOUT_S, workers=2)
+        stats = run_model(store, spec, prompts, backoff_base_s=0.0, seed=1, ledger="workers-run")
+        sends = len(server.entries())
+    assert stats.workers == 2 and sends == 4
+    one = [estimate_usd(spec, _work(spec, p)) for p in prompts]
+    assert stats.possibly_billed == 4
+    assert stats.possibly_billed_usd == pytest.approx(2 * sum(one))
+    assert "4 timed-out sends possibly billed" in stats.summary()
