@@ -141,6 +141,7 @@ class StatusReport:
             self.section("served models (an entry answered by more than one model)", self.served)
             self.section("damaged lake files (moved aside; their prompts are asked again)", self.damaged)
             self.section("recent runs", self.recent_runs)
+            self.section("last launch: requests sent and possibly-billed timeouts", self.last_launch_sends)
             self.section("failed checks", self.failed_checks)
             self.section("assets", self.assets)
             self.section("checks", self.checks)
@@ -244,6 +245,46 @@ class StatusReport:
                 notes.append(f"run {run.run_id[:8]} ({run.job_name}): {self._failure(run.run_id)}")
         out = [self.table(["run", "job", "partition", "status", "started", "ended"], rows)]
         return out + notes[:3]
+
+    def last_launch_sends(self) -> list[str]:
+        """Per model, what the last `relreason run`'s runs sent (the gateway's ledger,
+        ``storage/sent_requests.py``): requests, and the sends that timed out after they were sent,
+        possibly billed at their estimated cost (``llm/possibly_billed.py``)."""
+        import dagster as dg
+
+        from relreason_dagster import paths
+        from relreason_dagster.defs.launcher import LAUNCH_TAG
+        from relreason_dagster.storage import sent_requests
+        from relreason_dagster.storage.lake import Lake
+
+        instance = self.instance.get()
+        launch = next(
+            (
+                r.dagster_run.tags[LAUNCH_TAG]
+                for r in instance.get_run_records(limit=RECENT_RUNS * 10)
+                if LAUNCH_TAG in r.dagster_run.tags
+            ),
+            None,
+        )
+        if launch is None:
+            return ["(no launch yet)"]
+        records = instance.get_run_records(dg.RunsFilter(tags={LAUNCH_TAG: launch}))
+        runs = [record.dagster_run.run_id for record in records]
+        sent = sent_requests.read_sent(Lake.open(paths.lake_url()), runs)
+        if not sent:
+            return ["(no model requests in the last launch)"]
+        rows = [
+            (
+                model,
+                counts["requests"],
+                counts["errors"],
+                counts["possibly_billed"],
+                f"~${counts['possibly_billed_usd']:.4f}" if counts["possibly_billed_usd"] else "-",
+            )
+            for model, counts in sorted(sent.items())
+        ]
+        cols = ["model", "requests", "errors", "possibly billed sends", "estimated USD"]
+        return [self.table(cols, rows)]
 
     def _failure(self, run_id: str) -> str:
         """The first failed step's message, else the run's failure message."""

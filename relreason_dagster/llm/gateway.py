@@ -77,7 +77,7 @@ from typing import Any
 # LiteLLM is imported on the first call (litellm_overhead.litellm_module), after
 # relreason_dagster/llm/__init__.py has set its offline environment defaults.
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm import litellm_overhead, rejected_params
+from relreason_dagster.llm import litellm_overhead, possibly_billed, rejected_params
 from relreason_dagster.llm import workers as worker_processes
 from relreason_dagster.llm.choices import choice_views, refuses_n, split_usage
 from relreason_dagster.llm.draw_plan import Work, bundle, plan_requests, sort_key, work_size, work_tokens
@@ -90,6 +90,7 @@ from relreason_dagster.llm.provider_errors import (
     error_kind,
     error_text,
     retry_after_seconds,
+    retry_rule,
     sends_allowed,
 )
 from relreason_dagster.llm.rate_limits import RateLimiter
@@ -225,11 +226,21 @@ class _Runner:
             "errors": self.stats.errors,
             "answers": self.stats.answered,
             "error": self.stats.error_text,
+            "possibly_billed": self.stats.possibly_billed,
+            "possibly_billed_usd": self.stats.possibly_billed_usd,
         }
         try:
             sent_requests.write_sent(self.store.lake, self.ledger, self.spec.name, self.ledger_writer, counts)
         except OSError:
             pass
+
+    def _billed_before(self) -> float:
+        """Earlier runs' possibly-billed estimates of this model (``sent_requests.billed_estimate``);
+        0 when the ledgers cannot be read (the stored calls' cost still counts)."""
+        try:
+            return sent_requests.billed_estimate(self.store.lake, self.spec.name)
+        except OSError:
+            return 0.0
 
     def _existing(self, works: dict[str, Work]) -> tuple[set[tuple[str, str]], dict[str, dict[str, Any]]]:
         """(prompt id, hash) pairs already stored OK for this model; OK rows of these hashes under any name.
@@ -297,8 +308,10 @@ class _Runner:
             if len(job.works) > 1 and refuses_n(str(exc)):
                 return self._one_per_request(job.works, f"refused n={len(job.works)}")
             kind = error_kind(exc)
+            if retry_rule(kind).possibly_billed:  # sent, and not answered in time: maybe billed
+                self._possibly_billed(job)
             # How many sends this kind may cost is the retry table's (provider_errors.RETRY_RULES).
-            if job.attempts >= sends_allowed(kind, self.spec.max_attempts):
+            if job.attempts >= sends_allowed(kind, self.spec.max_attempts, self.spec.timeout_retries):
                 error = error_text(kind, exc, self.redact)
                 kind, error = rejected_params.relabel(
                     kind, error, str(exc), self.spec.name, self.spec.params, job.work.params
@@ -320,6 +333,16 @@ class _Runner:
                 job.works[len(outcomes) :], f"answered {len(outcomes)} of n={len(job.works)}"
             )
         return None
+
+    def _possibly_billed(self, job: _Job) -> None:
+        """Count one send of ``job`` that timed out after it was sent: possibly billed, at the most it
+        can cost (``llm/possibly_billed.py``), which the spent total (``max_cost``) includes."""
+        self.stats.possibly_billed += 1
+        cost = possibly_billed.estimate_usd(self.spec, job.work, len(job.works))
+        if cost:
+            self.stats.possibly_billed_usd += cost
+            self.spent += cost
+            self.stats.spent_usd = self.spent
 
     def _one_per_request(self, works: list[Work], why: str) -> list[_Job]:
         """Ask ``works`` one draw per request, and every later request of the run too (once, a line)."""
@@ -512,7 +535,8 @@ class _Runner:
                     f"model {self.spec.name!r}: max_cost needs a price, and LiteLLM's cost map has none for "
                     f"{self.spec.litellm_model}; remove max_cost or use a model LiteLLM can price"
                 )
-            self.spent = self.store.spent(self.spec.name)
+            # Stored calls' cost, and the estimates of earlier runs' possibly-billed sends (their ledgers).
+            self.spent = self.store.spent(self.spec.name) + self._billed_before()
             self.stats.spent_usd = self.spent
         done, hits = self._existing(works)
         to_call: list[Work] = []
@@ -613,6 +637,13 @@ def run_model(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        in_loop = False
+    else:
+        in_loop = True
+    if not in_loop:
+        # Not inside the ``except``: an error raised anew there (asyncio.wait_for re-raises LiteLLM's)
+        # would get the RuntimeError as its context in place of its own chain, where
+        # provider_errors reads whether a timeout happened before the request was sent.
         return asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(lambda: asyncio.run(run_model_async(store, spec, prompts, **coro_kwargs))).result()

@@ -20,6 +20,7 @@ from typing import Any
 
 from relreason_dagster.llm.litellm_overhead import litellm_module
 from relreason_dagster.llm.redaction import Redactor
+from relreason_dagster.llm.registry import DEFAULT_TIMEOUT_RETRIES
 
 DEFAULT_BACKOFF_BASE_S = 0.5
 DEFAULT_BACKOFF_CAP_S = 30.0
@@ -29,6 +30,11 @@ RETRY_AFTER_CAP_S = 300.0
 _ERROR_MAX_CHARS = 500
 
 
+CONNECT_TIMEOUT = "connect_timeout"
+"""The kind of a timeout before the request was sent (no connection in time: nothing reached the
+provider, so nothing was billed).  Told apart from ``timeout`` (after it was sent) on both transports:
+the direct one marks when its connection is made (``transports/sent_marker.py``), LiteLLM's chain of
+exceptions holds httpx's ``ConnectTimeout`` / ``PoolTimeout`` (or aiohttp's ``ConnectionTimeoutError``)."""
 MALFORMED_REPLY = "malformed_reply"
 """The kind of a 200 reply that cannot be read: a body that is not UTF-8 or not JSON, no choices, a
 choice without a message.  The same on both transports."""
@@ -37,22 +43,32 @@ choice without a message.  The same on both transports."""
 @dataclass(frozen=True)
 class RetryRule:
     """How a kind of error is retried: ``retryable``, and at most ``max_sends`` requests in all
-    (None: the model's ``max_attempts``, which also bounds any number here)."""
+    (None: the model's ``max_attempts``, which also bounds any number here).
+
+    ``possibly_billed``: a send that ended so may have been billed (the provider got the request and
+    may have finished it after the client stopped waiting).  The gateway counts each such send as
+    possibly billed at its estimated cost (``llm/possibly_billed.py``), and it is sent at most
+    ``1 + timeout_retries`` times (the model entry's field), ``max_attempts`` still bounding it."""
 
     retryable: bool
     max_sends: int | None = None
+    possibly_billed: bool = False
 
 
 # The one table of retries, by kind (docs/pipeline.md, "Retries", shows it).  Why each row:
 # * the provider said no for good (a bad key, a refused parameter, a prompt too long): nothing changes
 #   on a second send, so one send;
-# * it asked us to wait, or never answered (429, 408, a timeout, a dropped connection, a 5xx): nothing
-#   was answered, so nothing was billed; retried up to the model's max_attempts;
+# * it asked us to wait, or could not take the request (429, a 5xx, a dropped connection, a timeout
+#   while connecting): nothing was answered, so nothing was billed; retried up to max_attempts;
+# * it got the request and did not answer in time (``timeout``: the client stopped waiting after the
+#   request was sent): the provider may finish it and bill it all the same, so each such send is
+#   counted possibly billed and it is sent again at most ``timeout_retries`` times (default 1);
 # * a 200 that cannot be read: the provider answered, and may well have billed it.  Sent again once (a
 #   proxy or an overloaded server sends these transiently), never max_attempts times blindly.
 RETRY_RULES: dict[str, RetryRule] = {
     "rate_limit": RetryRule(retryable=True),
-    "timeout": RetryRule(retryable=True),
+    "timeout": RetryRule(retryable=True, possibly_billed=True),
+    CONNECT_TIMEOUT: RetryRule(retryable=True),
     "connection_error": RetryRule(retryable=True),
     "server_error": RetryRule(retryable=True),
     MALFORMED_REPLY: RetryRule(retryable=True, max_sends=2),
@@ -72,12 +88,35 @@ def retry_rule(kind: str) -> RetryRule:
     return RETRY_RULES.get(kind, RETRY_RULES["error"])
 
 
-def sends_allowed(kind: str, max_attempts: int) -> int:
-    """How many requests an error of ``kind`` may cost in all, for a model allowing ``max_attempts``."""
+def sends_allowed(kind: str, max_attempts: int, timeout_retries: int = DEFAULT_TIMEOUT_RETRIES) -> int:
+    """How many requests an error of ``kind`` may cost in all, for a model allowing ``max_attempts``
+    and ``timeout_retries`` (its entry's fields: a possibly-billed kind is sent at most
+    ``1 + timeout_retries`` times)."""
     rule = retry_rule(kind)
     if not rule.retryable:
         return 1
-    return max_attempts if rule.max_sends is None else max(1, min(rule.max_sends, max_attempts))
+    bound = rule.max_sends
+    if rule.possibly_billed:
+        bound = 1 + max(0, timeout_retries) if bound is None else min(bound, 1 + max(0, timeout_retries))
+    return max_attempts if bound is None else max(1, min(bound, max_attempts))
+
+
+# The names of the exceptions, anywhere in a LiteLLM error's chain, of a timeout before the request
+# was sent: httpx's (the OpenAI SDK and LiteLLM's own HTTP client) and aiohttp's (LiteLLM's aiohttp
+# transport under httpx raises it first, httpx's ConnectTimeout wraps it).
+_UNSENT_TIMEOUTS = frozenset({"ConnectTimeout", "PoolTimeout", "ConnectionTimeoutError"})
+
+
+def _timed_out_unsent(exc: BaseException) -> bool:
+    """Whether a timeout ``exc`` (LiteLLM's) happened before the request was sent, from its chain."""
+    seen: BaseException | None = exc
+    for _ in range(12):
+        if seen is None:
+            return False
+        if type(seen).__name__ in _UNSENT_TIMEOUTS:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 class MalformedReply(Exception):
@@ -248,7 +287,7 @@ def error_kind(exc: BaseException) -> str:
     ]
     for cls, kind in checks:
         if isinstance(exc, cls):
-            return kind
+            return CONNECT_TIMEOUT if kind == "timeout" and _timed_out_unsent(exc) else kind
     code = _status_code(exc)
     if code == 429:
         return "rate_limit"

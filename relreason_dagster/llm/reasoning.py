@@ -66,6 +66,33 @@ def thinking_disabled(params: Mapping[str, Any]) -> bool:
     return False
 
 
+# Generation params that ask a model to think (LiteLLM's names: OpenAI's and Gemini's
+# ``reasoning_effort``, Anthropic's ``thinking``, OpenRouter's and the Responses API's ``reasoning``);
+# what reads them: the registry's long default timeout for a reasoning entry.
+REASONING_PARAMS = ("reasoning_effort", "thinking", "reasoning")
+# Values of those params that ask for no thinking at all.
+_NO_THINKING = ("none", "disabled", "off")
+
+
+def asks_thinking(params: Mapping[str, Any]) -> bool:
+    """Whether a model's params turn its thinking on: a :data:`REASONING_PARAMS` key whose value is not
+    "none" / ``{"type": "disabled"}`` / false, or a chat template's ``enable_thinking: true``."""
+    for key in REASONING_PARAMS:
+        if key not in params:
+            continue
+        value = params[key]
+        if isinstance(value, Mapping):
+            value = value.get("type", value.get("effort", True))
+        if value is None or value is False or (isinstance(value, str) and value.lower() in _NO_THINKING):
+            continue
+        return True
+    for holder in (params, params.get("extra_body")):
+        kwargs = holder.get("chat_template_kwargs") if isinstance(holder, Mapping) else None
+        if isinstance(kwargs, Mapping) and kwargs.get("enable_thinking") is True:
+            return True
+    return False
+
+
 def reply_mode(mode: str | None, params: Mapping[str, Any], split_by_server: bool = False) -> str | None:
     """The split mode a reply's text is read with: ``think_tags`` only while the template opens the
     block in the text.  Not when the entry turns thinking off (its replies have no block), nor when the

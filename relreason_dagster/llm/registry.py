@@ -31,9 +31,13 @@ from relreason_dagster.common import atomic_files
 from relreason_dagster.common.model_kinds import MODEL_KINDS
 from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.reasoning import REASONING_MODES
+from relreason_dagster.llm.reasoning import REASONING_MODES, asks_thinking
 from relreason_dagster.llm.transports import table as transport_table
 from relreason_dagster.llm.workers import MAX_WORKERS
+
+# A model entry's ``timeout_retries`` when it sets none: one more send of a request that timed out
+# after it was sent (provider_errors.RETRY_RULES says why such a send is counted possibly billed).
+DEFAULT_TIMEOUT_RETRIES = 1
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
 
@@ -74,13 +78,18 @@ class ModelSpec:
     api_base: str | None = None
     api_key_env: str | None = None
     enabled: bool = True
+    # Seconds a request may take; models.yaml's default depends on the entry (:func:`default_timeout_s`).
     timeout_s: float = 120.0
     max_attempts: int = 5
+    # Sends again of a request that timed out after it was sent (possibly billed each time):
+    # provider_errors.RETRY_RULES.
+    timeout_retries: int = DEFAULT_TIMEOUT_RETRIES
     context_window: int | None = None
     # Processes that share this model's calls (llm/workers.py); 1 = the run's own process.
     workers: int = 1
     # "chat" (instruction-tuned) or "base" (a pretrained model): studies that prompt the two
     # differently (KOR-Bench: chat zero-shot, base three-shot) ask each only what the paper asked it.
+    # "reasoning": a chat model that thinks before it answers (prompted as chat; a long timeout_s).
     kind: str = "chat"
     # A base model's entry may name its chat model (KOR-Bench §5 pairs them: marts.kor_base_vs_chat).
     base_of: str | None = None
@@ -251,13 +260,18 @@ class ModelEntry(BaseModel):
         json_schema_extra=_says("the NAME of an environment variable such as 'OPENAI_API_KEY'"),
     )
     enabled: bool = Field(_DEFAULT["enabled"], json_schema_extra=_says("true or false"))
-    timeout_s: float = Field(
-        _DEFAULT["timeout_s"], gt=0, json_schema_extra=_says("a positive number of seconds")
-    )
+    # None: the entry's default (:func:`default_timeout_s`: long for a reasoning model).
+    timeout_s: float | None = Field(None, gt=0, json_schema_extra=_says("a positive number of seconds"))
     max_attempts: int = Field(_DEFAULT["max_attempts"], gt=0, json_schema_extra=_POSITIVE)
+    timeout_retries: int = Field(
+        _DEFAULT["timeout_retries"], ge=0, json_schema_extra=_says("a number of retries, 0 or more")
+    )
     context_window: int | None = Field(_DEFAULT["context_window"], gt=0, json_schema_extra=_POSITIVE)
     workers: int = Field(_DEFAULT["workers"], gt=0, json_schema_extra=_POSITIVE)
-    kind: str = Field(_DEFAULT["kind"], json_schema_extra=_says(" or ".join(map(repr, MODEL_KINDS))))
+    kind: str = Field(
+        _DEFAULT["kind"],
+        json_schema_extra=_says(", ".join(map(repr, MODEL_KINDS[:-1])) + f" or {MODEL_KINDS[-1]!r}"),
+    )
     base_of: str | None = Field(None, json_schema_extra=_says("the name of this base model's chat model"))
     reasoning: str | None = Field(
         _DEFAULT["reasoning"], json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
@@ -331,6 +345,24 @@ class ModelEntry(BaseModel):
         return value
 
 
+# ``timeout_s`` of an entry that sets none: a chat or base model answers in well under two minutes; a
+# reasoning model may think for several, and a timeout there is a send the provider may still bill
+# (provider_errors.RETRY_RULES), so its default is long enough for a long think.
+DEFAULT_TIMEOUT_S = 120.0
+REASONING_TIMEOUT_S = 600.0
+
+
+def is_reasoning(kind: str, params: Mapping[str, Any]) -> bool:
+    """Whether an entry is a reasoning model's: ``kind: reasoning``, or params that turn its thinking on
+    (``reasoning_effort``, ``thinking``, ... : ``reasoning.asks_thinking``)."""
+    return kind == "reasoning" or asks_thinking(params)
+
+
+def default_timeout_s(kind: str, params: Mapping[str, Any]) -> float:
+    """The ``timeout_s`` of an entry that sets none (docs/pipeline.md, "Timeouts")."""
+    return REASONING_TIMEOUT_S if is_reasoning(kind, params) else DEFAULT_TIMEOUT_S
+
+
 _REQUIRED_FIELDS = tuple(k for k, f in ModelEntry.model_fields.items() if f.is_required())
 _OPTIONAL_FIELDS = tuple(k for k, f in ModelEntry.model_fields.items() if not f.is_required())
 _ALL_FIELDS = tuple(ModelEntry.model_fields)
@@ -382,7 +414,10 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         raise ConfigError(
             f"{where}: {prefix}.name: {checked.name!r} is the built-in {reserved}; pick another name"
         )
-    spec = ModelSpec(**checked.model_dump())
+    fields = checked.model_dump()
+    if fields["timeout_s"] is None:
+        fields["timeout_s"] = default_timeout_s(fields["kind"], fields["params"])
+    spec = ModelSpec(**fields)
     if spec.transport == "direct" and not (spec.api_base and spec.provider in ("openai", "hosted_vllm")):
         raise ConfigError(
             f"{where}: {prefix}.transport: 'direct' speaks the OpenAI protocol to an api_base; give an "
@@ -562,6 +597,8 @@ def resolve_model(
         entry = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None}
         if not options:
             return spec
+        if spec.timeout_s == default_timeout_s(spec.kind, spec.params) and "timeout_s" not in options:
+            del entry["timeout_s"]  # a default, chosen again for the options (-M reasoning_effort=high)
     params = {k: v for k, v in options.items() if k not in ENTRY_OPTIONS}
     entry.update({k: v for k, v in options.items() if k in ENTRY_OPTIONS})
     entry["params"] = {**entry.get("params", {}), **params}

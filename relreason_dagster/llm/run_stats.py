@@ -55,6 +55,11 @@ class RunStats:
     spent_usd: float | None = None
     # How the calls were sent: a name in llm/transports/table.py ("direct", "litellm", ...); "" when unknown.
     transport: str = ""
+    # Sends that timed out after they were sent (the provider may have finished and billed them:
+    # provider_errors.RETRY_RULES), and the most they can have cost (llm/possibly_billed.py; 0 when the
+    # model has no price), which spent_usd and max_cost include.
+    possibly_billed: int = 0
+    possibly_billed_usd: float = 0.0
 
     @property
     def done(self) -> int:
@@ -75,6 +80,11 @@ class RunStats:
         line += f" in {self.seconds:.1f} s"
         if self.waited_s > 0:
             line += f", {self.waited_s:.1f} s of it waiting for another run of this model"
+        if self.possibly_billed:
+            sends = "send" if self.possibly_billed == 1 else "sends"
+            usd = self.possibly_billed_usd
+            estimate = f"~${usd:.4f} estimated" if usd else "no price known"
+            line += f"; {self.possibly_billed} timed-out {sends} possibly billed ({estimate})"
         if self.budget_stopped:
             line += (
                 f"; stopped at its max_cost (${self.spent_usd or 0:.4f} spent): {self.budget_stopped} "
@@ -157,6 +167,8 @@ def counters(stats: RunStats) -> dict[str, Any]:
         "work_done": stats.work_done,
         "budget_stopped": stats.budget_stopped,
         "error_kinds": dict(stats.error_kinds),
+        "possibly_billed": stats.possibly_billed,
+        "possibly_billed_usd": stats.possibly_billed_usd,
     }
 
 
@@ -170,6 +182,8 @@ def add_counters(stats: RunStats, snapshots: list[dict[str, Any]]) -> None:
     stats.attempts = sum(s.get("attempts", 0) for s in snapshots)
     stats.work_done = sum(s.get("work_done", 0) for s in snapshots)
     stats.budget_stopped = sum(s.get("budget_stopped", 0) for s in snapshots)
+    stats.possibly_billed = sum(s.get("possibly_billed", 0) for s in snapshots)
+    stats.possibly_billed_usd = sum(s.get("possibly_billed_usd", 0.0) for s in snapshots)
     kinds: dict[str, int] = {}
     for s in snapshots:
         for kind, count in s.get("error_kinds", {}).items():

@@ -33,8 +33,11 @@ from relreason_dagster.storage.lake import Lake
 STATE_DIR = "_state/sent"
 # A ledger this old belongs to no launch still being summarised.
 KEEP_S = 3 * 24 * 3600.0
-# What each file counts (the gateway's RunStats of the same names; ``error``: one stored error text).
-COUNTS = ("requests", "errors", "answers")
+# What each file counts (the gateway's RunStats of the same names; ``error``: one stored error text):
+# ``possibly_billed``, the sends that timed out after they were sent, and their estimated USD
+# (``llm/possibly_billed.py``), which a later run's ``max_cost`` also counts (:func:`billed_estimate`).
+COUNTS = ("requests", "errors", "answers", "possibly_billed")
+AMOUNTS = ("possibly_billed_usd",)
 
 
 def _run_dir(lake: Lake, run: str) -> str:
@@ -52,7 +55,12 @@ def write_sent(lake: Lake, run: str, model: str, writer: str, counts: dict[str, 
     its earlier record: a reader sees the old one or the new one, never half)."""
     folder = _run_dir(lake, run)
     path = f"{folder}/{hashlib.sha256(model.encode()).hexdigest()[:16]}-{writer}.json"
-    record = {"model": model, **{k: int(counts.get(k, 0)) for k in COUNTS}, "error": counts.get("error")}
+    record = {
+        "model": model,
+        **{k: int(counts.get(k) or 0) for k in COUNTS},
+        **{k: float(counts.get(k) or 0.0) for k in AMOUNTS},
+        "error": counts.get("error"),
+    }
     lake.fs.create_dir(folder, recursive=True)
     tmp = f"{path}.{uuid.uuid4().hex}.tmp"
     with lake.fs.open_output_stream(tmp) as f:
@@ -62,26 +70,49 @@ def write_sent(lake: Lake, run: str, model: str, writer: str, counts: dict[str, 
 
 def read_sent(lake: Lake, runs: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Per model: what the gateway runs of ``runs`` sent, summed (``requests``, ``errors``,
-    ``answers``, one ``error`` text); a model none of them asked is absent."""
+    ``answers``, ``possibly_billed`` and its ``possibly_billed_usd``, one ``error`` text); a model none
+    of them asked is absent."""
     out: dict[str, dict[str, Any]] = {}
     for run in dict.fromkeys(runs):
-        selector = pafs.FileSelector(_run_dir(lake, run), allow_not_found=True)
-        for info in lake.fs.get_file_info(selector):
-            if info.type != pafs.FileType.File or not info.path.endswith(".json"):
-                continue
-            try:
-                with lake.fs.open_input_stream(info.path) as f:
-                    record = json.loads(f.read().decode("utf-8"))
-            except (OSError, ValueError):
-                continue  # a file cut short by a crash: its run's other files still count
-            if not isinstance(record, dict) or not isinstance(record.get("model"), str):
-                continue
-            total = out.setdefault(record["model"], {**dict.fromkeys(COUNTS, 0), "error": None})
-            for key in COUNTS:
-                total[key] += int(record.get(key) or 0)
-            if total["error"] is None and record.get("error"):
-                total["error"] = str(record["error"])
+        _add_records(lake, _run_dir(lake, run), out)
     return out
+
+
+def _add_records(lake: Lake, folder: str, out: dict[str, dict[str, Any]]) -> None:
+    """Add the records of one run's folder to ``out`` (per model, summed)."""
+    selector = pafs.FileSelector(folder, allow_not_found=True)
+    for info in lake.fs.get_file_info(selector):
+        if info.type != pafs.FileType.File or not info.path.endswith(".json"):
+            continue
+        try:
+            with lake.fs.open_input_stream(info.path) as f:
+                record = json.loads(f.read().decode("utf-8"))
+        except (OSError, ValueError):
+            continue  # a file cut short by a crash: its run's other files still count
+        if not isinstance(record, dict) or not isinstance(record.get("model"), str):
+            continue
+        total = out.setdefault(
+            record["model"], {**dict.fromkeys(COUNTS, 0), **dict.fromkeys(AMOUNTS, 0.0), "error": None}
+        )
+        for key in COUNTS:
+            total[key] += int(record.get(key) or 0)
+        for key in AMOUNTS:
+            value = record.get(key)
+            total[key] += float(value) if isinstance(value, (int, float)) else 0.0
+        if total["error"] is None and record.get("error"):
+            total["error"] = str(record["error"])
+
+
+def billed_estimate(lake: Lake, model: str) -> float:
+    """USD of ``model``'s possibly-billed sends in every ledger kept (any run's, up to :data:`KEEP_S`
+    old): what a run's ``max_cost`` adds to its stored calls' cost.  Older ledgers are gone, so an
+    estimate more than :data:`KEEP_S` old is no longer counted."""
+    out: dict[str, dict[str, Any]] = {}
+    root = f"{lake.root}/{STATE_DIR}"
+    for folder in lake.fs.get_file_info(pafs.FileSelector(root, allow_not_found=True)):
+        if folder.type == pafs.FileType.Directory:
+            _add_records(lake, folder.path, out)
+    return float(out.get(model, {}).get("possibly_billed_usd", 0.0))
 
 
 def forget_old(lake: Lake, keep: Sequence[str] = (), now: float | None = None) -> None:

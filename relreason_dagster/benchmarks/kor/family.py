@@ -49,7 +49,7 @@ from relreason_dagster.benchmarks.kor.scoring import (
 )
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK, step_items
 from relreason_dagster.benchmarks.kor.tokens import count_cl100k
-from relreason_dagster.common.model_kinds import MODEL_KINDS
+from relreason_dagster.common.model_kinds import MODEL_KINDS, PROMPTED_AS
 from relreason_dagster.errors import ConfigError
 
 BENCHMARK = "kor"
@@ -290,6 +290,8 @@ class KorFamily:
         asked everything built.
         """
         by_kind = settings_by_kind(profile)
+        if kind not in by_kind:  # a reasoning model is asked what chat models are, unless named
+            kind = PROMPTED_AS.get(kind, kind)
         if setting not in prompts.SETTINGS or kind not in by_kind:
             return True
         return setting in by_kind[kind]

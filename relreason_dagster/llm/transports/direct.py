@@ -48,7 +48,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from relreason_dagster.llm.provider_errors import MalformedReply, ProviderError, status_error
+from relreason_dagster.llm.provider_errors import CONNECT_TIMEOUT, MalformedReply, ProviderError, status_error
 from relreason_dagster.llm.replies import read_body
 from relreason_dagster.llm.transports.protocol import Transport
 from relreason_dagster.llm.transports.sse import EventStream
@@ -130,11 +130,14 @@ class DirectTransport(Transport):
         import aiohttp
         import yarl
 
+        from relreason_dagster.llm.transports.sent_marker import MarkingConnector
+
         # The URL parsed and the headers given once, for the session (per request they were ~10 % of
         # the call's own CPU, measured against the fake server).
         self.target = yarl.URL(self.url)
         self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
+            # Marks when a request got its connection: a timeout before it was sent is not billed.
+            connector=MarkingConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
             timeout=aiohttp.ClientTimeout(
                 total=self.timeout_s, sock_read=self.stall_timeout_s if self.stream else None
             ),
@@ -148,7 +151,10 @@ class DirectTransport(Transport):
         """POST ``body``; the parsed JSON reply, or :class:`ProviderError` / :class:`MalformedReply`."""
         import aiohttp
 
+        from relreason_dagster.llm.transports import sent_marker
+
         session = self.session or self._open()
+        sent_marker.start()
         try:
             async with session.post(self.target, data=body) as response:
                 raw = await response.read()
@@ -156,6 +162,11 @@ class DirectTransport(Transport):
                 if not 200 <= status < 300:
                     raise status_error(status, raw, dict(response.headers))
         except TimeoutError:
+            if not sent_marker.connected():  # nothing sent: not billed (provider_errors.CONNECT_TIMEOUT)
+                raise ProviderError(
+                    CONNECT_TIMEOUT,
+                    f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}",
+                ) from None
             raise ProviderError(
                 "timeout", f"Request timed out: no answer within {self.timeout_s:g} s from {self.url}"
             ) from None
@@ -173,8 +184,11 @@ class DirectTransport(Transport):
         """
         import aiohttp
 
+        from relreason_dagster.llm.transports import sent_marker
+
         session = self.session or self._open()
         events = EventStream()
+        sent_marker.start()
         try:
             async with session.post(self.target, data=body) as response:
                 status = response.status
@@ -193,6 +207,11 @@ class DirectTransport(Transport):
                 f"after {events.events} events",
             ) from None
         except TimeoutError:
+            if not sent_marker.connected():  # nothing sent: not billed (provider_errors.CONNECT_TIMEOUT)
+                raise ProviderError(
+                    CONNECT_TIMEOUT,
+                    f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}",
+                ) from None
             raise ProviderError(
                 "timeout",
                 f"Request timed out: the stream did not end within {self.timeout_s:g} s (timeout_s, the "

@@ -29,7 +29,9 @@ def test_model_kind_in_models_yaml() -> None:
         "models.yaml",
     )
     assert (specs["c"].kind, specs["b"].kind) == ("chat", "base")
-    with pytest.raises(ConfigError, match=r"models\[0\]\.kind: expected 'chat' or 'base', got 'instruct'"):
+    with pytest.raises(
+        ConfigError, match=r"models\[0\]\.kind: expected 'chat', 'base' or 'reasoning', got 'instruct'"
+    ):
         parse_registry({"models": [{"name": "x", "litellm_model": "openai/x", "kind": "instruct"}]}, "m.yaml")
 
 
@@ -53,6 +55,26 @@ def test_paper_profile_asks_chat_zero_shot_and_base_three_shot() -> None:
     assert all(family.asks(both, k, s) for k in ("chat", "base") for s in (zero, three))
     smoke = profiles.get_profile("smoke", "kor")
     assert family.asks(smoke, "base", zero)
+
+
+def test_a_reasoning_model_is_asked_what_chat_models_are() -> None:
+    """``kind: reasoning`` (a chat model that thinks first) is prompted as chat unless a profile names it."""
+    family = KorFamily()
+    paper = profiles.get_profile("paper", "kor")
+    for setting in (kor_prompts.ZERO_SHOT, kor_prompts.THREE_SHOT, kor_prompts.TRICK):
+        assert family.asks(paper, "reasoning", setting) == family.asks(paper, "chat", setting)
+    named = Profile(
+        "mine",
+        {
+            **paper.params,
+            "settings_by_kind": {"chat": [kor_prompts.ZERO_SHOT], "reasoning": [kor_prompts.THREE_SHOT]},
+        },
+        knobs=Knobs,
+    )
+    assert [family.asks(named, "reasoning", s) for s in (kor_prompts.ZERO_SHOT, kor_prompts.THREE_SHOT)] == [
+        False,
+        True,
+    ]
 
 
 def test_settings_by_kind_errors_are_one_line() -> None:

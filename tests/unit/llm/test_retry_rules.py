@@ -33,7 +33,8 @@ DOCS = Path(__file__).resolve().parents[3] / "docs" / "pipeline.md"
         (MALFORMED_REPLY, 1, 1),  # the model's own bound still holds
         ("server_error", 5, 5),
         ("rate_limit", 3, 3),
-        ("timeout", 5, 5),
+        ("timeout", 5, 2),  # sent, maybe billed: the first send and timeout_retries (1) more
+        ("connect_timeout", 5, 5),  # nothing was sent: the normal rule
         ("connection_error", 2, 2),
         ("authentication", 5, 1),
         ("bad_request", 5, 1),
@@ -44,6 +45,45 @@ DOCS = Path(__file__).resolve().parents[3] / "docs" / "pipeline.md"
 )
 def test_sends_allowed_per_kind(kind, max_attempts, sends):
     assert sends_allowed(kind, max_attempts) == sends
+
+
+@pytest.mark.parametrize(
+    "timeout_retries,max_attempts,sends",
+    [(0, 5, 1), (1, 5, 2), (3, 5, 4), (3, 2, 2), (10, 5, 5)],
+)
+def test_a_timeout_is_sent_at_most_one_plus_timeout_retries_times(timeout_retries, max_attempts, sends):
+    assert sends_allowed("timeout", max_attempts, timeout_retries) == sends
+    # Other kinds keep their own rule whatever timeout_retries says.
+    assert sends_allowed("server_error", max_attempts, timeout_retries) == max_attempts
+    assert sends_allowed("rate_limit", max_attempts, timeout_retries) == max_attempts
+    assert sends_allowed("connect_timeout", max_attempts, timeout_retries) == max_attempts
+
+
+def test_only_a_sent_timeout_is_possibly_billed():
+    assert {kind for kind, rule in RETRY_RULES.items() if rule.possibly_billed} == {"timeout"}
+
+
+def test_a_litellm_timeout_names_whether_it_was_sent():
+    """LiteLLM's Timeout over httpx's ConnectTimeout (nothing sent) or ReadTimeout (sent)."""
+    import httpx
+    import litellm
+
+    def timeout_over(cause: BaseException) -> BaseException:
+        try:
+            try:
+                raise cause
+            except httpx.TimeoutException as exc:
+                raise litellm.Timeout("Request timed out.", model="m", llm_provider="openai") from exc
+        except litellm.Timeout as wrapped:
+            return wrapped
+
+    assert classify_error(timeout_over(httpx.ConnectTimeout("no connection")))[0] == "connect_timeout"
+    assert classify_error(timeout_over(httpx.PoolTimeout("no free connection")))[0] == "connect_timeout"
+    assert classify_error(timeout_over(httpx.ReadTimeout("no answer")))[0] == "timeout"
+    assert (
+        classify_error(litellm.Timeout("Request timed out.", model="m", llm_provider="openai"))[0]
+        == "timeout"
+    )
 
 
 def test_every_kind_a_transport_gives_has_a_row():
@@ -89,6 +129,8 @@ def test_the_docs_table_is_the_codes_table():
     for kind, rule in RETRY_RULES.items():
         if not rule.retryable:
             expected = "1"
+        elif rule.possibly_billed:
+            expected = "1 + `timeout_retries`"
         elif rule.max_sends is None:
             expected = "`max_attempts`"
         else:
