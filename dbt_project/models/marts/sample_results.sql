@@ -13,6 +13,8 @@ select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_i
        r.reasoning_tokens,
        r.error as response_error,
        r.finish_reason,
+       -- Stopped by the token or thinking budget (int_answers, macros/cut.sql): `relreason samples --cut`.
+       a.cut,
        pr.input_tokens,
        r.completion_tokens,
        a.gold,
