@@ -31,7 +31,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
     samples.add_argument(
         "--cut",
         action="store_true",
-        help="only answers stopped by the token or thinking budget (finish_reason length, or thinking with no answer)",
+        help="only answers the token or thinking budget stopped (finish_reason length, or thinking only)",
     )
     samples.add_argument("--limit", type=positive_int, default=None, help="at most N samples")
     samples.add_argument("--json", action="store_true", help="print the samples as a JSON list")
