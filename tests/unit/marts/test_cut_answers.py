@@ -241,3 +241,18 @@ def test_parse_rate_and_sample_results_name_the_cut_answers(built):
     assert sorted((r["finish_reason"], r["outcome"]) for r in cut) == sorted(
         [("length", "correct")] * 4 + [("stop", "na")] * 4
     )
+
+
+def test_the_headline_and_the_report_show_the_cut_share(built):
+    from relreason_dagster.results.headline import CUT_SHARE, headline_tables
+    from relreason_dagster.results.report import table_html
+    from relreason_dagster.results.report_tables import wide_tables
+
+    (table,) = [t for t in headline_tables(built["con"], models=[MODEL]) if t.title == CUT_SHARE.title]
+    at = table.columns.index("cut")
+    assert {r[0]: r[at] for r in table.rows} == {family: "cut 2/4" for family in FAMILIES}
+    (cut,) = [t for t in wide_tables(built["con"]) if t.spec.key == "cut"]
+    assert {keys[0]: (cells[MODEL].k, cells[MODEL].n) for keys, cells in cut.rows} == {
+        family: (2, 4) for family in FAMILIES
+    }
+    assert table_html(cut).count('<span class="n">2/4</span>') == 4
