@@ -57,7 +57,8 @@ def headline_tables(
 ) -> list[Headline]:
     """The headline tables for ``families`` (None: all), rows of ``models`` only (None: all).
 
-    A table whose mart is missing (a family never run in this home) is left out, not an error.
+    A table whose mart is missing (a family never run in this home), or was built by older code
+    without a column the table reads (``n_cut`` before the next build), is left out, not an error.
     """
     import duckdb
 
@@ -68,7 +69,7 @@ def headline_tables(
         title = table.title
         try:
             cur = con.execute(table.sql)
-        except duckdb.CatalogException:
+        except (duckdb.CatalogException, duckdb.BinderException):
             continue
         columns = [d[0] for d in cur.description]
         rows = cur.fetchall()
