@@ -43,7 +43,9 @@ MARTS = (
     "sample_results",
     "relational_f1",
     "kor_accuracy",
+    "kor_accuracy_by_rule",
     "flenqa_accuracy",
+    "flenqa_accuracy_by_length",
     "selfcontra_judged",
 )
 UNREADABLE = "I would rather not say."
@@ -256,3 +258,11 @@ def test_the_headline_and_the_report_show_the_cut_share(built):
         family: (2, 4) for family in FAMILIES
     }
     assert table_html(cut).count('<span class="n">2/4</span>') == 4
+
+
+@pytest.mark.parametrize("mart", ["kor_accuracy_by_rule", "flenqa_accuracy_by_length"])
+def test_the_finer_accuracy_marts_count_them_too(built, mart):
+    family = mart.split("_")[0]
+    rows = _family_rows(built, f"SELECT * FROM marts.{mart} WHERE model = ?")
+    total = {k: sum(r[k] for r in rows) for k in ("n", "n_cut", "n_correct")}
+    assert total == {"n": 4, "n_cut": 2, "n_correct": _expected_correct(built, family)}
