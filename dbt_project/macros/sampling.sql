@@ -10,6 +10,14 @@
     one prompt are one cluster, so the prompt's mean is the unit and the standard error is the spread of
     those means over sqrt(prompts).  Treating K correlated draws as K independent samples (a Wilson
     interval on all draws) would shrink the interval by up to sqrt(K) without any new information.
+  design_effect(n, k, g, s_kk, s_kn, s_nn): how much the draws of one prompt inflate the variance of a
+    share k / n pooled over g prompts (clusters), for a Wilson interval on the effective size n / deff
+    (Kish's design effect).  The clustered variance is the ratio estimator's, g / (g - 1) *
+    sum((k_i - p n_i)^2) / n^2, with s_kk = sum(k_i^2), s_kn = sum(k_i n_i), s_nn = sum(n_i^2) over the
+    prompts; the binomial one is p (1 - p) / n.  Why this and not cluster_low/high: a bin of the reasoning
+    marts holds some draws of a prompt, not all, so the prompt's mean is no unit there; and with one draw
+    per prompt (n = g) deff is 1 and the interval is the Wilson interval it always was.  Never below 1
+    (draws that disagree more than chance would claim more than independent answers tell).
   mcnemar_p(b, c): the exact McNemar p-value (two-sided) for b pairs where only A is right and c where
     only B is: a binomial test of min(b, c) out of b + c at 1/2, via lgamma so thousands of pairs are fine.
 #}
@@ -36,5 +44,17 @@
     least(1.0, 2.0 * list_sum(list_transform(range(0, least({{ b }}, {{ c }}) + 1),
         lambda i: exp(lgamma(({{ b }}) + ({{ c }}) + 1) - lgamma(i + 1) - lgamma(({{ b }}) + ({{ c }}) - i + 1)
                  - (({{ b }}) + ({{ c }})) * ln(2.0)))))
+    end
+{%- endmacro %}
+
+{% macro design_effect(n, k, g, s_kk, s_kn, s_nn) -%}
+    case
+        when ({{ n }}) <= ({{ g }}) or ({{ g }}) < 2 or ({{ k }}) = 0 or ({{ k }}) = ({{ n }}) then 1.0
+        else greatest(1.0,
+            (({{ g }})::double / (({{ g }}) - 1)
+             * (({{ s_kk }}) - 2.0 * ({{ k }}) / ({{ n }}) * ({{ s_kn }})
+                + (({{ k }})::double / ({{ n }})) ^ 2 * ({{ s_nn }}))
+             / (({{ n }})::double ^ 2))
+            / ((({{ k }})::double / ({{ n }})) * (1 - ({{ k }})::double / ({{ n }})) / ({{ n }})))
     end
 {%- endmacro %}

@@ -626,6 +626,9 @@ class ReportTable:
     first: tuple[str, ...] = ()  # row key values placed first, in this order (a study's task order)
     last: tuple[str, ...] = ()  # row key values placed last (an "overall" row)
     last_models: tuple[str, ...] = ()  # model columns placed after the others (a baseline)
+    # A counts table whose cells show ``k/n`` where others show ``n=``: the count itself is the news (the
+    # answers a budget cut: "3/50" reads at once, a share of 0.06 needs its n).
+    fraction: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,17 @@ from relreason_dagster.benchmarks.registry import family_headlines
 from relreason_dagster.results.figures import ordered_families
 from relreason_dagster.results.numbers import rounded_row
 
-# The tables every run prints, whatever families it covered.
+# The tables every run prints, whatever families it covered.  The cut share comes first: on a small
+# token or thinking budget most of the N/A can be answers the budget stopped (issue 55, item 3), and a
+# reader of the accuracy tables above should see that before reading a low number as the model's.
+CUT_SHARE = HeadlineTable(
+    "marts.accuracy (answers cut by the token or thinking budget: finish_reason length, or thinking only)",
+    "SELECT benchmark, model, sum(n)::BIGINT AS n, sum(n_na)::BIGINT AS n_na, sum(n_cut)::BIGINT AS n_cut, "
+    "printf('cut %d/%d', sum(n_cut)::BIGINT, sum(n)::BIGINT) AS cut "
+    "FROM marts.accuracy GROUP BY benchmark, model ORDER BY benchmark, model",
+)
 SHARED_HEADLINES: tuple[HeadlineTable, ...] = (
+    CUT_SHARE,
     HeadlineTable(
         "marts.parse_rate", "SELECT * FROM marts.parse_rate ORDER BY benchmark, model, task, setting"
     ),
@@ -48,7 +57,8 @@ def headline_tables(
 ) -> list[Headline]:
     """The headline tables for ``families`` (None: all), rows of ``models`` only (None: all).
 
-    A table whose mart is missing (a family never run in this home) is left out, not an error.
+    A table whose mart is missing (a family never run in this home), or was built by older code
+    without a column the table reads (``n_cut`` before the next build), is left out, not an error.
     """
     import duckdb
 
@@ -59,7 +69,7 @@ def headline_tables(
         title = table.title
         try:
             cur = con.execute(table.sql)
-        except duckdb.CatalogException:
+        except (duckdb.CatalogException, duckdb.BinderException):
             continue
         columns = [d[0] for d in cur.description]
         rows = cur.fetchall()

@@ -79,7 +79,8 @@ def _cell_html(cell: Cell | None) -> str:
         if cell.low is not None
         else ""
     )
-    return f'<td title="n = {cell.n}">{_num(cell.value)}{interval}<span class="n">n={cell.n}</span></td>'
+    count = f"{cell.k}/{cell.n}" if cell.k is not None else f"n={cell.n}"
+    return f'<td title="n = {cell.n}">{_num(cell.value)}{interval}<span class="n">{count}</span></td>'
 
 
 def table_html(table: PivotedTable, fold_over: int | None = None) -> str:

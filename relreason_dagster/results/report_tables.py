@@ -61,6 +61,22 @@ OVERVIEW_TABLES: tuple[ReportTable, ...] = (
         "FROM marts.parse_rate GROUP BY ALL ORDER BY benchmark",
         counts=True,
     ),
+    # Issue 55, item 3: the answers a token or thinking budget stopped, which count as N/A or wrong as
+    # the study scores them; on a small budget they can be most of the N/A, and no other table says so.
+    ReportTable(
+        key="cut",
+        title="Answers cut by the token or thinking budget",
+        note="Share of answers the budget stopped (finish_reason length, or thinking with no answer after "
+        "it; macros/cut.sql), pooled over the benchmark's tasks and settings; each is scored as it was "
+        "parsed (N/A or wrong), so the accuracy above already counts it.  95% Wilson interval; "
+        "cut / answers (marts.accuracy n_cut / n).",
+        marts=("marts.accuracy",),
+        row_keys=("benchmark",),
+        sql="SELECT benchmark, model, sum(n_cut) AS k, sum(n) AS n FROM marts.accuracy "
+        "GROUP BY ALL ORDER BY benchmark",
+        counts=True,
+        fraction=True,
+    ),
 )
 
 
@@ -80,6 +96,7 @@ class Cell:
     # items, another pool or count per point), with the one-line reason; None when the rows do not say.
     comparable: bool | None = None
     why_not: str | None = None
+    k: int | None = None  # the count of a ``fraction`` table's cell (shown as k/n)
 
 
 @dataclass
@@ -119,7 +136,7 @@ def pivot(spec: ReportTable, records: list[dict[str, Any]]) -> PivotedTable:
         if spec.counts:
             k, n = int(r["k"] or 0), int(r["n"] or 0)
             low, high = wilson(k, n)
-            cell = Cell(k / n if n else None, low, high, n)
+            cell = Cell(k / n if n else None, low, high, n, k=k if spec.fraction else None)
         else:
             cell = Cell(r["value"], r["low"], r["high"], int(r["n"] or 0))
         table.setdefault(tuple(r[k] for k in spec.row_keys), {})[r["model"]] = cell

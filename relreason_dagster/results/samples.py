@@ -37,6 +37,7 @@ def sample_rows(
     task: str | None = None,
     setting: str | None = None,
     outcome: str | None = None,
+    cut: bool = False,
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of ``marts.sample_results`` matching the filters, JSON columns decoded.
@@ -48,7 +49,8 @@ def sample_rows(
     parsed, parse_status, correct, tp, fp, fn, f1, outcome`` and a few more (``response_error``,
     ``input_tokens``, ``detail``).
     ``outcome``: None (all), ``correct``, ``wrong`` (readable but not exactly right), ``na`` (unreadable
-    or refused) or ``error``.
+    or refused) or ``error``.  ``cut``: only answers the token or thinking budget stopped (the view's
+    ``cut``, macros/cut.sql), with any outcome: a cut answer is scored as parsed, so it may be na or wrong.
     """
     if outcome is not None and outcome not in OUTCOMES:
         raise ConfigError(f"unknown outcome {outcome!r}; expected one of {', '.join(OUTCOMES)}")
@@ -63,6 +65,8 @@ def sample_rows(
     if outcome is not None:
         where.append("outcome = ?")
         params.append(outcome)
+    if cut:
+        where.append("cut")
     sql = f"SELECT * FROM {VIEW}"
     if where:
         sql += " WHERE " + " AND ".join(where)
@@ -129,7 +133,8 @@ def format_sample(row: dict[str, Any]) -> str:
     """
     head = (
         f"=== {row['model']} | {row['benchmark']} / {row['task']} / {row['setting']} / {row['split']} | "
-        f"sample {row['sample_id']} prompt {row['prompt_id']} | {row['outcome']} ==="
+        f"sample {row['sample_id']} prompt {row['prompt_id']} | {row['outcome']}"
+        f"{' (cut by the budget)' if row.get('cut') else ''} ==="
     )
     lines = [head]
     if row.get("served_model"):  # who answered, as the provider named it (an alias's snapshot)

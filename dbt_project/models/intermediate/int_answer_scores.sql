@@ -11,6 +11,6 @@ select a.prompt_id, a.model, a.benchmark, a.task, a.split, a.setting, a.sample_i
            else 2.0 * a.tp / (2.0 * a.tp + a.fp + a.fn)
        end as f1,
        coalesce(a.correct, false) as correct,
-       a.pred_pos, a.gold_pos, a.n_cells, a.label, a.answer_cells, a.parsed, a.detail
+       a.pred_pos, a.gold_pos, a.n_cells, a.label, a.answer_cells, a.parsed, a.detail, a.cut
 from {{ ref('int_answers') }} a
 where a.parse_status <> 'error'

@@ -8,8 +8,9 @@ vocabulary: a whitespace split is off by 2-3x on the numbers and symbols of thes
 cannot do.  The count is an approximation of the model's own (another vocabulary), which is why
 ``int_reasoning_tokens`` says which count each row has.
 
-Keyed by the trace's md5, so identical traces are counted once, and incremental: a build counts only
-traces it has not counted before (a paper-sized run's traces are tens of millions of tokens).
+Every draw's trace is counted (stg_response_draws: the reasoning marts read all draws of ``--samples
+K``).  Keyed by the trace's md5, so identical traces are counted once, and incremental: a build counts
+only traces it has not counted before (a paper-sized run's traces are tens of millions of tokens).
 """
 
 import pyarrow as pa
@@ -18,7 +19,7 @@ import pyarrow as pa
 def model(dbt, session):
     dbt.config(materialized="incremental", unique_key="trace_md5")
     traces = (
-        dbt.ref("stg_responses")
+        dbt.ref("stg_response_draws")
         .filter("reasoning_tokens IS NULL AND trim(coalesce(reasoning, '')) <> ''")
         .project("md5(reasoning) AS trace_md5, reasoning")
         .distinct()

@@ -15,6 +15,8 @@ select a.model, a.benchmark, a.task, a.setting, a.split, a.sample_id, a.prompt_i
        r.finish_reason,
        -- The model the provider said answered (an alias's snapshot), null for errors and older rows.
        r.served_model,
+       -- Stopped by the token or thinking budget (int_answers, macros/cut.sql): `relreason samples --cut`.
+       a.cut,
        pr.input_tokens,
        r.completion_tokens,
        a.gold,

@@ -302,7 +302,7 @@ HEADLINES = (
     HeadlineTable(
         "marts.kor_accuracy (KOR-Bench: accuracy by category as the paper judged it; official_accuracy = "
         "the released files' judgement, robust_accuracy = ours)",
-        "SELECT model, source, setting, category, n, n_correct, n_na, accuracy, ci_low, ci_high, "
+        "SELECT model, source, setting, category, n, n_correct, n_na, n_cut, accuracy, ci_low, ci_high, "
         "official_accuracy, robust_accuracy FROM marts.kor_accuracy "
         "ORDER BY model, source, setting, category",
     ),

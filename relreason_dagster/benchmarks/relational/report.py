@@ -532,7 +532,7 @@ SECTIONS = (
 HEADLINES = (
     HeadlineTable(
         "marts.relational_f1",
-        "SELECT model, task, split, setting, n, n_na, n_error, f1, ci_low, ci_high, na_cell, "
+        "SELECT model, task, split, setting, n, n_na, n_cut, n_error, f1, ci_low, ci_high, na_cell, "
         "incomplete_share, f1_complete_answers FROM marts.relational_f1 ORDER BY model, task, split, setting",
     ),
     HeadlineTable(

@@ -254,8 +254,8 @@ SECTIONS = (
 HEADLINES = (
     HeadlineTable(
         "marts.selfcontra_judged (Self-Contra: accuracy and SCR as labelled by the judge)",
-        "SELECT model, dataset, split, setting, method, judge, source, n, accuracy, n_judged, judged_scr, "
-        "scr_ci_low, scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
+        "SELECT model, dataset, split, setting, method, judge, source, n, n_cut, accuracy, n_judged, "
+        "judged_scr, scr_ci_low, scr_ci_high, n_type1, n_type2, n_type3 FROM marts.selfcontra_judged "
         "ORDER BY model, dataset, split NULLS FIRST, setting, source",
     ),
 )

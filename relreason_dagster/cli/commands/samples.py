@@ -28,6 +28,11 @@ def register(subparsers: Any, context: CommandContext) -> None:
     outcome = samples.add_mutually_exclusive_group()
     outcome.add_argument("--wrong", action="store_true", help="only readable answers that are not right")
     outcome.add_argument("--na", action="store_true", help="only unreadable answers (and refusals)")
+    samples.add_argument(
+        "--cut",
+        action="store_true",
+        help="only answers the token or thinking budget stopped (finish_reason length, or thinking only)",
+    )
     samples.add_argument("--limit", type=positive_int, default=None, help="at most N samples")
     samples.add_argument("--json", action="store_true", help="print the samples as a JSON list")
 
@@ -52,6 +57,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
             task=args.task,
             setting=args.setting,
             outcome=outcome,
+            cut=args.cut,
             limit=args.limit,
         )
     except duckdb.CatalogException:

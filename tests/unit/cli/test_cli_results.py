@@ -52,7 +52,7 @@ def home(tmp_path, monkeypatch):
     con.execute("CREATE SCHEMA marts")
     con.execute(
         "CREATE TABLE marts.relational_f1 AS SELECT 'm' || (i % 2) AS model, 'HasFather' AS task,"
-        " 'iid' AS split, 'nl' AS setting, 1 AS n, 0 AS n_na, 0 AS n_error, 0.123456 * i AS f1,"
+        " 'iid' AS split, 'nl' AS setting, 1 AS n, 0 AS n_na, 0 AS n_cut, 0 AS n_error, 0.123456 * i AS f1,"
         " 0.0 AS ci_low, 1.0 AS ci_high, false AS na_cell, 0.0 AS incomplete_share,"
         " 0.123456 * i AS f1_complete_answers"
         " FROM range(81) t(i)"
@@ -161,7 +161,7 @@ def test_mart_preview_counts_every_row(home):
         con.close()
     assert count == 81
     assert "41 more rows (81 in all)" in preview
-    assert "| m1 | HasFather | iid | nl | 1 | 0 | 0 | 0.123 | 0.0 | 1.0 |" in preview
+    assert "| m1 | HasFather | iid | nl | 1 | 0 | 0 | 0 | 0.123 | 0.0 | 1.0 |" in preview
 
 
 def test_every_asset_sits_in_a_described_group():

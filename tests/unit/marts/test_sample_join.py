@@ -3,7 +3,7 @@
 The home is built by the real pipeline (DuckDB, lake, dbt) at the smoke profile on the relational
 family, answered by two scripted (fake) models whose answers are known: ``oracle`` replies with the
 gold answer in the prompt's format (every answer correct), ``junk`` replies text no parser reads
-(every answer ``na``).
+(every answer ``na``), stopped at the token limit (``finish_reason: length``: every answer cut).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def home(tmp_path_factory):
     }
     register_scripted_provider()
     set_responder("oracle", lambda messages, params: gold_by_text[messages[-1]["content"]])
-    set_responder("junk", lambda messages, params: JUNK)
+    set_responder("junk", lambda messages, params: {"content": JUNK, "finish_reason": "length"})
     from relreason_dagster.pipeline import run_pipeline
 
     report = run_pipeline(["oracle", "junk"], profile="smoke", benchmarks=["relational"])
@@ -102,6 +102,19 @@ def test_samples_command_prints_whole_prompts_and_responses(home, capsys):
     assert data and all(d["model"] == "oracle" and d["task"] == "HasFather" and d["f1"] == 1.0 for d in data)
     assert {d["served_model"] for d in data} == {"scripted/oracle"}
     assert main(["samples", "--model", "oracle", "--wrong"]) == 0
+    assert "no samples match" in capsys.readouterr().out
+
+
+def test_samples_cut_shows_the_answers_the_budget_stopped(home, capsys):
+    assert main(["samples", "--cut", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(JUNK) == 2 and out.count("| na (cut by the budget) ===") == 2
+    assert main(["samples", "--cut", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data) == home["n_prompts"] and {(d["model"], d["cut"], d["finish_reason"]) for d in data} == {
+        ("junk", True, "length")
+    }
+    assert main(["samples", "--cut", "--model", "oracle"]) == 0
     assert "no samples match" in capsys.readouterr().out
 
 

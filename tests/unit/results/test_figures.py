@@ -200,12 +200,13 @@ ACCURACY = [
         "setting": "direct",
         "n": 10,
         "n_correct": k,
-        "n_na": 0,
+        "n_na": cut,
+        "n_cut": cut,
         "accuracy": k / 10,
         "ci_low": 0.0,
         "ci_high": 1.0,
     }
-    for t, k in (("MonoRel", 7), ("PIR", 3))
+    for t, k, cut in (("MonoRel", 7, 2), ("PIR", 3, 1))
 ]
 ALL_MARTS = {
     "relational_f1": RELATIONAL,
@@ -264,7 +265,8 @@ def test_wilson_matches_the_marts_macro():
 def test_tables_pool_counts_and_puts_models_in_columns(con):
     _table(con, "accuracy", ACCURACY + [{**ACCURACY[0], "model": "beta", "n_correct": 10, "accuracy": 1.0}])
     tables = {t.spec.key: t for t in report_tables.wide_tables(con)}
-    assert list(tables) == ["accuracy"]  # marts that do not exist are left out, not shown blank
+    # marts that do not exist are left out, not shown blank; the cut share reads marts.accuracy too
+    assert list(tables) == ["accuracy", "cut"]
     table = tables["accuracy"]
     assert table.models == ["alpha", "beta"]
     [(keys, cells)] = table.rows
@@ -272,6 +274,13 @@ def test_tables_pool_counts_and_puts_models_in_columns(con):
     assert cells["alpha"].value == pytest.approx(0.5) and cells["alpha"].n == 20  # (7 + 3) / 20
     assert (cells["alpha"].low, cells["alpha"].high) == report_tables.wilson(10, 20)
     assert cells["beta"].value == 1.0 and cells["beta"].n == 10
+    # The answers a budget cut (issue 55, item 3): 2 + 1 of alpha's 20, shown as a count, not only a share.
+    [(keys, cut)] = tables["cut"].rows
+    assert keys == ("flenqa",)
+    assert (cut["alpha"].k, cut["alpha"].n, cut["alpha"].value) == (3, 20, pytest.approx(0.15))
+    assert (cut["alpha"].low, cut["alpha"].high) == report_tables.wilson(3, 20)
+    assert '<span class="n">3/20</span>' in report.table_html(tables["cut"])
+    assert '<span class="n">n=20</span>' in report.table_html(table)  # other tables keep n=
 
 
 def _samples(con, n_per_model: int, models=("alpha", "beta")) -> None:

@@ -3,8 +3,8 @@
 -- study's notebook, or 'relreason'; a row parsed before the knob was read by relreason's) and the
 -- prompt's input tokens.  length 0 /
 -- padding 'none' is the minimal text (key paragraphs only).  item_source: 'released' for a row of the
--- study's released dataset (profile knob dataset_file), 'generated' for ours.  Provider errors are
--- left out.
+-- study's released dataset (profile knob dataset_file), 'generated' for ours.  cut: the token or thinking
+-- budget stopped the reply (int_answers, macros/cut.sql).  Provider errors are left out.
 select a.prompt_id, a.model, a.task, a.setting, a.sample_id, a.parse_status, a.correct,
        a.label,
        json_extract_string(a.variant, '$.base_id') as base_id,
@@ -16,7 +16,7 @@ select a.prompt_id, a.model, a.task, a.setting, a.sample_id, a.parse_status, a.c
        coalesce(json_extract_string(a.detail, '$.reading'), 'relreason') as reading,
        json_extract(a.detail, '$.answer_first')::boolean as answer_first,
        json_extract(a.detail, '$.keys_covered')::integer as keys_covered,
-       p.input_tokens
+       p.input_tokens, a.cut
 from {{ ref('int_answers') }} a
 join {{ ref('stg_prompts') }} p using (prompt_id)
 where a.benchmark = 'flenqa' and a.parse_status <> 'error'

@@ -5,7 +5,8 @@
 -- real-life one (paper's judgement; real_life_robust by the robust scorer); per-question passes of mixed
 -- records by both; input / output tokens in cl100k_base (Table 7); §5's readings: the question's
 -- direction (Operation), the response's style and a wrong cipher answer's error type (kor/analysis.py).
--- Provider errors are left out.
+-- cut: the token or thinking budget stopped the reply (int_answers, macros/cut.sql).  Provider errors
+-- are left out.
 select a.prompt_id, a.model, a.sample_id, a.task as category, a.split as source, a.setting,
        a.parse_status, coalesce(a.correct, false) as correct,
        json_extract_string(a.variant, '$.rule_id') as rule_id,
@@ -24,6 +25,7 @@ select a.prompt_id, a.model, a.sample_id, a.task as category, a.split as source,
        cast(json_extract(a.detail, '$.n_passed') as integer) as n_passed,
        cast(json_extract(a.detail, '$.robust_n_passed') as integer) as robust_n_passed,
        cast(json_extract(a.detail, '$.input_tokens_cl100k') as integer) as input_tokens_cl100k,
-       cast(json_extract(a.detail, '$.output_tokens_cl100k') as integer) as output_tokens_cl100k
+       cast(json_extract(a.detail, '$.output_tokens_cl100k') as integer) as output_tokens_cl100k,
+       a.cut
 from {{ ref('int_answers') }} a
 where a.benchmark = 'kor' and a.parse_status <> 'error'

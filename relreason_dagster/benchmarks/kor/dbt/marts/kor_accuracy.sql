@@ -5,6 +5,7 @@
 -- robust_accuracy the robust scorer's.  Mixed records: kor_mixed; puzzles asked with their trick:
 -- kor_trick (an overall over one category would read as Table 2's Overall); §6.1's cipher sub-steps:
 -- kor_stepwise; questions asked with the rule withheld (§6.4's only questions): kor_knowledge_impact.
+-- n_cut: answers the token or thinking budget stopped (macros/cut.sql), scored as parsed.
 with answers as (
     select * from {{ ref('int_kor_answers') }}
     where category not in ('mixed', 'cipher_step') and setting <> 'trick'
@@ -16,11 +17,12 @@ agg as (
            count(*) filter (where correct) as n_correct,
            count(*) filter (where official_correct) as n_official_correct,
            count(*) filter (where robust_correct) as n_robust_correct,
-           count(*) filter (where parse_status <> 'ok') as n_na
+           count(*) filter (where parse_status <> 'ok') as n_na,
+           count(*) filter (where cut) as n_cut
     from answers
     group by grouping sets ((model, source, setting, category), (model, source, setting))
 )
-select model, source, setting, category, n, n_correct, n_na,
+select model, source, setting, category, n, n_correct, n_na, n_cut,
        round(n_correct::double / n, 4) as accuracy,
        round({{ wilson_low('n_correct', 'n') }}, 4) as ci_low,
        round({{ wilson_high('n_correct', 'n') }}, 4) as ci_high,

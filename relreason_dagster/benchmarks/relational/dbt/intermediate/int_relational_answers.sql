@@ -8,16 +8,18 @@
 --   * no_complete_output: the parser found no complete answer (parse_status 'na': no 0/1 list of the
 --     target's shape in a tv answer, no answer statement in an nl one).
 -- Other provider errors (timeouts, HTTP 500) are no answer and stay out, as in answer_scores.  The DLM
--- answers truth-value matrices directly: always complete.
+-- answers truth-value matrices directly: always complete.  cut is the families' shared rule (macros/cut.sql:
+-- finish_reason length, or a trace with no answer); max_tokens above is its first half, kept as the
+-- study's N/A rule reads it.
 with answered as (
     select s.prompt_id, s.model, s.task, s.split, s.setting, s.sample_id, s.parse_status,
-           s.tp, s.fp, s.fn, s.f1, s.detail
+           s.tp, s.fp, s.fn, s.f1, s.detail, s.cut
     from {{ ref('int_answer_scores') }} s
     where s.benchmark = 'relational'
 ),
 overflow as (
     select a.prompt_id, a.model, a.task, a.split, a.setting, a.sample_id, a.parse_status,
-           0 as tp, 0 as fp, coalesce(a.gold_pos, 0) as fn, 0.0 as f1, a.detail
+           0 as tp, 0 as fp, coalesce(a.gold_pos, 0) as fn, 0.0 as f1, a.detail, a.cut
     from {{ ref('int_answers') }} a
     where a.benchmark = 'relational' and a.parse_status = 'error'
       and (a.detail ->> 'error') like 'context_length_exceeded%'
@@ -28,7 +30,7 @@ rows as (
     select * from overflow
 )
 select r.prompt_id, r.model, r.task, r.split, r.setting, r.sample_id, r.parse_status,
-       r.tp, r.fp, r.fn, r.f1, r.detail, resp.finish_reason,
+       r.tp, r.fp, r.fn, r.f1, r.detail, resp.finish_reason, r.cut,
        case
            when r.parse_status = 'error' then 'context_overflow'
            when resp.finish_reason = 'length' then 'max_tokens'

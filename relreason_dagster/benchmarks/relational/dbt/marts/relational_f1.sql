@@ -8,7 +8,8 @@
 --                        context: 0); f1 is this number, unless the cell is N/A.
 --   f1_complete_answers  F1 over the complete answers only (null when there are none).
 -- n counts the answers (context overflows included, other provider errors not: n_error counts every
--- provider error); n_na the unreadable ones (parse_status 'na').
+-- provider error); n_na the unreadable ones (parse_status 'na'); n_cut the ones the token or thinking
+-- budget stopped (macros/cut.sql), scored as parsed (the study's N/A rule above is unchanged).
 with scores as (
     select * from {{ ref('int_relational_answers') }}
 ),
@@ -16,6 +17,7 @@ agg as (
     select model, task, split, setting,
            count(*) as n,
            count(*) filter (where parse_status = 'na') as n_na,
+           count(*) filter (where cut) as n_cut,
            count(*) filter (where incomplete) as n_incomplete,
            count(*) filter (where incomplete_reason = 'max_tokens') as n_max_tokens,
            count(*) filter (where incomplete_reason = 'context_overflow') as n_context_overflow,
@@ -34,7 +36,7 @@ errors as (
     where benchmark = 'relational' and parse_status = 'error'
     group by model, task, split, setting
 )
-select agg.model, agg.task, agg.split, agg.setting, agg.n, agg.n_na, coalesce(errors.n_error, 0) as n_error,
+select agg.model, agg.task, agg.split, agg.setting, agg.n, agg.n_na, agg.n_cut, coalesce(errors.n_error, 0) as n_error,
        case when agg.n_incomplete = agg.n then null else round(agg.f1_all_answers, 4) end as f1,
        case when agg.n_incomplete = agg.n then null else round(ci.ci_low, 4) end as ci_low,
        case when agg.n_incomplete = agg.n then null else round(ci.ci_high, 4) end as ci_high,
