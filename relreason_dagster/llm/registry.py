@@ -99,6 +99,11 @@ class ModelSpec:
     # Draws asked in one request (the OpenAI API's ``n``): ``--samples K`` sends ⌈K / n⌉ requests per
     # prompt (llm/draw_plan.bundle); a provider that refuses or ignores it gets one request per draw.
     n: int = 1
+    # Batch jobs (transport "batch", llm/transports/batch.py): whether a run waits for their results
+    # (``--no-wait``: False), and how a line that failed or expired is asked again ("batch": in the next
+    # job; "live": as a live call, ``--batch-fallback live``).
+    batch_wait: bool = True
+    batch_fallback: str = "batch"
 
     @property
     def provider(self) -> str:
