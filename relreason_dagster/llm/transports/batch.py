@@ -38,6 +38,7 @@ from relreason_dagster.llm import litellm_overhead
 from relreason_dagster.llm.draw_plan import work_tokens
 from relreason_dagster.llm.provider_errors import ProviderError, status_error
 from relreason_dagster.llm.replies import Outcome, read_body, read_reply
+from relreason_dagster.llm.transports.batch_limits import BATCH_PROVIDERS, LIMITS, batch_provider
 from relreason_dagster.llm.transports.protocol import Deferred, Transport
 from relreason_dagster.llm.transports.table import BATCH, transport_class
 from relreason_dagster.storage import batch_jobs
@@ -49,19 +50,6 @@ if TYPE_CHECKING:
 
 # The chat endpoint every line asks (LiteLLM translates it for the providers that name it otherwise).
 ENDPOINT = "/v1/chat/completions"
-# (lines, bytes) one job may hold, per provider: OpenAI's documented 50,000 requests / 200 MB input file;
-# Azure's 100,000 / 200 MB; Anthropic's 100,000 / 256 MB; Vertex AI's and Bedrock's are higher than
-# OpenAI's, which is used for them (more jobs, never a refused one).
-LIMITS: dict[str, tuple[int, int]] = {
-    "openai": (50_000, 200 * 1024 * 1024),
-    "azure": (100_000, 200 * 1024 * 1024),
-    "anthropic": (100_000, 256 * 1024 * 1024),
-    "vertex_ai": (50_000, 200 * 1024 * 1024),
-    "gemini": (50_000, 200 * 1024 * 1024),
-    "bedrock": (50_000, 200 * 1024 * 1024),
-}
-# The providers LiteLLM 1.110's batch API serves; an OpenAI-compatible api_base counts as openai.
-BATCH_PROVIDERS = tuple(LIMITS)
 # Polling: first interval, growth, ceiling (seconds).  A real job takes minutes to hours, so a run
 # asks the provider a few hundred times a day at most; tests set ``batch_poll_s`` in extra_kwargs.
 POLL_S = 10.0
@@ -79,15 +67,7 @@ _KNOBS = ("batch_poll_s", "batch_poll_cap_s", "batch_gather_s", "batch_max_lines
 
 def can_batch(spec: ModelSpec) -> bool:
     """Whether LiteLLM's batch API serves ``spec``'s provider (``relreason run --batch`` asks only these)."""
-    return batch_provider(spec) is not None
-
-
-def batch_provider(spec: ModelSpec) -> str | None:
-    """The LiteLLM provider name batch calls use for ``spec``, or None when it cannot batch."""
-    provider = spec.provider
-    if provider == "hosted_vllm":
-        return None  # a self-hosted server has no batches endpoint
-    return provider if provider in BATCH_PROVIDERS else None
+    return batch_provider(spec.litellm_model) is not None
 
 
 def batch_call_cost(
@@ -114,7 +94,7 @@ def batch_call_cost(
 
 def live_transport_name(spec: ModelSpec) -> str:
     """The transport the entry would use live (``batch_fallback: live``)."""
-    return dataclasses.replace(spec, transport=None).transport_used
+    return dataclasses.replace(spec, transport=None, batch=False).transport_used
 
 
 @dataclass
@@ -144,7 +124,7 @@ class BatchTransport(Transport):
 
     def __init__(self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any]) -> None:
         super().__init__(spec, api_key, extra_kwargs)
-        provider = batch_provider(spec)
+        provider = batch_provider(spec.litellm_model)
         if provider is None:
             raise ValueError(
                 f"model {spec.name!r}: {spec.provider or 'this provider'} has no batch API LiteLLM can use; "
