@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -63,6 +64,13 @@ GATHER_S = 2.0
 BATCH_MARK = "_relreason_batch_line"
 # Knobs read from extra_kwargs (tests'), never sent in a line.
 _KNOBS = ("batch_poll_s", "batch_poll_cap_s", "batch_gather_s", "batch_max_lines", "batch_max_bytes")
+# The same knobs from the environment, for a whole `relreason run` against a test's fake provider (the
+# poll and gather intervals; a user has no reason to set them).
+_ENV = {
+    "batch_poll_s": "RELREASON_BATCH_POLL_S",
+    "batch_poll_cap_s": "RELREASON_BATCH_POLL_CAP_S",
+    "batch_gather_s": "RELREASON_BATCH_GATHER_S",
+}
 
 
 def can_batch(spec: ModelSpec) -> bool:
@@ -131,7 +139,8 @@ class BatchTransport(Transport):
                 f"batch jobs need one of {', '.join(BATCH_PROVIDERS)}"
             )
         self.provider = provider
-        knobs = {k: extra_kwargs[k] for k in _KNOBS if k in extra_kwargs}
+        knobs = {k: os.environ[_ENV[k]] for k in _ENV if os.environ.get(_ENV[k])}
+        knobs.update({k: extra_kwargs[k] for k in _KNOBS if k in extra_kwargs})
         self.body_extra = {k: v for k, v in extra_kwargs.items() if k not in _KNOBS}
         self.poll_s = float(knobs.get("batch_poll_s", POLL_S))
         self.poll_cap_s = float(knobs.get("batch_poll_cap_s", max(POLL_CAP_S, self.poll_s)))
