@@ -123,6 +123,8 @@ class _Job:
     record: JobRecord
     waiters: dict[str, list[asyncio.Future[Any]]]
     results: dict[str, Any] | None = None
+    # Whether a request of this run awaited a line of it.
+    touched: bool = False
 
 
 class BatchTransport(Transport):
@@ -214,6 +216,7 @@ class BatchTransport(Transport):
                 self._resolve_one(job, custom_id, future)
             else:
                 job.waiters.setdefault(custom_id, []).append(future)
+                job.touched = True
                 self._start_poller()
                 if not self.wait:
                     self._schedule_flush()  # a --no-wait run still ends once it has looked
@@ -245,10 +248,26 @@ class BatchTransport(Transport):
                     pass
         if self.live is not None and self.live_opened:
             await self.live.close()
+        self._settle_untouched()
         # A job whose results this run read is collected (lines no request of this run asked are dropped:
         # their prompts changed since; a later run asks them anew).
         for job in self.jobs:
             if job.results is not None and job.record.state != batch_jobs.COLLECTED:
+                job.record.state = batch_jobs.COLLECTED
+                self._save(job.record)
+
+    def _settle_untouched(self) -> None:
+        """An open job none of whose lines this run awaited because every one is stored (a run killed
+        after collecting it, before marking it): marked collected, so it is not listed as open for
+        ever.  A job with a line not stored stays open for the run that asks it."""
+        untouched = [j for j in self.jobs if j.results is None and not j.touched]
+        if not untouched or self.lake is None:
+            return
+        from relreason_dagster.storage.responses import ResponseStore
+
+        stored = ResponseStore(self.lake).successes([h for j in untouched for h in j.record.custom_ids])
+        for job in untouched:
+            if all(h in stored for h in job.record.custom_ids):
                 job.record.state = batch_jobs.COLLECTED
                 self._save(job.record)
 
@@ -318,7 +337,7 @@ class BatchTransport(Transport):
                 expected_cost_usd=self._expected_cost([r for r, _ in chunk]),
             )
             self._save(record)  # in the home before anyone waits on it
-            job = _Job(record, {})
+            job = _Job(record, {}, touched=True)
             for request, future in chunk:
                 job.waiters.setdefault(request.custom_id, []).append(future)
                 self.held[request.custom_id] = job

@@ -97,6 +97,7 @@ def _answers(home: Path) -> list[tuple]:
 def _cli_run(tmp_path: Path, name: str, api_base: str, extra: list[str], monkeypatch) -> Path:
     """`relreason run` in this process, in the home ``tmp_path / name``."""
     mp = pytest.MonkeyPatch()
+    (tmp_path / name).mkdir(exist_ok=True)
     try:
         isolated_home(mp, tmp_path / name, _models_yaml(api_base))
         for key, value in FAST.items():
