@@ -65,5 +65,5 @@ def _print_batch_jobs() -> None:
         print()
         for line in lines:
             print(line)
-    if any(" open" in line for line in lines[:1]) and not lines[0].startswith("batch jobs: 0 open"):
-        print("  (`relreason run` again collects the open jobs' results)")
+        if not lines[0].startswith("batch jobs: 0 open"):
+            print("  (`relreason run` again collects the open jobs' results)")

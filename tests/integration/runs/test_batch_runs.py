@@ -56,7 +56,7 @@ def _models_yaml(api_base: str) -> str:
 
 def _marts(home: Path) -> dict[str, tuple[int, str]]:
     """(rows, md5 of the sorted rows) of every KOR mart, columns of cost and time left out."""
-    con = duckdb.connect(str(next(home.rglob("*.duckdb"))), read_only=True)
+    con = duckdb.connect(str(home / "relreason.duckdb"), read_only=True)
     try:
         names = [
             n
@@ -84,7 +84,7 @@ def _marts(home: Path) -> dict[str, tuple[int, str]]:
 
 
 def _answers(home: Path) -> list[tuple]:
-    con = duckdb.connect(str(next(home.rglob("*.duckdb"))), read_only=True)
+    con = duckdb.connect(str(home / "relreason.duckdb"), read_only=True)
     try:
         return con.execute(
             "SELECT prompt_id, request_hash, content, finish_reason, prompt_tokens, completion_tokens, "
@@ -108,6 +108,8 @@ def _cli_run(tmp_path: Path, name: str, api_base: str, extra: list[str], monkeyp
     return tmp_path / name / "home"
 
 
+# Three whole launches (live, batch, re-run): a few minutes idle, 15 at load 10 beside two test suites.
+@pytest.mark.timeout(1800)
 def test_a_kor_smoke_run_in_batches_equals_a_live_run(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-fake")
     with FakeOpenAIServer() as live:
@@ -133,7 +135,7 @@ def test_a_kor_smoke_run_in_batches_equals_a_live_run(tmp_path, monkeypatch):
         assert server.batch_ids() == jobs and server.live_chat_calls() == 0
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1800)
 def test_kill_9_after_the_job_is_submitted_then_the_next_run_collects_it(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-fake")
     with FakeOpenAIServer() as server:
