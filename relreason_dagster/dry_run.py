@@ -47,6 +47,10 @@ class Estimate:
     max_output_tokens: int = 0
     cost_usd: float | None = None
     note: str = ""
+    # The same calls at the provider's batch prices, for a model the run sends as batch jobs
+    # (``--batch`` or ``batch: true``; None otherwise or when LiteLLM has no price).
+    batch_cost_usd: float | None = None
+    batch: bool = False
 
 
 def run_prompts(
@@ -121,6 +125,7 @@ def estimate(
     model_options: dict[str, Any] | None = None,
     limit: int | None = None,
     judge: str | None = None,
+    batch: Any = None,
 ) -> list[Estimate]:
     """Every model's :class:`Estimate`, then one per across-models step that says what it would ask
     (:func:`step_estimates`); no model is called and nothing is written."""
@@ -137,6 +142,9 @@ def estimate(
             out.append(Estimate(model=name, note="a trained baseline: no model calls"))
             continue
         spec = resolve_model(paths.models_path(), name, model_options)
+        live_notes: list[str] = []
+        if batch is not None:  # --batch: the model as the run would send it (llm/batch_choice.py)
+            spec = batch.apply(spec, live_notes)
         same_plan = json.dumps(
             [spec.kind, spec.params, spec.provider, spec.context_window, spec.n], sort_keys=True, default=str
         )
@@ -153,6 +161,18 @@ def estimate(
             est.note = f"LiteLLM has no price for {spec.litellm_model}"
         elif est.calls and not est.cost_usd:  # e.g. Hugging Face models: the map's 0, not a free call
             est.note = "LiteLLM's cost map says 0: check the price"
+        est.batch = spec.transport_used == "batch"
+        est.batch_cost_usd = None
+        if est.batch:
+            from relreason_dagster.llm.transports.batch import batch_call_cost
+
+            est.batch_cost_usd = (
+                batch_call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens)
+                if est.calls
+                else 0.0
+            )
+        elif live_notes:
+            est.note = "; ".join(filter(None, [est.note, "runs live: its provider has no batch jobs"]))
         out.append(est)
     asked = _families_of(out, families, model_options, samples=samples, limit=limit)
     answers = {family: sum(per.get(family, 0) for per in asked.values()) for family in families}

@@ -38,6 +38,7 @@ from relreason_dagster.benchmarks.registry import (
     get_family,
 )
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm.batch_choice import BatchChoice
 from relreason_dagster.llm.launch_checks import check_at_the_door
 from relreason_dagster.llm.registry import (
     ModelSpec,
@@ -161,6 +162,7 @@ def build_plan(
     model_options: Mapping[str, Any] | None = None,
     dlm_train_size: int | None = None,
     models_file: str | Path | None = None,
+    batch: BatchChoice | None = None,
 ) -> LaunchPlan:
     """The launch's plan: every check that needs no model call, made once; a problem is one line.
 
@@ -185,11 +187,14 @@ def build_plan(
     registry = snapshot_registry(path) if llms or judge else None
     options = dict(model_options or {})
     checked: dict[str, ModelSpec] = {}
+    batch_notes: list[str] = []
 
     def resolved(name: str, with_options: Mapping[str, Any] | None) -> ModelSpec:
         """The model resolved, its key, provider and budget checked (once per name)."""
         if name not in checked:
             spec = resolve_model(path, name, with_options, registry=registry)
+            if batch is not None:
+                spec = batch.apply(spec, batch_notes)
             require_api_key(spec)
             check_at_the_door(spec)
             checked[name] = spec
@@ -206,6 +211,7 @@ def build_plan(
             left_out.extend(steps)
             why.append(f"{', '.join(steps)} ({name}: {reason})")
     notes = (f"relreason: left out, judging nothing: {'; '.join(why)}",) if why else ()
+    notes += tuple(batch_notes)
     return LaunchPlan(
         models=tuple(models),
         profile=profile,

@@ -385,7 +385,9 @@ def run_pipeline(
         "models_digest": plan.registry.digest if plan.registry else None,
         "sections": plan.sections,
     }
-    before = None if rerun else launch_record.fingerprint(launch_key, **read_once)
+    # A model with batch jobs still open has answers to collect (llm/transports/batch.py): never "unchanged".
+    pending_jobs = _open_batch_jobs(Lake.default(), [m.name for m in specs])
+    before = None if rerun or pending_jobs else launch_record.fingerprint(launch_key, **read_once)
     record = launch_record.read_record() if before is not None else None
     if record is not None and record["fingerprint"] == before:
         report = PipelineReport.from_record(record["report"])
@@ -434,10 +436,18 @@ def run_pipeline(
     report.check_seconds = check_seconds
     report.quarantined = quarantined
     count_from_lake(report, [m.name for m in specs] + step_models, since)
-    after = launch_record.fingerprint(launch_key, **read_once) if report.succeeded else None
+    settled = not _open_batch_jobs(Lake.default(), [m.name for m in specs])
+    after = launch_record.fingerprint(launch_key, **read_once) if report.succeeded and settled else None
     if after is not None:
         launch_record.write_record(after, report.to_record(), time.time())
     return report
+
+
+def _open_batch_jobs(lake: Any, models: list[str]) -> bool:
+    """Whether any of ``models`` has a batch job still to collect (``storage/batch_jobs.py``)."""
+    from relreason_dagster.storage.batch_jobs import jobs_of
+
+    return any(jobs_of(lake, model) for model in models)
 
 
 def run_steps(

@@ -99,6 +99,7 @@ from relreason_dagster.llm.registry import ModelSpec, api_key, require_api_key
 from relreason_dagster.llm.replies import Outcome
 from relreason_dagster.llm.response_row import OutcomeRows, copied_row
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
+from relreason_dagster.llm.transports.protocol import Deferred
 from relreason_dagster.llm.transports.table import transport_for
 from relreason_dagster.llm.worker_shares import slice_payloads
 from relreason_dagster.storage import sent_requests
@@ -174,12 +175,15 @@ class _Runner:
         # How this run sends (the entry's ``transport``, transports/table.py); opened by _drive in the
         # process and loop that send, so a run whose answers are all stored opens nothing.
         self.transport = transport_for(spec, self.api_key, self.extra_kwargs)
+        self.transport.lake = store.lake
         self.total = 0
         self.redact = redactor_for(spec)
         self.rows = OutcomeRows(
             spec.name, spec.litellm_model, self.redact, self.writer.add, _UNKNOWN_BENCHMARK
         )
-        self.limiter = RateLimiter(spec.rpm, spec.tpm)
+        self.limiter = (
+            RateLimiter(spec.rpm, spec.tpm) if self.transport.rate_limited else RateLimiter(None, None)
+        )
         # USD spent by this model's calls, stored ones included (``max_cost``; set by _answer).
         self.spent = 0.0
         # Draws one request may ask (the entry's ``n``); 1 once the provider refused or ignored it, and
@@ -294,6 +298,9 @@ class _Runner:
         try:
             try:
                 reply: Any = await self.transport.send(job.request)  # bounded in time by the transport
+            except Deferred:  # its answer comes later (a batch job left running): nothing stored
+                self.stats.pending += sum(len(w.prompt_ids) for w in job.works)
+                return None
             finally:
                 self.limiter.release(slot)
             read = self.transport.read
@@ -409,7 +416,7 @@ class _Runner:
                 else:
                     timers.append(loop.call_later(delay, wait_over, job))
 
-        n_workers = max(1, min(self.spec.concurrency, len(to_call)))
+        n_workers = max(1, min(self.transport.in_flight(), len(to_call)))
         tasks: list[asyncio.Task[None]] = []
         try:
             await self.transport.open()
@@ -560,7 +567,7 @@ class _Runner:
             self.stats.work_total = sum(work_size(w) for w in to_call)
             requests = bundle(to_call, self.choices)
             try:
-                n_workers = min(self.spec.workers, len(requests), self.spec.concurrency)
+                n_workers = min(self.transport.processes(), len(requests), self.transport.in_flight())
                 if n_workers > 1:
                     await self._drive_in_workers(requests, n_workers)
                 else:

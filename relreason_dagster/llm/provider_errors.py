@@ -35,6 +35,9 @@ CONNECT_TIMEOUT = "connect_timeout"
 provider, so nothing was billed).  Told apart from ``timeout`` (after it was sent) on both transports:
 the direct one marks when its connection is made (``transports/sent_marker.py``), LiteLLM's chain of
 exceptions holds httpx's ``ConnectTimeout`` / ``PoolTimeout`` (or aiohttp's ``ConnectionTimeoutError``)."""
+BATCH_UNANSWERED = "batch_unanswered"
+"""The kind of a batch job's line the provider never ran (the job expired, was cancelled, or ended without
+the line): not billed, so asked again like a 5xx (``llm/transports/batch.py``)."""
 MALFORMED_REPLY = "malformed_reply"
 """The kind of a 200 reply that cannot be read: a body that is not UTF-8 or not JSON, no choices, a
 choice without a message.  The same on both transports."""
@@ -71,6 +74,7 @@ RETRY_RULES: dict[str, RetryRule] = {
     CONNECT_TIMEOUT: RetryRule(retryable=True),
     "connection_error": RetryRule(retryable=True),
     "server_error": RetryRule(retryable=True),
+    BATCH_UNANSWERED: RetryRule(retryable=True),
     MALFORMED_REPLY: RetryRule(retryable=True, max_sends=2),
     "context_length_exceeded": RetryRule(retryable=False),
     "content_policy": RetryRule(retryable=False),

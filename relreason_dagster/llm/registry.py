@@ -33,6 +33,7 @@ from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.reasoning import REASONING_MODES, asks_thinking
 from relreason_dagster.llm.transports import table as transport_table
+from relreason_dagster.llm.transports.batch_limits import BATCH_PROVIDERS, batch_provider
 from relreason_dagster.llm.workers import MAX_WORKERS
 
 # A model entry's ``timeout_retries`` when it sets none: one more send of a request that timed out
@@ -113,6 +114,13 @@ class ModelSpec:
     # chunk.  Not part of the request hash: a streamed answer is the same answer.
     stream: bool = False
     stall_timeout_s: float = 60.0
+    # Batch jobs (``batch: true`` or ``relreason run --batch``: transport "batch", llm/transports/batch.py)
+    # at about half the price; whether a run waits for their results
+    # (``--no-wait``: False), and how a line that failed or expired is asked again ("batch": in the next
+    # job; "live": as a live call, ``--batch-fallback live``).
+    batch: bool = False
+    batch_wait: bool = True
+    batch_fallback: str = "batch"
 
     @property
     def provider(self) -> str:
@@ -124,6 +132,8 @@ class ModelSpec:
         """``transport`` if set, else "direct" for an OpenAI-protocol model with an api_base, else LiteLLM."""
         if self.transport:
             return self.transport
+        if self.batch:
+            return "batch"
         return "direct" if self.api_base and self.provider in ("openai", "hosted_vllm") else "litellm"
 
 
@@ -233,6 +243,8 @@ def _says(expected: str) -> dict[str, Any]:
 # ModelSpec's defaults are the entry's: an entry leaving a field out gets exactly these.
 _DEFAULT = {f.name: f.default for f in dataclasses.fields(ModelSpec) if f.default is not dataclasses.MISSING}
 _POSITIVE = _says("a positive integer")
+# How a batch line that failed or expired is asked again: in the next job, or as a live call.
+BATCH_FALLBACKS = ("batch", "live")
 # The most draws one request may ask (``n``; OpenAI's own limit).
 MAX_CHOICES = 128
 
@@ -289,6 +301,10 @@ class ModelEntry(BaseModel):
     stall_timeout_s: float = Field(
         _DEFAULT["stall_timeout_s"], gt=0, json_schema_extra=_says("a positive number of seconds")
     )
+    # Batch jobs (llm/transports/batch.py; docs/pipeline.md, "Batch jobs").
+    batch: bool = Field(_DEFAULT["batch"], json_schema_extra=_says("true or false"))
+    batch_wait: bool = Field(_DEFAULT["batch_wait"], json_schema_extra=_says("true or false"))
+    batch_fallback: str = Field(_DEFAULT["batch_fallback"], json_schema_extra=_says("'batch' or 'live'"))
 
     @field_validator("name")
     @classmethod
@@ -335,6 +351,13 @@ class ModelEntry(BaseModel):
             quoted = [repr(name) for name in known]
             expected = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
             raise PydanticCustomError("expected", "{expected}", {"expected": expected})
+        return value
+
+    @field_validator("batch_fallback")
+    @classmethod
+    def _batch_fallback(cls, value: str) -> str:
+        if value not in BATCH_FALLBACKS:
+            raise ValueError("unknown fallback")
         return value
 
     @field_validator("reasoning")
@@ -425,6 +448,11 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
         )
     if spec.stream:
         spec = _streaming(where, prefix, entry, spec)
+    if spec.transport_used == "batch" and batch_provider(spec.litellm_model) is None:
+        raise ConfigError(
+            f"{where}: {prefix}.{'batch' if spec.batch else 'transport'}: {spec.provider or 'this provider'} "
+            f"runs no batch jobs LiteLLM can send (only {', '.join(BATCH_PROVIDERS)}); remove it"
+        )
     if spec.workers > 1 and spec.provider == "local":
         raise ConfigError(
             f"{where}: {prefix}.workers: a local model runs in this process (one copy in memory); "

@@ -52,6 +52,9 @@ class RunStats:
     # Requests not sent because the model's ``max_cost`` was reached (stored rows are kept; a run
     # with a higher budget asks them), and the USD the model's stored calls cost (None: no budget).
     budget_stopped: int = 0
+    # Prompts whose answer is still to come from a batch job this run left running (``--no-wait``):
+    # not stored, not errors; the next run collects them.
+    pending: int = 0
     spent_usd: float | None = None
     # How the calls were sent: a name in llm/transports/table.py ("direct", "litellm", ...); "" when unknown.
     transport: str = ""
@@ -89,6 +92,11 @@ class RunStats:
             line += (
                 f"; stopped at its max_cost (${self.spent_usd or 0:.4f} spent): {self.budget_stopped} "
                 "prompts not asked, raise max_cost and run again to ask them"
+            )
+        if self.pending:
+            line += (
+                f"; {self.pending} prompts pending in batch jobs left running (not stored): "
+                "`relreason run` again collects them, `relreason status` lists the jobs"
             )
         return line
 

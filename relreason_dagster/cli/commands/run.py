@@ -100,6 +100,26 @@ def register(subparsers: Any, context: CommandContext) -> None:
         action="store_true",
         help="call no model: print per model the prompts, calls still to make, tokens and estimated cost",
     )
+    run.add_argument(
+        "--batch",
+        action="store_true",
+        help="send every model that can (openai, azure, anthropic, vertex_ai, gemini, bedrock) as provider "
+        "batch jobs, at about half the price within 24 h; the job ids are kept in the home, so a later "
+        "`relreason run` collects them (models.yaml: batch: true)",
+    )
+    run.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="with batch jobs: submit them and end without waiting; the answers are pending until a later "
+        "`relreason run` collects them",
+    )
+    run.add_argument(
+        "--batch-fallback",
+        choices=("batch", "live"),
+        default=None,
+        help="how a batch line that failed or expired is asked again: in the next job (batch, the default) "
+        "or as a live call (live)",
+    )
     context.run_parser = run
     demo.set_defaults(handler=functools.partial(cmd_run, demo=True))
     run.set_defaults(handler=functools.partial(cmd_run, run_keywords=context.run_keywords))
@@ -135,12 +155,13 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         model_options=model_options,
         dlm_train_size=getattr(args, "train_size", None),
         judge=family_options.get("judge"),  # run_pipeline's keyword too (the plan carries it)
+        batch=_batch_choice(args),
     )
     families = benchmarks or sorted(plan.sections)
     for line in plan.notes:  # steps left out (a profile-named judge without its key): one line
         say(line)
     if getattr(args, "dry_run", False):
-        return _dry_run(args, models, benchmarks, model_options, judge=plan.judge)
+        return _dry_run(args, models, benchmarks, model_options, judge=plan.judge, batch=_batch_choice(args))
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
         f"(profile {args.profile}, results in {paths.relreason_home()})"
@@ -194,6 +215,7 @@ def _dry_run(
     benchmarks: list[str] | None,
     options: dict[str, Any],
     judge: str | None = None,
+    batch: Any = None,
 ) -> int:
     """`relreason run --dry-run`: per model, the prompts, the calls still to make, tokens and cost; then
     per across-models step that can say what it would ask (a judge, per detection method), its model's."""
@@ -208,6 +230,7 @@ def _dry_run(
         model_options=options or None,
         limit=getattr(args, "limit", None),
         judge=judge,
+        batch=batch,
     )
     columns = [
         "model",
@@ -234,12 +257,32 @@ def _dry_run(
         ]
         for e in found
     ]
+    batched = any(getattr(e, "batch", False) for e in found)
+    if batched:  # --batch / batch: true: both prices
+        at = columns.index("est_cost_usd") + 1
+        columns.insert(at, "est_batch_cost_usd")
+        for row, e in zip(rows, found, strict=True):
+            price = e.batch_cost_usd
+            row.insert(at, "-" if not e.batch else "unknown" if price is None else f"{price:.4f}")
     print(format_table(columns, rows))
     say(
         "relreason: dry run, no model was called; est_cost_usd prices input_tokens and max_output_tokens "
         "(an upper bound) with LiteLLM's offline cost map"
+        + ("; est_batch_cost_usd the same at its batch prices (models sent as batch jobs)" if batched else "")
     )
     return 0
+
+
+def _batch_choice(args: argparse.Namespace) -> Any:
+    """The run's ``--batch`` / ``--no-wait`` / ``--batch-fallback`` (None: none given)."""
+    from relreason_dagster.llm.batch_choice import BatchChoice
+
+    choice = BatchChoice(
+        batch=bool(getattr(args, "batch", False)),
+        wait=not getattr(args, "no_wait", False),
+        fallback=getattr(args, "batch_fallback", None),
+    )
+    return choice if choice.any else None
 
 
 def _model_options(items: Sequence[str] | None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`relreason status`: what is materialized, recent runs, failed checks and row counts."""
+"""`relreason status`: what is materialized, recent runs, failed checks, row counts and batch jobs."""
 
 from __future__ import annotations
 
@@ -40,4 +40,30 @@ def cmd_status(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - the sections below say what this leaves unavailable
         print(f"(setting up the Dagster home failed: {reason(exc)})")
     StatusReport(paths.duckdb_path, print, format_table).print_all()
+    _print_batch_jobs()
     return 0
+
+
+def _print_batch_jobs() -> None:
+    """Each batch job a run submitted (``storage/batch_jobs.py``): model, provider, requests, state, age,
+    expected cost; open ones first.  Nothing when no run used batch jobs."""
+    import os
+
+    from relreason_dagster.defs.status import reason
+
+    if not os.environ.get("RELREASON_LAKE") and not (paths.relreason_home_path() / "lake").exists():
+        return
+    try:
+        from relreason_dagster.storage.batch_jobs import status_lines
+        from relreason_dagster.storage.lake import Lake
+
+        lines = status_lines(Lake.default())
+    except Exception as exc:  # noqa: BLE001 - status never raises
+        print(f"batch jobs: (unavailable: {reason(exc)})")
+        return
+    if lines:
+        print()
+        for line in lines:
+            print(line)
+        if not lines[0].startswith("batch jobs: 0 open"):
+            print("  (`relreason run` again collects the open jobs' results)")

@@ -44,6 +44,12 @@ if TYPE_CHECKING:
     from relreason_dagster.llm.draw_plan import Work
     from relreason_dagster.llm.registry import ModelSpec
     from relreason_dagster.llm.replies import Outcome
+    from relreason_dagster.storage.lake import Lake
+
+
+class Deferred(Exception):  # noqa: N818 - not an error: an answer that comes later
+    """Raised by ``send`` for a request whose answer will come later, in another run (a batch job a
+    ``--no-wait`` run leaves running): the gateway counts it as pending and stores nothing for it."""
 
 
 class Transport:
@@ -57,11 +63,26 @@ class Transport:
 
     # The name a models.yaml entry's ``transport`` gives (``table.py``), shown in the run's summary.
     name: ClassVar[str]
+    # Whether the entry's ``rpm``/``tpm`` bound this transport's sends (a batch job's lines are not
+    # live calls: the provider's batch queue has limits of its own).
+    rate_limited: ClassVar[bool] = True
+    # The run's lake, set by the gateway before :meth:`open`: where a transport keeps what must outlive
+    # its process (a batch transport's job ids, ``storage/batch_jobs.py``).
+    lake: Lake | None = None
 
     def __init__(self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any]) -> None:
         self.spec = spec
         self.api_key = api_key
         self.extra_kwargs = extra_kwargs
+
+    def in_flight(self) -> int:
+        """How many requests may wait on :meth:`send` at once: the entry's ``concurrency`` for a live
+        transport; a batch transport takes every request of the run at once."""
+        return self.spec.concurrency
+
+    def processes(self) -> int:
+        """How many processes may share the run's sends (the entry's ``workers``)."""
+        return self.spec.workers
 
     async def open(self) -> None:
         """Get ready to send, inside the run's event loop (before its first request; once)."""

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 
 DIRECT = "direct"
 LITELLM = "litellm"
+BATCH = "batch"
 
 # name -> the class, or "module:Class" until it is first used.
 _TABLE: dict[str, Any] = {
     DIRECT: "relreason_dagster.llm.transports.direct:DirectTransport",
     LITELLM: "relreason_dagster.llm.transports.litellm:LiteLLMTransport",
+    BATCH: "relreason_dagster.llm.transports.batch:BatchTransport",
 }
 
 
@@ -38,7 +40,7 @@ def register(name: str, cls: type[Transport]) -> None:
 
 def unregister(name: str) -> None:
     """Remove a transport :func:`register` added (a test's, when it ends); the built-ins stay."""
-    if name in (DIRECT, LITELLM):
+    if name in (DIRECT, LITELLM, BATCH):
         raise ValueError(f"{name!r} is a built-in transport")
     _TABLE.pop(name, None)
 

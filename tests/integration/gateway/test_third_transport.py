@@ -183,11 +183,13 @@ def test_a_registered_transport_stores_the_rows_the_direct_one_does(tmp_path, mo
 
 
 def test_an_unregistered_name_is_one_error_line_naming_the_table(tmp_path):
-    with pytest.raises(Exception, match=rf"transport: expected 'direct' or 'litellm', got '{NAME}'"):
+    with pytest.raises(Exception, match=rf"transport: expected 'direct', 'litellm' or 'batch', got '{NAME}'"):
         _models_yaml(tmp_path / "models.yaml", "http://127.0.0.1:9/v1", NAME)
     table.register(NAME, ScriptedTransport)
     try:
-        with pytest.raises(Exception, match=rf"expected 'direct', 'litellm' or '{NAME}', got 'fast'"):
+        with pytest.raises(
+            Exception, match=rf"expected 'direct', 'litellm', 'batch' or '{NAME}', got 'fast'"
+        ):
             _models_yaml(tmp_path / "models.yaml", "http://127.0.0.1:9/v1", "fast")
     finally:
         table.unregister(NAME)

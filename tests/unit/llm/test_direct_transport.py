@@ -35,7 +35,7 @@ def test_transport_is_checked_in_models_yaml():
     assert (spec.transport, spec.transport_used) == (None, "direct")
     spec = parse_registry(_entry(api_base="http://h:8000/v1", transport="litellm"), "models.yaml")["m"]
     assert spec.transport_used == "litellm"
-    expected = r"models\[0\]\.transport: expected 'direct' or 'litellm', got 'fast'"
+    expected = r"models\[0\]\.transport: expected 'direct', 'litellm' or 'batch', got 'fast'"
     with pytest.raises(ConfigError, match=expected):
         parse_registry(_entry(transport="fast"), "models.yaml")
     with pytest.raises(ConfigError, match=r"transport: 'direct' speaks the OpenAI protocol to an api_base"):
