@@ -95,6 +95,7 @@ class DirectTransport(Transport):
             self.headers["Authorization"] = f"Bearer {key}"
         self.session: Any = None
         self.target: Any = None  # self.url as a yarl.URL, once the session is open
+        self.marker: Any = None  # transports/sent_marker.py, once the session is open
         self.stream = spec.stream
         self.stall_timeout_s = spec.stall_timeout_s
         if self.stream:  # chosen once: the non-streamed send stays the bare POST
@@ -130,14 +131,15 @@ class DirectTransport(Transport):
         import aiohttp
         import yarl
 
-        from relreason_dagster.llm.transports.sent_marker import MarkingConnector
+        from relreason_dagster.llm.transports import sent_marker
 
+        self.marker = sent_marker  # imported once with aiohttp: per request, a lookup and no import
         # The URL parsed and the headers given once, for the session (per request they were ~10 % of
         # the call's own CPU, measured against the fake server).
         self.target = yarl.URL(self.url)
         self.session = aiohttp.ClientSession(
             # Marks when a request got its connection: a timeout before it was sent is not billed.
-            connector=MarkingConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
+            connector=sent_marker.MarkingConnector(limit=self.limit, keepalive_timeout=_KEEPALIVE_S),
             timeout=aiohttp.ClientTimeout(
                 total=self.timeout_s, sock_read=self.stall_timeout_s if self.stream else None
             ),
@@ -151,9 +153,8 @@ class DirectTransport(Transport):
         """POST ``body``; the parsed JSON reply, or :class:`ProviderError` / :class:`MalformedReply`."""
         import aiohttp
 
-        from relreason_dagster.llm.transports import sent_marker
-
         session = self.session or self._open()
+        sent_marker = self.marker
         sent_marker.start()
         try:
             async with session.post(self.target, data=body) as response:
@@ -184,9 +185,8 @@ class DirectTransport(Transport):
         """
         import aiohttp
 
-        from relreason_dagster.llm.transports import sent_marker
-
         session = self.session or self._open()
+        sent_marker = self.marker
         events = EventStream()
         sent_marker.start()
         try:
