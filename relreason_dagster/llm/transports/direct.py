@@ -163,13 +163,8 @@ class DirectTransport(Transport):
                 if not 200 <= status < 300:
                     raise status_error(status, raw, dict(response.headers))
         except TimeoutError:
-            if not sent_marker.connected():  # nothing sent: not billed (provider_errors.CONNECT_TIMEOUT)
-                raise ProviderError(
-                    CONNECT_TIMEOUT,
-                    f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}",
-                ) from None
-            raise ProviderError(
-                "timeout", f"Request timed out: no answer within {self.timeout_s:g} s from {self.url}"
+            raise self._timed_out(
+                sent_marker.connected(), f"Request timed out: no answer within {self.timeout_s:g} s"
             ) from None
         except aiohttp.ClientError as exc:
             raise ProviderError(
@@ -207,15 +202,11 @@ class DirectTransport(Transport):
                 f"after {events.events} events",
             ) from None
         except TimeoutError:
-            if not sent_marker.connected():  # nothing sent: not billed (provider_errors.CONNECT_TIMEOUT)
-                raise ProviderError(
-                    CONNECT_TIMEOUT,
-                    f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}",
-                ) from None
-            raise ProviderError(
-                "timeout",
+            raise self._timed_out(
+                sent_marker.connected(),
                 f"Request timed out: the stream did not end within {self.timeout_s:g} s (timeout_s, the "
-                f"ceiling of a streamed request) from {self.url}, after {events.events} events",
+                "ceiling of a streamed request)",
+                f", after {events.events} events",
             ) from None
         except aiohttp.ClientPayloadError as exc:  # the connection closed mid-stream
             if events.complete:
@@ -229,6 +220,16 @@ class DirectTransport(Transport):
                 "connection_error", f"Connection error to {self.url}: {type(exc).__name__}: {exc}"
             ) from None
         return events.body()
+
+    def _timed_out(self, sent: bool, what: str, after: str = "") -> ProviderError:
+        """The error of a request ``timeout_s`` ended: ``timeout`` once it was ``sent`` (possibly billed),
+        ``connect_timeout`` when it never got a connection (nothing sent: provider_errors.CONNECT_TIMEOUT)."""
+        if not sent:
+            return ProviderError(
+                CONNECT_TIMEOUT,
+                f"Connection timed out: no connection within {self.timeout_s:g} s to {self.url}",
+            )
+        return ProviderError("timeout", f"{what} from {self.url}{after}")
 
     async def close(self) -> None:
         """Close the session (its connections); a later send would open a new one."""
