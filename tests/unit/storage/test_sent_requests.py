@@ -15,16 +15,48 @@ def test_a_runs_counts_are_the_sum_of_its_gateway_runs(tmp_path):
     w1, w2 = sent_requests.new_writer(), sent_requests.new_writer()
     sent_requests.write_sent(lake, "r1", "m", w1, {"requests": 1, "errors": 0, "answers": 4})
     sent_requests.write_sent(
-        lake, "r1", "m", w1, {"requests": 5, "errors": 1, "answers": 19, "error": "x: y"}
+        lake,
+        "r1",
+        "m",
+        w1,
+        {
+            "requests": 5,
+            "errors": 1,
+            "answers": 19,
+            "possibly_billed": 1,
+            "possibly_billed_usd": 0.25,
+            "error": "x: y",
+        },
     )
-    sent_requests.write_sent(lake, "r1", "m", w2, {"requests": 2, "errors": 0, "answers": 2})
+    sent_requests.write_sent(
+        lake,
+        "r1",
+        "m",
+        w2,
+        {"requests": 2, "errors": 0, "answers": 2, "possibly_billed": 2, "possibly_billed_usd": 0.5},
+    )
     sent_requests.write_sent(lake, "r1", "judge", w1, {"requests": 3})
     sent_requests.write_sent(lake, "r2", "m", w1, {"requests": 100})
     assert sent_requests.read_sent(lake, ["r1"]) == {
-        "m": {"requests": 7, "errors": 1, "answers": 21, "error": "x: y"},
-        "judge": {"requests": 3, "errors": 0, "answers": 0, "error": None},
+        "m": {
+            "requests": 7,
+            "errors": 1,
+            "answers": 21,
+            "possibly_billed": 3,
+            "possibly_billed_usd": 0.75,
+            "error": "x: y",
+        },
+        "judge": {
+            "requests": 3,
+            "errors": 0,
+            "answers": 0,
+            "possibly_billed": 0,
+            "possibly_billed_usd": 0.0,
+            "error": None,
+        },
     }
     assert sent_requests.read_sent(lake, ["r1", "r2"])["m"]["requests"] == 107
+    assert sent_requests.billed_estimate(lake, "m") == 0.75
     assert sent_requests.read_sent(lake, ["never-ran"]) == {}
 
 
