@@ -24,12 +24,15 @@ from relreason_dagster.benchmarks.relational.dlm.slots import training_slot
 from relreason_dagster.benchmarks.relational.tasks import task_spec
 
 
-def train_and_save(
-    run: DLMRun, home: Path, threads: int | None = None, slots: int | None = None
-) -> dict[str, Any]:
+def train_and_save(run: DLMRun, home: Path, threads: int = 1, slots: int | None = None) -> dict[str, Any]:
     """Train ``run``, write its checkpoint under ``home``, and return its ``raw.dlm_runs`` row.
 
-    It first takes one of ``slots`` machine-wide training slots (default: the CPU count).
+    It first takes one of ``slots`` machine-wide training slots (default: the CPU count).  It trains
+    with ``threads`` torch threads (one, in a worker process and in this one alike): on a busy machine
+    torch's default threads wait on each other's time slices (HasFather's first two smoke epochs: 41 s
+    with one thread, 332 s with two, beside six busy processes on two cores; 11 s and 12 s idle), which
+    made a 15 s training take 534 s in a `make test` beside others.  Torch's thread count is
+    process-wide, and the DLM is the only torch work relreason does.
     """
     import torch
 
@@ -37,8 +40,7 @@ def train_and_save(
     from relreason_dagster.benchmarks.relational.dlm.program import extract_program
     from relreason_dagster.benchmarks.relational.dlm.train import train
 
-    if threads:
-        torch.set_num_threads(threads)
+    torch.set_num_threads(threads)
     with training_slot(slots or default_workers()):  # machine-wide: concurrent task runs share the cores
         result = train(run.task, list(run.train), run.config, run.seed)
     path = run.checkpoint_path(home)
