@@ -89,6 +89,9 @@ def db_rows(home: Path, sql: str) -> list[tuple]:
 RUN = ["run", "--profile", "smoke", "--benchmark", "relational"]
 
 
+# Four whole runs (two at once, then one after the other): 191 s in CI beside the other xdist worker;
+# 1200 s keeps that within a fifth (tests/timeout_budget.py).
+@pytest.mark.timeout(1200)
 def test_two_models_run_at_the_same_time_and_store_what_one_after_the_other_does(tmp_path):
     with FakeOpenAIServer(delay_s=0.05, meet_models=2, meet_timeout_s=180) as server:
         models = tmp_path / "models.yaml"

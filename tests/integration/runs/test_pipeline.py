@@ -342,6 +342,9 @@ def test_parsed_answers_keep_their_json(home):
     assert isinstance(json.loads(row[1]), dict)
 
 
+# Trains two smoke DLMs one after the other, then a whole dbt build: 129 s idle, 215 s in CI beside the
+# other xdist worker; 1200 s keeps that within a fifth (tests/timeout_budget.py).
+@pytest.mark.timeout(1200)
 def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     """`relreason run --model dlm`: checkpoints + dlm_runs rows, answers as model dlm, Table 1 mart."""
     from relreason_dagster.pipeline import run_pipeline
