@@ -677,6 +677,8 @@ def resolve_model(
         if not options:
             return spec
         swept = {key: entry.pop(key, None) for key in _SWEEP_FIELDS}
+        if spec.sweep_base:  # checked under the entry's own name; the variant's is put back below
+            entry["name"] = spec.sweep_base
         top = sweeps.swept_top_key(spec.sweep_param) if spec.sweep_param else None
         if top is not None and top in options:
             raise ConfigError(
