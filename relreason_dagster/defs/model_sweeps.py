@@ -6,8 +6,6 @@ rows are upserted, never deleted: a variant a later launch does not run keeps it
 answers stay too, so the budget marts can still tell its level.
 """
 
-from __future__ import annotations
-
 import dagster as dg
 
 from relreason_dagster.common.duckdb_rows import markdown_table, upsert_rows
