@@ -663,6 +663,11 @@ def resolve_model(
     ``registry``: the file as already read (a launch's snapshot), so it is not read again.
     """
     options = dict(options or {})
+    if "sweep" in options:
+        raise ConfigError(
+            "-M sweep: a sweep is a models.yaml entry's (sweep: {PARAM: [LEVEL, ...]}); write it there, "
+            "or run one level with -M PARAM=LEVEL"
+        )
     try:
         spec = get_model(path, name, registry)
     except ConfigError as exc:

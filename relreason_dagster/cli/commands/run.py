@@ -56,7 +56,8 @@ def register(subparsers: Any, context: CommandContext) -> None:
     run.add_argument(
         "--model",
         action="append",
-        help="a model of models.yaml, a LiteLLM model string with no entry (openai/gpt-4o-mini: its name "
+        help="a model of models.yaml (a swept entry's name runs every level, NAME@PARAM=LEVEL one), a "
+        "LiteLLM model string with no entry (openai/gpt-4o-mini: its name "
         "in the results), or a family's trained baseline (dlm); repeat to run several side by side "
         "(default: every enabled model of models.yaml whose key is set)",
     )

@@ -160,6 +160,8 @@ def test_model_options_keep_the_variant_and_refuse_to_override_its_level(tmp_pat
     assert "drop -M reasoning_effort" in str(info.value) and "\n" not in str(info.value)
     with pytest.raises(ConfigError, match="drop -M thinking"):
         resolve_model(path, "claude@thinking.budget_tokens=1024", {"thinking": {"type": "disabled"}})
+    with pytest.raises(ConfigError, match="-M sweep: a sweep is a models.yaml entry's"):
+        resolve_model(path, "plain", {"sweep": "reasoning_effort=low"})
 
 
 def test_variant_names_are_valid_dagster_partition_keys(tmp_path):
