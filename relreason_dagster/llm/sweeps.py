@@ -74,7 +74,8 @@ def check_sweep(where: str, prefix: str, sweep: Any) -> tuple[str, list[Any]]:
             raise ConfigError(f"{where_level}: expected a string, a number or true/false, got {_got(level)}")
         if isinstance(level, float) and level != level or level in (float("inf"), float("-inf")):
             raise ConfigError(f"{where_level}: expected a finite number, got {_got(level)}")
-        if isinstance(level, str) and not _STRING_LEVEL_RE.match(level):
+        # Dagster refuses a partition key with "..." (its range separator).
+        if isinstance(level, str) and (not _STRING_LEVEL_RE.match(level) or "..." in level):
             raise ConfigError(
                 f"{where_level}: a level is part of the model name, so it takes letters, digits, '.', '_', "
                 f"':', '+' or '-' (starting with a letter or digit), got {_got(level)}"

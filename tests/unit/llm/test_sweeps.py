@@ -188,6 +188,7 @@ def test_variant_names_are_valid_dagster_partition_keys(tmp_path):
         ("{max_tokens: [1024, 0]}", "sweep.max_tokens: expected a positive integer, got 0"),
         ("{temperature: [0, hot]}", "sweep.temperature: expected a number, got 'hot'"),
         ("{reasoning_effort: [very high]}", "sweep.reasoning_effort[0]: a level is part of the model name"),
+        ("{reasoning_effort: [a...b]}", "sweep.reasoning_effort[0]: a level is part of the model name"),
         ("[low, high]", "sweep: expected one parameter and its levels, e.g. {reasoning_effort: [low, medium"),
         ("{n: [1, 2]}", "sweep.n: several draws per request are the entry field n"),
         ("{temperature.x: [1]}", "params.temperature is 0, not a mapping"),
@@ -287,6 +288,9 @@ def test_a_dry_run_of_a_sweep_lists_each_level(tmp_path, monkeypatch, capsys):
         assert main([*argv, "--model", "o4"]) == 0
         rows = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("o4@")]
         assert rows == ["o4@reasoning_effort=low", "o4@reasoning_effort=high"]
+        assert main([*argv, "--model", "o4@reasoning_effort=high"]) == 0
+        rows = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.startswith("o4@")]
+        assert rows == ["o4@reasoning_effort=high"]
     finally:
         mp.undo()
 
