@@ -48,13 +48,15 @@ from relreason_dagster.llm.registry import (
     snapshot_registry,
 )
 from relreason_dagster.llm.study_models import ALL, missing_key, study_models
+from relreason_dagster.llm.sweeps import expand_names
 
 
 @dataclass(frozen=True)
 class LaunchPlan:
     """Everything one launch needs, resolved and checked; the runs receive it by value."""
 
-    models: tuple[str, ...]  # as asked (baselines included), in order, each once
+    # As asked (baselines included, a swept entry's name as its variants), in order, each once.
+    models: tuple[str, ...]
     profile: str
     sections: Mapping[str, Mapping[str, Any]]  # the profile resolved: family -> knobs it sets
     families: tuple[str, ...]  # the families the launch runs
@@ -185,6 +187,9 @@ def build_plan(
     path = Path(models_file) if models_file else paths.models_path()
     llms = [m for m in models if m not in baselines]
     registry = snapshot_registry(path) if llms or judge else None
+    if registry is not None:  # a swept entry's own name runs every level (llm/sweeps.py)
+        models = expand_names(models, registry.specs)
+        llms = [m for m in models if m not in baselines]
     options = dict(model_options or {})
     checked: dict[str, ModelSpec] = {}
     batch_notes: list[str] = []

@@ -12,6 +12,7 @@ from relreason_dagster.defs.baseline_assets import BASELINE_ASSETS
 from relreason_dagster.defs.checks import ALL_CHECKS
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
+from relreason_dagster.defs.model_sweeps import model_sweeps
 from relreason_dagster.defs.steps import STEP_ASSETS
 from relreason_dagster.defs.study_reference import published_numbers
 
@@ -19,6 +20,7 @@ ALL_ASSETS = [
     samples,
     prompts,
     published_numbers,
+    model_sweeps,
     model_responses,
     parsed_answers,
     *(asset for pair in BASELINE_ASSETS.values() for asset in pair),

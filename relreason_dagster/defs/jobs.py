@@ -6,7 +6,7 @@ dependencies (``defs/catalog.py``), so adding an asset to a job is all it takes 
 The Definitions that hold the jobs are built above this module, in ``defs/build.py``.
 
 * ``prepare``: samples, prompts (and the checks on them), the families' input steps, the studies'
-  published numbers;
+  published numbers, the sweep variants the launch runs (``raw.model_sweeps``);
 * ``model_work`` (one run per model partition): responses, parsed answers and the per-model steps;
 * ``<baseline>_work`` (one run per task of the family that declares it): a non-LLM baseline's
   training and its answers (``dlm_work``: the relational study's DLM);
@@ -37,6 +37,7 @@ from relreason_dagster.defs.baseline_assets import BASELINE_ASSETS, baseline_job
 from relreason_dagster.defs.catalog import ALL_ASSETS
 from relreason_dagster.defs.dbt import relreason_dbt_models
 from relreason_dagster.defs.figure_assets import FIGURE_ASSETS
+from relreason_dagster.defs.model_sweeps import model_sweeps
 from relreason_dagster.defs.steps import steps_in
 from relreason_dagster.defs.study_reference import published_numbers
 from relreason_dagster.errors import ConfigError
@@ -47,8 +48,8 @@ DEFAULT_EXECUTOR = "multiprocess"
 JOB_SELECTIONS: dict[str, tuple[str, list[dg.AssetsDefinition]]] = {
     "prepare": (
         "Generate samples and prompts of the run's families (and their checks); their input steps; "
-        "load the studies' published numbers.",
-        [samples, prompts, published_numbers, *steps_in("inputs")],
+        "load the studies' published numbers; record the sweep variants the launch runs.",
+        [samples, prompts, published_numbers, model_sweeps, *steps_in("inputs")],
     ),
     "model_work": (
         "One model's responses (lake), parsed answers and per-model follow-ups; one run per model partition.",

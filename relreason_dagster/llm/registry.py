@@ -31,6 +31,7 @@ from relreason_dagster.common import atomic_files
 from relreason_dagster.common.model_kinds import MODEL_KINDS
 from relreason_dagster.common.user_files import user_file
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.llm import sweeps
 from relreason_dagster.llm.reasoning import REASONING_MODES, asks_thinking
 from relreason_dagster.llm.transports import table as transport_table
 from relreason_dagster.llm.transports.batch_limits import BATCH_PROVIDERS, batch_provider
@@ -121,6 +122,13 @@ class ModelSpec:
     batch: bool = False
     batch_wait: bool = True
     batch_fallback: str = "batch"
+    # A level of an entry's ``sweep:`` (llm/sweeps.py; named ``<sweep_base>@<sweep_param>=<level>``):
+    # the entry's name, the swept param, this level's value and its 0-based place in the list as
+    # written.  All None on an ordinary entry.
+    sweep_base: str | None = None
+    sweep_param: str | None = None
+    sweep_level: Any = None
+    sweep_rank: int | None = None
 
     @property
     def provider(self) -> str:
@@ -305,6 +313,9 @@ class ModelEntry(BaseModel):
     batch: bool = Field(_DEFAULT["batch"], json_schema_extra=_says("true or false"))
     batch_wait: bool = Field(_DEFAULT["batch_wait"], json_schema_extra=_says("true or false"))
     batch_fallback: str = Field(_DEFAULT["batch_fallback"], json_schema_extra=_says("'batch' or 'live'"))
+    # One param and its levels (llm/sweeps.py): the entry becomes one model per level.  Checked by
+    # :func:`_check_entries`, which names the level in its error lines.
+    sweep: Any = None
 
     @field_validator("name")
     @classmethod
@@ -438,6 +449,7 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
             f"{where}: {prefix}.name: {checked.name!r} is the built-in {reserved}; pick another name"
         )
     fields = checked.model_dump()
+    del fields["sweep"]  # the variants are made by _check_entries
     if fields["timeout_s"] is None:
         fields["timeout_s"] = default_timeout_s(fields["kind"], fields["params"])
     spec = ModelSpec(**fields)
@@ -478,6 +490,35 @@ def _streaming(where: str, prefix: str, entry: dict[str, Any], spec: ModelSpec) 
     return spec
 
 
+def _check_entries(where: str, index: int, entry: Any) -> list[ModelSpec]:
+    """One ``models:`` entry as the models it runs: itself, or with ``sweep:`` one variant per level
+    (llm/sweeps.py), each checked as an entry whose params carry the level (the level wins)."""
+    spec = _check_entry(where, index, entry)
+    sweep = entry.get("sweep")
+    if sweep is None:
+        return [spec]
+    prefix = f"models[{index}]"
+    param, levels = sweeps.check_sweep(where, prefix, sweep)
+    variants = []
+    for rank, level in enumerate(levels):
+        if "." not in param:  # a known param's type (max_tokens, temperature, ...), checked as in params
+            _check_params(where, f"{prefix}.sweep", {param: level})
+        params = sweeps.with_level(where, prefix, spec.params, param, level)
+        one = {key: value for key, value in entry.items() if key != "sweep"}
+        variant = _check_entry(where, index, {**one, "params": params})
+        variants.append(
+            dataclasses.replace(
+                variant,
+                name=sweeps.variant_name(spec.name, param, level),
+                sweep_base=spec.name,
+                sweep_param=param,
+                sweep_level=level,
+                sweep_rank=rank,
+            )
+        )
+    return variants
+
+
 def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
     """Validate already-parsed YAML ``data``; ``where`` names the file in errors."""
     if data is None:
@@ -495,17 +536,24 @@ def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
     if not isinstance(models, list):
         raise ConfigError(f"{where}: models: expected a list of model entries, got {_got(models)}")
     specs: dict[str, ModelSpec] = {}
+    # Entry names, a swept entry's included: `--model NAME` selects its variants, so it is taken too.
     first_index: dict[str, int] = {}
     for index, entry in enumerate(models):
-        spec = _check_entry(where, index, entry)
-        if spec.name in specs:
+        variants = _check_entries(where, index, entry)
+        name = variants[0].sweep_base or variants[0].name
+        if name in first_index:
             raise ConfigError(
-                f"{where}: models[{index}].name: duplicate model name {spec.name!r} "
-                f"(already used by models[{first_index[spec.name]}])"
+                f"{where}: models[{index}].name: duplicate model name {name!r} "
+                f"(already used by models[{first_index[name]}])"
             )
-        specs[spec.name] = spec
-        first_index[spec.name] = index
+        first_index[name] = index
+        specs.update((spec.name, spec) for spec in variants)
     return specs
+
+
+def entry_names(specs: Mapping[str, ModelSpec]) -> list[str]:
+    """The names the entries of ``specs`` were written with (a swept entry once, by its own name)."""
+    return list(dict.fromkeys(spec.sweep_base or spec.name for spec in specs.values()))
 
 
 @dataclass(frozen=True)
@@ -593,7 +641,9 @@ def get_model(path: str | Path, name: str, registry: RegistrySnapshot | None = N
 
 
 # Keys of ``relreason run -M KEY=VALUE`` that set an entry field; every other key is a generation param.
-ENTRY_OPTIONS = tuple(f for f in _OPTIONAL_FIELDS if f not in ("params", "enabled"))
+ENTRY_OPTIONS = tuple(f for f in _OPTIONAL_FIELDS if f not in ("params", "enabled", "sweep"))
+# A variant's own fields (llm/sweeps.py): kept through -M, which is laid over the level's entry.
+_SWEEP_FIELDS = ("sweep_base", "sweep_param", "sweep_level", "sweep_rank")
 
 
 def resolve_model(
@@ -613,18 +663,34 @@ def resolve_model(
     ``registry``: the file as already read (a launch's snapshot), so it is not read again.
     """
     options = dict(options or {})
+    if "sweep" in options:
+        raise ConfigError(
+            "-M sweep: a sweep is a models.yaml entry's (sweep: {PARAM: [LEVEL, ...]}); write it there, "
+            "or run one level with -M PARAM=LEVEL"
+        )
     try:
         spec = get_model(path, name, registry)
     except ConfigError as exc:
         if "/" not in name:
             raise ConfigError(f"{exc}, or a LiteLLM model string such as openai/gpt-4o-mini") from None
         spec = None
+    swept: dict[str, Any] = {}
     if spec is None:
         entry: dict[str, Any] = {"name": "adhoc", "litellm_model": name, "params": {}}
     else:
         entry = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None}
         if not options:
             return spec
+        swept = {key: entry.pop(key, None) for key in _SWEEP_FIELDS}
+        if spec.sweep_base:  # checked under the entry's own name; the variant's is put back below
+            entry["name"] = spec.sweep_base
+        top = sweeps.swept_top_key(spec.sweep_param) if spec.sweep_param else None
+        if top is not None and top in options:
+            raise ConfigError(
+                f"-M {top}: model {name!r} is the {sweeps.level_text(spec.sweep_level)} level of "
+                f"{spec.sweep_base}'s sweep of {spec.sweep_param}; drop -M {top}, or run another level "
+                f"with --model {spec.sweep_base}@{spec.sweep_param}=LEVEL"
+            )
         if spec.timeout_s == default_timeout_s(spec.kind, spec.params) and "timeout_s" not in options:
             del entry["timeout_s"]  # a default, chosen again for the options (-M reasoning_effort=high)
     params = {k: v for k, v in options.items() if k not in ENTRY_OPTIONS}
@@ -635,7 +701,7 @@ def resolve_model(
     except ConfigError as exc:
         text = str(exc).replace("-M: models[0].params.", "-M ").replace("-M: models[0].", "-M ")
         raise ConfigError(f"{text} (model {name!r})") from None
-    return dataclasses.replace(checked, name=name)
+    return dataclasses.replace(checked, name=name, **swept)
 
 
 def api_key(spec: ModelSpec) -> str | None:
@@ -695,6 +761,14 @@ class NewModel:
     workers: int | None = None
     kind: str | None = None
     base_of: str | None = None
+    # One param and its levels (``{"reasoning_effort": ["low", "high"]}``): a variant per level.
+    sweep: dict[str, list[Any]] | None = None
+
+
+def _flow_sweep(sweep: dict[str, list[Any]]) -> str:
+    """``sweep:`` as one flow line: ``{reasoning_effort: [low, medium, high]}``."""
+    items = [f"{_yaml_scalar(k)}: [{', '.join(map(_yaml_scalar, levels))}]" for k, levels in sweep.items()]
+    return "{" + ", ".join(items) + "}"
 
 
 def _entry_lines(entry: NewModel, indent: str) -> list[str]:
@@ -709,6 +783,8 @@ def _entry_lines(entry: NewModel, indent: str) -> list[str]:
         value = getattr(entry, key)
         if value is not None:
             lines.append(f"{indent}  {key}: {_yaml_scalar(value)}")
+    if entry.sweep:
+        lines.append(f"{indent}  sweep: {_flow_sweep(entry.sweep)}")
     return lines
 
 
@@ -717,6 +793,7 @@ WRITE_FIX = "make it and its folder writable, or set RELREASON_MODELS to a file 
 
 def add_models(path: str | Path, entries: list[NewModel]) -> dict[str, ModelSpec]:
     """Append ``entries`` to ``path`` as text, so the file's comments and layout survive; one write.
+    Returns the models they run, by name (a swept entry's variants, one per level).
 
     The new content is validated as a whole before anything is written, and written whole or not at
     all (``common/atomic_files``): a full disk or a crash leaves the old file, never half an entry.
@@ -729,7 +806,7 @@ def add_models(path: str | Path, entries: list[NewModel]) -> dict[str, ModelSpec
     path = Path(path)
     where = _display(path)
     text = _read_text(path) if path.exists() else "models:\n"
-    existing = parse_registry(_load_yaml(path, text), where)
+    existing = entry_names(parse_registry(_load_yaml(path, text), where))
     names = [entry.name for entry in entries]
     for name in names:
         if name in existing:
@@ -750,11 +827,12 @@ def add_models(path: str | Path, entries: list[NewModel]) -> dict[str, ModelSpec
     except ConfigError as exc:
         which = ", ".join(repr(name) for name in names)
         raise ConfigError(f"{exc} (while adding model {which}; file left unchanged)") from None
-    if any(name not in specs for name in names) or len(specs) != len(existing) + len(entries):
+    written = entry_names(specs)
+    if any(name not in written for name in names) or len(written) != len(existing) + len(entries):
         raise ConfigError(f"{where}: models: cannot append to this layout (expected a block 'models:' list)")
     with user_file(where, fix=WRITE_FIX):
         atomic_files.write_text(path, new_text)
-    return {name: specs[name] for name in names}
+    return {spec.name: spec for spec in specs.values() if (spec.sweep_base or spec.name) in names}
 
 
 def add_model(

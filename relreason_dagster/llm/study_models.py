@@ -31,7 +31,16 @@ from typing import Any
 
 from relreason_dagster.benchmarks.registry import family_folder, family_names
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.registry import ModelSpec, NewModel, add_models, enabled_models, load_registry
+from relreason_dagster.llm.registry import (
+    ModelSpec,
+    NewModel,
+    add_models,
+    enabled_models,
+    entry_names,
+    is_reasoning,
+    load_registry,
+)
+from relreason_dagster.llm.sweeps import level_text
 
 STUDY_MODELS_FILE = "study_models.csv"
 COLUMNS = (
@@ -137,16 +146,38 @@ def missing_key(spec: ModelSpec | StudyModel) -> str | None:
     return env if env and not os.environ.get(env) else None
 
 
-def add_study(path: Path, which: str) -> list[str]:
+def reasons(model: StudyModel) -> bool:
+    """Whether a study's model thinks before it answers: its params turn thinking on, or LiteLLM's
+    model map (read locally: LITELLM_LOCAL_MODEL_COST_MAP) says it supports reasoning (o1, o3, ...).
+    What ``models add --study S --sweep ...`` puts a sweep on: a chat model has no effort to sweep."""
+    if is_reasoning(model.kind, model.params):
+        return True
+    try:
+        import litellm
+
+        return bool(litellm.supports_reasoning(model=model.litellm_model))
+    except Exception:  # a model LiteLLM does not know: not one we can say reasons
+        return False
+
+
+def add_study(path: Path, which: str, sweep: dict[str, list[Any]] | None = None) -> list[str]:
     """Add every model of ``which`` to the registry at ``path``; one line per model, saying what happened
-    (added, already there, and whether its key is set).
+    (added, already there, and whether its key is set).  ``sweep`` (``--sweep``) goes on the study's
+    reasoning models (:func:`reasons`): each becomes one model per level (llm/sweeps.py).
 
     The new entries go in one write (``llm/registry.add_models``): the file is rewritten once, whole or
     not at all, so a full disk leaves the old file and nothing is said to be added.
     """
-    existing = load_registry(path) if path.exists() else {}
+    existing = entry_names(load_registry(path)) if path.exists() else []
+    models = study_models(which)
+    swept = {model.name for model in models if sweep and model.kind != JUDGE and reasons(model)}
+    if sweep and not swept:
+        raise ConfigError(
+            f"--sweep: no model of study {which!r} is a reasoning model, so none has an effort to sweep; "
+            "drop --sweep, or add a reasoning model with `relreason models add NAME MODEL --sweep ...`"
+        )
     lines, entries = [], []
-    for model in study_models(which):
+    for model in models:
         if model.name in existing:
             lines.append(f"{model.name}: already in {path}, kept as it is")
             continue
@@ -159,11 +190,15 @@ def add_study(path: Path, which: str) -> list[str]:
                 api_key_env=model.api_key_env,
                 kind=None if model.kind in ("chat", JUDGE) else model.kind,
                 base_of=model.base_of,
+                sweep=sweep if model.name in swept else None,
             )
         )
         params = json.dumps(model.params) if model.params else "no decoding parameters stated"
         role = f"{model.study} judge" if model.kind == JUDGE else model.study
         line = f"{model.name}: added ({model.paper_name}, {role}: {model.litellm_model}, {params})"
+        if sweep and model.name in swept:
+            ((param, levels),) = sweep.items()
+            line += f", swept over {param} = {', '.join(map(level_text, levels))} (a model per level)"
         env = missing_key(model)
         if env:
             line += f"; {env} is not set, so runs leave it out until it is"
@@ -231,14 +266,16 @@ def said_missing_key(name: str, specs: dict[str, ModelSpec] | None = None) -> bo
     return env is not None
 
 
-def add_study_command(path: Path, study: str | None, name: str | None) -> int:
-    """``relreason models add --study S``: add the study's models and print a line per model."""
+def add_study_command(
+    path: Path, study: str | None, name: str | None, sweep: dict[str, list[Any]] | None = None
+) -> int:
+    """``relreason models add --study S [--sweep P=L1,L2]``: add the study's models, a line per model."""
     if not study or name:
         raise ConfigError(
             "relreason models add takes NAME LITELLM_MODEL, or --study "
             f"{'|'.join([*study_files(), ALL])} alone"
         )
-    lines = add_study(path, study)
+    lines = add_study(path, study, sweep)
     for line in lines:
         print(line)
     added = sum(": added (" in line for line in lines)

@@ -34,18 +34,37 @@ def register(subparsers: Any, context: CommandContext) -> None:
     add.add_argument(
         "--workers", type=int, default=None, help="processes sharing the calls (fast remote servers only)"
     )
+    add.add_argument(
+        "--sweep",
+        default=None,
+        metavar="PARAM=L1,L2,...",
+        help="one model per level of one parameter, e.g. reasoning_effort=low,medium,high or "
+        "thinking.budget_tokens=1024,4096,16384 (with --study: on the study's reasoning models)",
+    )
+
+
+def sweep_option(text: str) -> dict[str, list[Any]]:
+    """``--sweep PARAM=L1,L2,...`` as a models.yaml ``sweep:`` (each level a number or true/false when
+    it spells one, as ``--param`` reads values); the levels themselves are checked with the entry."""
+    param, _, levels = text.partition("=")
+    if not param.strip() or not levels.strip():
+        raise ConfigError(
+            f"--sweep {text!r}: expected PARAM=LEVEL,LEVEL,..., e.g. --sweep reasoning_effort=low,medium,high"
+        )
+    return {param.strip(): [coerce(level.strip()) for level in levels.split(",")]}
 
 
 def cmd_models(args: argparse.Namespace) -> int:
     """`relreason models list` (models.yaml and the built-in baselines) or `relreason models add`."""
     from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
-    from relreason_dagster.llm.registry import add_model, load_registry
+    from relreason_dagster.llm.registry import NewModel, add_models, load_registry
 
     path = paths.models_path()
+    sweep = sweep_option(args.sweep) if getattr(args, "sweep", None) else None
     if args.models_cmd == "add" and (args.study or not (args.name and args.litellm_model)):
         from relreason_dagster.llm.study_models import add_study_command
 
-        return add_study_command(path, args.study, args.name)
+        return add_study_command(path, args.study, args.name, sweep=sweep)
     if args.models_cmd == "add":
         params: dict[str, Any] = {}
         for item in args.param or []:
@@ -53,8 +72,7 @@ def cmd_models(args: argparse.Namespace) -> int:
                 raise ConfigError(f"--param {item!r}: expected KEY=VALUE, e.g. --param temperature=0")
             key, value = item.split("=", 1)
             params[key] = coerce(value)
-        add_model(
-            path,
+        entry = NewModel(
             args.name,
             args.litellm_model,
             params=params or None,
@@ -62,9 +80,12 @@ def cmd_models(args: argparse.Namespace) -> int:
             api_base=args.api_base,
             api_key_env=args.api_key_env,
             workers=args.workers,
+            sweep=sweep,
         )
+        added = add_models(path, [entry])
+        levels = f" as {len(added)} models, one per level ({', '.join(added)})" if sweep else ""
         print(
-            f"added model {args.name!r} ({args.litellm_model}) to {path}; "
+            f"added model {args.name!r} ({args.litellm_model}) to {path}{levels}; "
             f"run `relreason run --model {args.name}` to compute its responses only"
         )
         return 0

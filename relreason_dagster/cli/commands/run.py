@@ -56,7 +56,8 @@ def register(subparsers: Any, context: CommandContext) -> None:
     run.add_argument(
         "--model",
         action="append",
-        help="a model of models.yaml, a LiteLLM model string with no entry (openai/gpt-4o-mini: its name "
+        help="a model of models.yaml (a swept entry's name runs every level, NAME@PARAM=LEVEL one), a "
+        "LiteLLM model string with no entry (openai/gpt-4o-mini: its name "
         "in the results), or a family's trained baseline (dlm); repeat to run several side by side "
         "(default: every enabled model of models.yaml whose key is set)",
     )
@@ -137,7 +138,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         models = registry_models(paths.models_path(), keep_missing_keys=getattr(args, "dry_run", False))
         models += baseline_names() if demo else []
     else:
-        models = list(dict.fromkeys(args.model))
+        models = _with_sweep_levels(list(dict.fromkeys(args.model)))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
     model_options = _model_options(getattr(args, "model_option", None))
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
@@ -207,6 +208,20 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         f"results {time.perf_counter() - start - pipeline_s:.1f} s"
     )
     return 1 if report.failures or getattr(report, "answered_nothing", None) else 0
+
+
+def _with_sweep_levels(names: list[str]) -> list[str]:
+    """``--model`` names with a swept entry's own name as its variants, one per level (``--model o4``
+    runs ``o4@reasoning_effort=low`` ... ``=high``: llm/sweeps.py).  A file that cannot be read is
+    left to the launch's checks, which say why in one line."""
+    from relreason_dagster.llm.registry import load_registry
+    from relreason_dagster.llm.sweeps import expand_names
+
+    try:
+        specs = load_registry(paths.models_path())
+    except ConfigError:
+        return names
+    return expand_names(names, specs)
 
 
 def _dry_run(
