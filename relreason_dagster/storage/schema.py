@@ -99,6 +99,15 @@ RAW_TABLES: dict[str, str] = {
         parse_key VARCHAR,
         PRIMARY KEY (prompt_id, model, sample_index)
     """,
+    # The sweep variants a launch ran (llm/registry.py: an entry's `sweep:` levels), one row per model
+    # name; an ordinary entry has none.  The budget marts read base model, level and the level's rank.
+    "model_sweeps": """
+        model VARCHAR NOT NULL PRIMARY KEY,
+        base_model VARCHAR NOT NULL,
+        param VARCHAR NOT NULL,
+        level VARCHAR NOT NULL,
+        level_rank INTEGER NOT NULL
+    """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
     # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
     # ``line`` is the row's line in its file; ``comparable``/``why_not`` whether a run can stand beside it;
