@@ -7,8 +7,8 @@
   What each row holds, and why this way:
     * n, n_items: answers (every draw of --samples K) and the items (prompts) they answer.
     * accuracy: the mean of `score` over all draws, the family's own scoring (1/0 for right, or the
-      relational study's per-answer F1; `metric` names which).  Its 95% interval is clustered by item:
-      the draws of one prompt are not independent, so it is Wilson's on the effective size
+      per-answer F1 of a study that scores cells; `metric` names which).  Its 95% interval is
+      clustered by item: the draws of one prompt are not independent, so it is Wilson's on the effective size
       n / design_effect (macros/sampling.sql, the reasoning marts' approach); with one draw per item it
       is the plain Wilson interval.  For an F1 score the binomial variance is an upper bound of the
       score's own, so the interval errs wide.

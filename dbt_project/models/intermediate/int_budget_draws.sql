@@ -6,7 +6,7 @@
 -- project's tokenizer), else the provider's count of a hidden trace, else 0 (no thinking stored);
 -- answer_tokens: the completion's tokens less the reasoning ones (providers count the thinking in
 -- completion_tokens), null when the provider sent no completion count.  variant: the sample's
--- coordinates, from which a family reads its own axis (FLenQA's length).  Other models are not here.
+-- coordinates, from which a family reads its own axis (an input length, say).  Other models are not here.
 with draws as (
     select s.benchmark, w.base_model, w.param, w.level, w.level_rank, s.model, s.prompt_id, s.sample_id,
            s.sample_index, s.task, s.split, s.setting, s.parse_status, s.correct, s.f1,

@@ -288,3 +288,49 @@ def test_models_that_are_no_sweep_are_left_out(built, family):
     rows = _rows(built, family)
     assert {r["base_model"] for r in rows} == {BASE}
     assert PLAIN not in {r["model"] for r in rows}
+
+
+# --- the report's "Thinking budget" section --------------------------------------------------------
+
+
+def test_the_figure_pools_the_study_axis_per_level(built):
+    from relreason_dagster.results.budget import pooled
+
+    (line,) = pooled(_rows(built, "kor")).values()  # one base model: one line
+    got = [(p["level"], p["n"], p["accuracy"], p["reasoning_tokens"], p["cut_share"]) for p in line]
+    # cells A (10 items) and B (6 items) weighted by their answers
+    assert got == [
+        ("low", 16, pytest.approx(3 / 16), pytest.approx(100), pytest.approx(2 / 16)),
+        ("medium", 16, pytest.approx(14 / 16), pytest.approx(400), 0.0),
+        ("high", 16, pytest.approx(15 / 16), pytest.approx(1600), pytest.approx(1 / 16)),
+    ]
+
+
+def test_the_report_has_the_section_and_a_figure_per_study_with_sweeps(built, tmp_path):
+    from relreason_dagster.results.report import build_report
+
+    summary = build_report(built, tmp_path / "report")
+    page = summary.path.read_text()
+    assert '<section id="thinking-budget"><h2>Thinking budget</h2>' in page
+    assert 'href="#thinking-budget"' in page
+    for family in CELLS:
+        assert f'id="figure-{family}_budget"' in page
+        assert (tmp_path / "report" / f"{family}_budget.png").stat().st_size > 1000
+
+
+def test_the_report_leaves_the_section_out_without_sweeps(built, tmp_path):
+    from relreason_dagster.results.budget import swept_figures
+    from relreason_dagster.results.report import build_report
+
+    # The same marts, built but empty: what a warehouse whose runs swept nothing holds.
+    con = duckdb.connect(str(tmp_path / "no_sweep.duckdb"))
+    ((path,),) = built.execute("SELECT path FROM duckdb_databases() WHERE NOT internal").fetchall()
+    con.execute(f"ATTACH '{path}' AS src (READ_ONLY)")
+    con.execute("CREATE SCHEMA marts")
+    for family in CELLS:
+        con.execute(f"CREATE TABLE marts.{family}_budget AS SELECT * FROM src.marts.{family}_budget LIMIT 0")
+    con.execute("DETACH src")
+    assert swept_figures(con) == []
+    page = build_report(con, tmp_path / "report").path.read_text()
+    assert "thinking-budget" not in page and "_budget.png" not in page
+    con.close()
