@@ -52,6 +52,19 @@ KOR_B = {"task": "cipher", "split": "official", "setting": "zero_shot", "variant
 TASK_COLUMN = {"flenqa": "task", "kor": "category", "relational": "task", "selfcontra": "dataset"}
 
 
+# A second sweep on FLenQA's cell A, three draws per item (--samples 3): per item, whether each draw is right.
+DRAWN = "d"
+R, W = True, False
+DRAWS = {
+    "low": [(R, R, W), (R, W, W), (W, W, W), (R, R, R)],  # majorities: right, wrong, wrong, right
+    "high": [(R, R, R), (R, R, W), (R, R, W), (W, W, R)],  # majorities: right, right, right, wrong
+}
+
+
+def drawn(level: str) -> str:
+    return f"{DRAWN}@reasoning_effort={level}"
+
+
 def variant(level: str) -> str:
     return f"{BASE}@reasoning_effort={level}"
 
@@ -78,6 +91,7 @@ class Warehouse:
         self.samples: list[dict[str, Any]] = []
         self.prompts: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
+        self.draws: list[dict[str, Any]] = []
         self.responses: list[tuple[Any, ...]] = []
         self.now = dt.datetime(2026, 1, 1)
 
@@ -106,14 +120,19 @@ class Warehouse:
         )
         return {"prompt_id": prompt_id, "sample_id": sample_id, "benchmark": family, **cell}
 
-    def answer(self, item: dict[str, Any], model: str, level: str, outcome: tuple[bool, str, bool]) -> None:
+    def answer(
+        self, item: dict[str, Any], model: str, level: str, outcome: tuple[bool, str, bool], draw: int = 0
+    ) -> None:
+        """Draw ``draw`` of ``model``'s answer to ``item``: draw 0 in parsed_answers, the others in
+        parsed_draws (as ``--samples K`` stores them), each with its lake response."""
         right, finish, thinking_only = outcome
         half_right = item["benchmark"] == "relational" and level == "low" and not right
         tp, fp, fn = (1, 0, 0) if right else (1, 1, 0) if half_right else (0, 1, 1)
-        self.answers.append(
+        (self.answers if draw == 0 else self.draws).append(
             {
                 "prompt_id": item["prompt_id"],
                 "model": model,
+                **({"sample_index": draw} if draw else {}),
                 "sample_id": item["sample_id"],
                 "benchmark": item["benchmark"],
                 "task": item["task"],
@@ -131,7 +150,7 @@ class Warehouse:
             "prompt_id": item["prompt_id"],
             "model": model,
             "benchmark": item["benchmark"],
-            "request_hash": f"h-{model}-{item['prompt_id']}",
+            "request_hash": f"h-{model}-{item['prompt_id']}-{draw}",
             "litellm_model": "scripted/budget",
             "content": "" if thinking_only else ("gold" if right else "other"),
             "finish_reason": finish,
@@ -145,7 +164,7 @@ class Warehouse:
             "sanitized": False,
             "reasoning": "Let me think it through. " * 3 if reasoning else None,
             "reasoning_tokens": reasoning or None,
-            "sample_index": 0,
+            "sample_index": draw,
         }
         self.responses.append(tuple(row.get(c) for c in COLUMNS))
 
@@ -173,6 +192,16 @@ def built(tmp_path_factory):
                     "level_rank": rank,
                 }
                 for rank, level in enumerate(LEVELS)
+            ]
+            + [
+                {
+                    "model": drawn(level),
+                    "base_model": DRAWN,
+                    "param": "reasoning_effort",
+                    "level": level,
+                    "level_rank": rank,
+                }
+                for rank, level in enumerate(DRAWS)
             ],
         )
         for family, cell in CELLS.items():
@@ -183,9 +212,14 @@ def built(tmp_path_factory):
                     for level in LEVELS:
                         w.answer(item, variant(level), level, script(level, i))
                     w.answer(item, PLAIN, "plain", (True, "stop", False))
+                    if family == "flenqa" and tag == "a" and i < len(DRAWS["low"]):
+                        for level, per_item in DRAWS.items():
+                            for k, right in enumerate(per_item[i]):
+                                w.answer(item, drawn(level), level, (right, "stop", False), draw=k)
         insert(con, "samples", w.samples)
         insert(con, "prompts", w.prompts)
         insert(con, "parsed_answers", w.answers)
+        insert(con, "parsed_draws", w.draws)
         ResponseStore(Lake.default()).append(w.responses)
     finally:
         con.close()
@@ -201,7 +235,11 @@ def _rows(con: duckdb.DuckDBPyConnection, family: str) -> list[dict[str, Any]]:
 
 
 def _cell_a(con: duckdb.DuckDBPyConnection, family: str) -> dict[str, dict[str, Any]]:
-    rows = [r for r in _rows(con, family) if r[TASK_COLUMN[family]] == CELLS[family]["task"]]
+    rows = [
+        r
+        for r in _rows(con, family)
+        if r["base_model"] == BASE and r[TASK_COLUMN[family]] == CELLS[family]["task"]
+    ]
     assert [r["level"] for r in rows] == list(LEVELS)
     return {r["level"]: r for r in rows}
 
@@ -286,8 +324,44 @@ def test_holm_adjusts_over_every_test_of_the_base_model(built):
 @pytest.mark.parametrize("family", list(CELLS))
 def test_models_that_are_no_sweep_are_left_out(built, family):
     rows = _rows(built, family)
-    assert {r["base_model"] for r in rows} == {BASE}
+    assert {r["base_model"] for r in rows} == ({BASE, DRAWN} if family == "flenqa" else {BASE})
     assert PLAIN not in {r["model"] for r in rows}
+
+
+def _drawn(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+    rows = [r for r in _rows(con, "flenqa") if r["base_model"] == DRAWN]
+    assert [r["level"] for r in rows] == list(DRAWS)
+    return {r["level"]: r for r in rows}
+
+
+def test_every_draw_counts_in_accuracy(built):
+    got = {lv: (r["n"], r["n_items"], r["n_correct"], r["accuracy"]) for lv, r in _drawn(built).items()}
+    assert got == {"low": (12, 4, 6, 0.5), "high": (12, 4, 8, pytest.approx(0.6667))}
+
+
+def test_the_interval_is_clustered_by_item(built):
+    from relreason_dagster.results.report_tables import wilson
+
+    row = _drawn(built)["low"]
+    # Clusters (k_i, n_i) = (2, 3), (1, 3), (0, 3), (3, 3); p = 1/2.  Ratio-estimator variance
+    # g/(g-1) * sum((k_i - p n_i)^2) / n^2 against the binomial p(1-p)/n: the design effect.
+    k = [sum(draws) for draws in DRAWS["low"]]
+    clustered = 4 / 3 * sum((ki - 0.5 * 3) ** 2 for ki in k) / 12**2
+    n_eff = 12 / (clustered / (0.5 * 0.5 / 12))
+    low, high = wilson(0.5 * n_eff, n_eff)  # type: ignore[arg-type]
+    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(low, abs=6e-5), pytest.approx(high, abs=6e-5))
+    naive_low, naive_high = wilson(6, 12)
+    assert row["ci_low"] < naive_low and row["ci_high"] > naive_high  # wider than 12 independent answers
+
+
+def test_the_paired_test_reads_each_items_majority_and_holm_stays_within_its_base_model(built):
+    row = _drawn(built)["high"]
+    # majorities low (R, W, W, R), high (R, R, R, W): items 1 and 2 gained, item 3 lost; one pair per item
+    assert (row["n_paired"], row["n_gained"], row["n_lost"]) == (4, 2, 1)
+    assert row["mcnemar_p"] == pytest.approx(1.0)
+    assert row["p_holm"] == row["mcnemar_p"]  # d's one test; m's two tests in this mart are not in its family
+    m = _cell_a(built, "flenqa")["medium"]
+    assert m["p_holm"] == pytest.approx(2 * m["mcnemar_p"])  # m's smallest p of its two tests, times two
 
 
 # --- the report's "Thinking budget" section --------------------------------------------------------
