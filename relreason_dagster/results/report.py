@@ -26,6 +26,7 @@ from typing import Any
 from relreason_dagster.benchmarks.base import ReportSection
 from relreason_dagster.common import atomic_files
 from relreason_dagster.common.user_files import user_file
+from relreason_dagster.results import budget
 from relreason_dagster.results.comparisons import generic_sections
 from relreason_dagster.results.figures import (
     empty_reason,
@@ -554,6 +555,23 @@ def _traces_section(con: Any, out_dir: Path, summary: ReportSummary) -> str:
     )
 
 
+def _budget_section(con: Any, out_dir: Path, summary: ReportSummary) -> str:
+    """The "Thinking budget" section (one figure per study whose budget mart has rows, drawn and listed
+    in ``summary``), or "" when no sweep ran."""
+    specs = budget.swept_figures(con)
+    if not specs:
+        return ""
+    drawn = []
+    for spec in specs:
+        png, counts = render(spec, con, out_dir)
+        summary.figures.append(out_dir / spec.file_name)
+        drawn.append(_figure_html(spec, png, counts))
+    return (
+        f'<section id="{budget.ANCHOR}"><h2>{_e(budget.TITLE)}</h2>'
+        f"{budget.section_intro(specs)}{''.join(drawn)}</section>"
+    )
+
+
 def build_report(
     con: Any, out_dir: Path, *, max_samples: int = DEFAULT_MAX_SAMPLES, source: str = ""
 ) -> ReportSummary:
@@ -587,6 +605,8 @@ def build_report(
     parts += [_section_html(section, con, figures.get(section.key, []), tables) for section in sections]
     traces = _traces_section(con, out_dir, summary)
     parts += [traces] if traces else []
+    budgets = _budget_section(con, out_dir, summary)
+    parts += [budgets] if budgets else []
     generic = generic_sections(con)
     parts += [f'<section id="{_e(a)}"><h2>{_e(title)}</h2>{body}</section>' for a, title, body in generic]
     parts.append(
@@ -596,6 +616,7 @@ def build_report(
         ("overview", "Overview"),
         *((s.key, s.label) for s in sections),
         *([(TRACES_ANCHOR, TRACES_TITLE)] if traces else []),
+        *([(budget.ANCHOR, budget.TITLE)] if budgets else []),
         *((anchor, title) for anchor, title, _ in generic),
         ("samples-section", "Samples"),
     ]
