@@ -646,7 +646,8 @@ def _choice(
     """Choice ``i`` of an answer (``n`` > 1 asks several: choice i > 0 ends with " (choice i)", so each
     draw is told apart), its completion tokens and its reasoning tokens (None: no thinking field)."""
     params = _params(body)
-    content = owner.params_responder(messages, params) if owner.params_responder else owner.responder(messages)
+    answer = owner.params_responder
+    content = answer(messages, params) if answer is not None else owner.responder(messages)
     if i:
         content = f"{content} (choice {i})"
     tokens = len(content.split())
