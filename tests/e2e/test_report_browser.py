@@ -9,8 +9,8 @@ The DLM trains on one task for a few epochs so Table 1 has a DLM column.
 The page is opened from the file with every network request refused (the report must not need one),
 then: each figure's image has decoded (naturalWidth > 0), the sample table has rows, one filter
 changes the visible count, and a screenshot is saved under tmp (and ``RELREASON_SCREENSHOT_DIR``).
-Playwright never downloads a browser here: it is pointed at the system's Chromium, and the test
-skips, naming what is missing, without it.
+Playwright never downloads a browser here (tests/browser.py): it is pointed at the system's Chromium,
+and the test skips, naming what is missing, without it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pytest
 from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.results.figures import FIGURES
+from tests.browser import image_widths, offline_page
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
 from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
 from tests.profile_files import use_profiles
@@ -33,13 +34,6 @@ pytestmark = pytest.mark.integration
 
 MODELS_YAML = scripted_models_yaml("oracle", "coin", "judge")
 JUNK = "Hmm, hard to say."
-
-
-def _chromium() -> str | None:
-    for candidate in (os.environ.get("RELREASON_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return None
 
 
 def _half(text: str) -> bool:
@@ -98,55 +92,27 @@ def test_report_files_are_self_contained(report_html):
 
 
 def test_report_renders_in_chromium(report_html, tmp_path):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip(
-            "no Chromium at /usr/bin/chromium (apt-get install chromium); RELREASON_CHROMIUM names another"
-        )
-
     requested: list[str] = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with offline_page(report_html, requested) as page:
+        widths = image_widths(page, "figure.plot img")
+        assert len(widths) == len(FIGURES)
+        assert all(w > 0 for w in widths), widths
 
-            def refuse(route):  # the report must render with no network at all
-                if not route.request.url.startswith(("file:", "data:")):
-                    requested.append(route.request.url)
-                    return route.abort()
-                return route.continue_()
+        visible = "#samples tr.sample:not([hidden])"
+        total = page.locator("#samples tr.sample").count()
+        assert total > 0
+        assert page.locator(visible).count() == total
+        page.select_option('select[data-filter="outcome"]', "na")
+        n_na = page.locator(visible).count()
+        assert 0 < n_na < total  # coin's unreadable answers, nothing else
+        outcomes = page.eval_on_selector_all(visible, "rs => [...new Set(rs.map(r => r.dataset.outcome))]")
+        assert outcomes == ["na"]
+        assert page.locator("#sample-count").inner_text() == f"{n_na} of {total} rows shown"
+        page.select_option('select[data-filter="outcome"]', "")
+        assert page.locator(visible).count() == total
 
-            page.route("**/*", refuse)
-            page.goto(report_html.as_uri(), wait_until="load")
-            widths = page.eval_on_selector_all(
-                "figure.plot img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)"
-            )
-            assert len(widths) == len(FIGURES)
-            assert all(w > 0 for w in widths), widths
-
-            visible = "#samples tr.sample:not([hidden])"
-            total = page.locator("#samples tr.sample").count()
-            assert total > 0
-            assert page.locator(visible).count() == total
-            page.select_option('select[data-filter="outcome"]', "na")
-            n_na = page.locator(visible).count()
-            assert 0 < n_na < total  # coin's unreadable answers, nothing else
-            outcomes = page.eval_on_selector_all(
-                visible, "rs => [...new Set(rs.map(r => r.dataset.outcome))]"
-            )
-            assert outcomes == ["na"]
-            assert page.locator("#sample-count").inner_text() == f"{n_na} of {total} rows shown"
-            page.select_option('select[data-filter="outcome"]', "")
-            assert page.locator(visible).count() == total
-
-            shot = tmp_path / "report.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot), full_page=True)
     assert requested == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if os.environ.get("RELREASON_SCREENSHOT_DIR"):

@@ -43,6 +43,12 @@ any; the generation params of the body; whether it asked for a stream) for asser
 DeepSeek-R1 or Qwen3 inline it).  The thinking mentions both "true" and "false", so a parser that read it
 would find an answer in it.  The name ``"*"`` gives its style to every model not named.
 
+``params_responder`` (a function of (messages, params), params being the request's generation params
+as :class:`LogEntry` keeps them) answers in place of ``responder`` when set: a scripted model whose
+answer depends on what it was asked with (``reasoning_effort``, say).  ``thinking`` (same arguments)
+replaces :func:`reasoning_text` as the thinking a ``reasoning`` style sends, so its length can
+depend on them too (``tests/fakes/scripted_effort.py`` scripts both).
+
 ``finish_reason`` (a function of the prompt key) sets an answer's ``finish_reason`` (default
 ``"stop"``; it may return None, sent as null, or another server's name such as ``"eos"``).
 
@@ -624,6 +630,11 @@ def stream_events(
     return events
 
 
+def _params(body: dict[str, Any]) -> dict[str, Any]:
+    """A request's generation params: every body key but model and messages (what the log keeps)."""
+    return {k: v for k, v in body.items() if k not in ("model", "messages")}
+
+
 def _choice(
     owner: FakeOpenAIServer,
     body: dict[str, Any],
@@ -634,7 +645,9 @@ def _choice(
 ) -> tuple[dict[str, Any], int, int | None]:
     """Choice ``i`` of an answer (``n`` > 1 asks several: choice i > 0 ends with " (choice i)", so each
     draw is told apart), its completion tokens and its reasoning tokens (None: no thinking field)."""
-    content = owner.responder(messages)
+    params = _params(body)
+    answer = owner.params_responder
+    content = answer(messages, params) if answer is not None else owner.responder(messages)
     if i:
         content = f"{content} (choice {i})"
     tokens = len(content.split())
@@ -642,7 +655,8 @@ def _choice(
     message: dict[str, Any] = {"role": "assistant", "content": content}
     style = owner.reasoning.get(str(body.get("model", "")), owner.reasoning.get("*"))
     if style is not None:
-        thinking = reasoning_text(key, attempt) + (f" Choice {i}." if i else "")
+        thought_text = owner.thinking(messages, params) if owner.thinking else reasoning_text(key, attempt)
+        thinking = thought_text + (f" Choice {i}." if i else "")
         if style == "field":
             message["reasoning_content"] = thinking
             thought = len(thinking.split())
@@ -700,6 +714,8 @@ class FakeOpenAIServer:
         retry_after_s: float = 1,
         seed: int = 0,
         responder: Callable[[list[dict[str, Any]]], str] | None = None,
+        params_responder: Callable[[list[dict[str, Any]], dict[str, Any]], str] | None = None,
+        thinking: Callable[[list[dict[str, Any]], dict[str, Any]], str] | None = None,
         faults: FaultFn | None = None,
         malformed: MalformedFn | None = None,
         port: int = 0,
@@ -744,6 +760,9 @@ class FakeOpenAIServer:
         self.retry_after_s = retry_after_s
         self.seed = seed
         self.responder = responder or default_answer
+        # Answers and thinking that read the request's params too (None: ``responder``, reasoning_text).
+        self.params_responder = params_responder
+        self.thinking = thinking
         self.reasoning: dict[str, str] = dict(reasoning or {})  # model name -> REASONING_STYLES
         # The finish_reason of an answer, by prompt key (None: "stop"; a function may return null).
         self.finish_reason = finish_reason
