@@ -37,7 +37,10 @@ from tests.fakes.openai_server import prompt_key
 from tests.fakes.scripted_effort import LEVELS, THINKING_WORDS, ScriptedEffort, is_right
 from tests.pipeline_home import isolated_home, rows
 
-pytestmark = pytest.mark.integration
+# The first test builds the module's home: one launch of three sweep levels on FLenQA and KOR, its dbt
+# build and report (~104 s of CPU, 173 s at load 8); 1200 s keeps a busy CI run within a fifth
+# (tests/timeout_budget.py).
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 KEY_ENV = "RELREASON_TEST_BUDGET_SWEEP_KEY"
 STUDIES = ("flenqa", "kor")
