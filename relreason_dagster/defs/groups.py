@@ -25,6 +25,8 @@ STAGE_GROUPS: dict[str, str] = {
     "metrics": "Marts every family shares: answer scores, accuracy, label bias, parse rate, and "
     "sample_results (the per-sample view: prompt, response, gold, parsed answer, score).",
     "report": "Figures (PNG) drawn from the marts; `relreason report` embeds the same pictures.",
+    "budget": "Thinking budget: each study's <family>_budget mart, accuracy by sweep level (models.yaml "
+    "`sweep:`) with its interval, reasoning tokens, cut share and McNemar between adjacent levels.",
 }
 
 
@@ -44,14 +46,17 @@ GROUPS: dict[str, str] = {**STAGE_GROUPS, **mart_folders()}
 def dbt_group(fqn: list[str]) -> str:
     """The group of a dbt model from its fully qualified name (project, folders..., model).
 
-    A mart in a family's folder is in that family's group; so is a top-level mart named after the
-    family's folder or one of its baselines (``<folder>_...``, ``dlm_...``); every other top-level
-    mart is shared (``metrics``).
+    A study's ``<family>_budget`` mart is in ``budget`` with the other studies' (the levels of a sweep are
+    read side by side); any other mart in a family's folder is in that family's group; so is a top-level
+    mart named after the family's folder or one of its baselines (``<folder>_...``, ``dlm_...``); every
+    other top-level mart is shared (``metrics``).
     """
     if "intermediate" in fqn:
         return "intermediate"
     if "marts" not in fqn:
         return "staging"
+    if fqn[-1].endswith("_budget"):  # one group for a sweep's marts, whatever the study (macros/budget.sql)
+        return "budget"
     folders = mart_folders()
     folder = next((part for part in fqn[:-1] if part in folders), None)
     if folder is not None:
