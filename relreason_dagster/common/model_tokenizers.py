@@ -1,4 +1,4 @@
-"""A model's own tokenizer, named by its models.yaml entry (``tokenizer:``), to count prompts as that model does.
+"""A model's own tokenizer, named by its models.yaml entry (``tokenizer:``): prompts counted as it counts.
 
 relreason builds and counts every prompt in one tokenizer (:data:`~relreason_dagster.common.tokenizer.
 DEFAULT_TOKENIZER`, SmolLM2's); a 3,000-token FLenQA target is a different length for every other
@@ -73,7 +73,9 @@ def _tiktoken(encoding: str) -> Any:
         import tiktoken
         import tiktoken.load
     except ModuleNotFoundError:
-        raise ConfigError(f"tokenizer tiktoken:{encoding} needs the tiktoken package; pip install it") from None
+        raise ConfigError(
+            f"tokenizer tiktoken:{encoding} needs the tiktoken package; pip install it"
+        ) from None
     known = tiktoken_encodings()
     if encoding not in known:
         raise ConfigError(f"tokenizer tiktoken:{encoding}: unknown encoding; use one of {', '.join(known)}")
@@ -138,7 +140,9 @@ def _template(config: dict[str, Any]) -> Callable[[Sequence[dict[str, Any]]], st
     bos, eos = _special(config, "bos_token"), _special(config, "eos_token")
 
     def render(messages: Sequence[dict[str, Any]]) -> str:
-        return compiled.render(messages=list(messages), add_generation_prompt=True, bos_token=bos, eos_token=eos)
+        return compiled.render(
+            messages=list(messages), add_generation_prompt=True, bos_token=bos, eos_token=eos
+        )
 
     return render
 
@@ -165,7 +169,9 @@ def counter(name: str) -> Callable[[Sequence[dict[str, Any]]], int]:
         encoding = _tiktoken(name[len(TIKTOKEN_PREFIX) :])
 
         def count_tiktoken(messages: Sequence[dict[str, Any]]) -> int:
-            body = sum(len(encoding.encode(str(m.get("content") or ""), disallowed_special=())) for m in messages)
+            body = sum(
+                len(encoding.encode(str(m.get("content") or ""), disallowed_special=())) for m in messages
+            )
             return body + TIKTOKEN_PER_MESSAGE * len(messages) + TIKTOKEN_REPLY_PRIMER
 
         return count_tiktoken
@@ -174,7 +180,9 @@ def counter(name: str) -> Callable[[Sequence[dict[str, Any]]], int]:
     def count_hf(messages: Sequence[dict[str, Any]]) -> int:
         if template is not None:
             return len(tokenizer.encode(template(messages), add_special_tokens=False).ids)
-        return sum(len(tokenizer.encode(str(m.get("content") or ""), add_special_tokens=False).ids) for m in messages)
+        return sum(
+            len(tokenizer.encode(str(m.get("content") or ""), add_special_tokens=False).ids) for m in messages
+        )
 
     return count_hf
 

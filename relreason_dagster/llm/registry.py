@@ -319,7 +319,9 @@ class ModelEntry(BaseModel):
     batch_fallback: str = Field(_DEFAULT["batch_fallback"], json_schema_extra=_says("'batch' or 'live'"))
     tokenizer: str | None = Field(
         None,
-        json_schema_extra=_says("a Hugging Face tokenizer folder or tokenizer.json file, or tiktoken:<encoding>"),
+        json_schema_extra=_says(
+            "a Hugging Face tokenizer folder or tokenizer.json file, or tiktoken:<encoding>"
+        ),
     )
     # One param and its levels (llm/sweeps.py): the entry becomes one model per level.  Checked by
     # :func:`_check_entries`, which names the level in its error lines.
