@@ -166,7 +166,8 @@ STUDY_FIGURES = (
         title="FLenQA, the study's Figure 1: accuracy vs input length",
         caption="Key paragraphs at random places in similar and different padding, the three tasks "
         "pooled (600 answers a point at the paper profile); " + _BANDS + "marts.flenqa_figure1.",
-        marts=("marts.flenqa_figure1", PROVIDER_MART),
+        marts=("marts.flenqa_figure1",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure1", None),
         hint=_HINT,
     ),
@@ -177,7 +178,8 @@ STUDY_FIGURES = (
         title="FLenQA, the study's Figure 3: duplicate padding",
         caption="The padding is the key paragraphs again, alternating; the three tasks pooled (300 a point "
         "at the paper profile); " + _BANDS + "marts.flenqa_figure3.",
-        marts=("marts.flenqa_figure3", PROVIDER_MART),
+        marts=("marts.flenqa_figure3",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure3", None),
         hint=_HINT,
         empty="The stored FLenQA answers have no duplicate padding: their profile pads with other text only "
@@ -191,7 +193,8 @@ STUDY_FIGURES = (
         title="FLenQA, the study's Figures 4 and 16: position of the adjacent key paragraphs",
         caption="Key paragraphs adjacent, first, in the middle or last; similar and different padding and "
         "the three tasks pooled (600 a point at the paper profile); " + _BANDS + "marts.flenqa_figure4.",
-        marts=("marts.flenqa_figure4", PROVIDER_MART),
+        marts=("marts.flenqa_figure4",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure4", "position"),
         hint=_HINT,
         empty="The stored FLenQA answers have no adjacent key paragraphs placed first, in the middle or "
@@ -206,7 +209,8 @@ STUDY_FIGURES = (
         title="FLenQA, the study's Figure 5: similar vs different padding",
         caption="Key paragraphs at random places; one panel per padding, the three tasks pooled (300 a point "
         "at the paper profile); " + _BANDS + "marts.flenqa_figure5.",
-        marts=("marts.flenqa_figure5", PROVIDER_MART),
+        marts=("marts.flenqa_figure5",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure5", "padding"),
         hint=_HINT,
     ),
@@ -233,7 +237,8 @@ FIGURES = STUDY_FIGURES + (
         'vs the padded input length ("min" = key paragraphs only) with 95% '
         'Wilson bands, one line per model and prompt; the last panel is the share of "False" answers '
         "(the truth is 50%, dotted line), refusals as x on a dotted line.",
-        marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias", PROVIDER_MART),
+        marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias"),
+        axis_marts=(PROVIDER_MART,),
         draw=draw_flenqa,
         hint=f"relreason run --model M --benchmark {BENCHMARK}",
     ),
@@ -246,7 +251,8 @@ FIGURES = STUDY_FIGURES + (
         "that target length (marts.flenqa_provider_lengths) instead of the target: the same prompts are a "
         "different length in each model's tokenizer.  A prompt holds the question and instructions too, so "
         "its count is above the target even in relreason's tokenizer.",
-        marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias", PROVIDER_MART),
+        marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias"),
+        axis_marts=(PROVIDER_MART,),
         draw=lambda rows_by_mart: draw_flenqa(rows_by_mart, axis="provider"),
         hint=f"relreason run --model M --benchmark {BENCHMARK}",
     ),

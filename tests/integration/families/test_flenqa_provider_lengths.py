@@ -152,7 +152,7 @@ def test_the_figure_drawn_against_provider_length_uses_those_x_values(home, tmp_
     spec = next(f for f in flenqa_report.FIGURES if f.name == "flenqa_accuracy_vs_provider_length")
     con = open_results()
     try:
-        by_mart = read_marts(con, spec.marts)
+        by_mart = read_marts(con, (*spec.marts, *spec.axis_marts))
     finally:
         con.close()
     provider_rows = by_mart["marts.flenqa_provider_lengths"]
