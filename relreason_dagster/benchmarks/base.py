@@ -604,6 +604,9 @@ class FigureSpec:
     # profile leaves it out and which has it.  When every mart is empty but the family has answers,
     # results/figures.py draws this line instead of ``draw``'s "no answers yet" panel.
     empty: str = ""
+    # Marts ``draw`` may also read that say nothing of whether the figure has data (FLenQA's provider-
+    # counted lengths, an optional x axis): read and depended on like ``marts``, never counted as its rows.
+    axis_marts: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:

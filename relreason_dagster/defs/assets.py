@@ -37,6 +37,7 @@ from relreason_dagster.storage.prompt_snapshots import (
     snapshot_rows,
     write_snapshot,
 )
+from relreason_dagster.storage.prompt_tokens import count_for_models, model_tokenizers
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
 
@@ -153,6 +154,10 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
                 built_from.PROMPTS,
                 {name: (keys[name], len(by_family[name])) for name in todo if name in keys},
             )
+        # Each run model that names its own tokenizer (models.yaml ``tokenizer:``) gets its counts too.
+        own = count_for_models(con, model_tokenizers(run_settings.launched_specs()), families)
+        if own:
+            context.log.info(f"prompts counted in the models' own tokenizers: {own}")
         stats = fetch_dicts(
             con,
             "SELECT benchmark, setting, count(*) AS n, max(input_tokens) AS max_tokens,"

@@ -31,7 +31,7 @@ def figure_asset(spec: FigureSpec) -> dg.AssetsDefinition:
         name=spec.asset_name,
         group_name=GROUP,
         pool=DUCKDB_POOL,
-        deps=[dg.AssetKey(mart.split(".")) for mart in spec.marts],
+        deps=[dg.AssetKey(mart.split(".")) for mart in (*spec.marts, *spec.axis_marts)],
         tags=family_tag(spec.study),  # a run redraws the figures of the families it covers
         description=f"PNG: {spec.title}. {spec.caption}",
     )

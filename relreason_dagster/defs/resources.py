@@ -171,6 +171,17 @@ class RunSettings(dg.ConfigurableResource):
             require_api_key(spec)
         return spec
 
+    def launched_specs(self) -> list[dict[str, Any]]:
+        """Every model spec the launch resolved, as dicts (a run from the UI: its registry's entries)."""
+        if self.launch_specs:
+            return list(_parsed(self.launch_specs))
+        from relreason_dagster.llm.registry import load_registry
+
+        try:
+            return [dataclasses.asdict(spec) for spec in load_registry(self.models_path()).values()]
+        except ConfigError:
+            return []
+
     def samples_for(self, family: str) -> int:
         """How many times each of the family's prompts is asked: ``--samples``, else its profile's knob."""
         return int(self.samples or self.profile_for(family).get("samples"))

@@ -129,6 +129,10 @@ class ModelSpec:
     sweep_param: str | None = None
     sweep_level: Any = None
     sweep_rank: int | None = None
+    # The model's own tokenizer (common/model_tokenizers.py: a local Hugging Face tokenizer folder or
+    # tokenizer.json, or ``tiktoken:<encoding>``): its prompts are also counted in it (raw.prompt_tokens).
+    # None: counted in relreason's default only.  Not part of the request hash.
+    tokenizer: str | None = None
 
     @property
     def provider(self) -> str:
@@ -313,6 +317,12 @@ class ModelEntry(BaseModel):
     batch: bool = Field(_DEFAULT["batch"], json_schema_extra=_says("true or false"))
     batch_wait: bool = Field(_DEFAULT["batch_wait"], json_schema_extra=_says("true or false"))
     batch_fallback: str = Field(_DEFAULT["batch_fallback"], json_schema_extra=_says("'batch' or 'live'"))
+    tokenizer: str | None = Field(
+        None,
+        json_schema_extra=_says(
+            "a Hugging Face tokenizer folder or tokenizer.json file, or tiktoken:<encoding>"
+        ),
+    )
     # One param and its levels (llm/sweeps.py): the entry becomes one model per level.  Checked by
     # :func:`_check_entries`, which names the level in its error lines.
     sweep: Any = None
@@ -453,6 +463,8 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
     if fields["timeout_s"] is None:
         fields["timeout_s"] = default_timeout_s(fields["kind"], fields["params"])
     spec = ModelSpec(**fields)
+    if spec.tokenizer is not None:
+        _check_tokenizer(where, prefix, spec.tokenizer)
     if spec.transport == "direct" and not (spec.api_base and spec.provider in ("openai", "hosted_vllm")):
         raise ConfigError(
             f"{where}: {prefix}.transport: 'direct' speaks the OpenAI protocol to an api_base; give an "
@@ -471,6 +483,16 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
             "remove workers or set it to 1"
         )
     return spec
+
+
+def _check_tokenizer(where: str, prefix: str, name: str) -> None:
+    """The entry's ``tokenizer`` loads from files on this machine (checked at the door, not mid-run)."""
+    from relreason_dagster.common.model_tokenizers import check_tokenizer
+
+    try:
+        check_tokenizer(name)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {prefix}.tokenizer: {exc}") from None
 
 
 # The ceiling of one streamed request when the entry names no timeout_s: a stream that stops sending is

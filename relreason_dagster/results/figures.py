@@ -107,7 +107,7 @@ def read_marts(con: Any, marts: Sequence[str]) -> dict[str, Rows]:
 def render_rows(spec: FigureSpec, rows_by_mart: dict[str, Rows]) -> bytes:
     """The PNG of ``spec`` drawn from ``rows_by_mart`` (a missing mart counts as empty)."""
     pyplot = plt()
-    fig = spec.draw({m: list(rows_by_mart.get(m, [])) for m in spec.marts})
+    fig = spec.draw({m: list(rows_by_mart.get(m, [])) for m in (*spec.marts, *spec.axis_marts)})
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, facecolor="white")
     pyplot.close(fig)
@@ -148,10 +148,15 @@ def render(spec: FigureSpec, con: Any, out_dir: Path | None = None) -> tuple[byt
     figure that is empty although its family was answered says why (:func:`empty_reason`).
     """
     rows = read_marts(con, spec.marts)
-    reason = empty_reason(spec, con, {m: len(r) for m, r in rows.items()})
-    png = render_note(spec, reason) if reason else render_rows(spec, rows)
+    counts = {m: len(r) for m, r in rows.items()}
+    reason = empty_reason(spec, con, counts)
+    png = (
+        render_note(spec, reason)
+        if reason
+        else render_rows(spec, {**rows, **read_marts(con, spec.axis_marts)})
+    )
     if out_dir is not None:
         with user_file(out_dir / spec.file_name, fix="make its folder writable"):
             out_dir.mkdir(parents=True, exist_ok=True)
             atomic_files.write_bytes(out_dir / spec.file_name, png)  # whole or not at all
-    return png, {m: len(r) for m, r in rows.items()}
+    return png, counts

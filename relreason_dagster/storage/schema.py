@@ -99,6 +99,16 @@ RAW_TABLES: dict[str, str] = {
         parse_key VARCHAR,
         PRIMARY KEY (prompt_id, model, sample_index)
     """,
+    # Each test prompt counted in the own tokenizer of each run model whose models.yaml entry names one
+    # (``tokenizer:``, common/model_tokenizers.py); raw.prompts.input_tokens stays relreason's count.
+    # Written by the ``prompts`` asset; read by marts.flenqa_provider_lengths beside the provider's count.
+    "prompt_tokens": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        tokenizer VARCHAR NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        PRIMARY KEY (prompt_id, model)
+    """,
     # The sweep variants a launch ran (llm/registry.py: an entry's `sweep:` levels), one row per model
     # name; an ordinary entry has none.  The budget marts read base model, level and the level's rank.
     "model_sweeps": """

@@ -61,6 +61,11 @@ after, whatever the order requests arrive in; a function of the key alone fixes 
 snapshot.  ``system_fingerprint`` (a function of the served model name) adds that field to every
 answer (None, or no function: the field is left out, as servers that do not fingerprint do).
 
+``prompt_tokens`` (a function of the messages) is the ``usage.prompt_tokens`` every answer reports, a
+scripted provider count in place of the default (the words of the messages):
+``prompt_tokens=scaled_prompt_tokens(1.3)`` reports 1.3 x relreason's own count of the prompt (its
+default tokenizer, chat template included), rounded, as a provider whose tokenizer is coarser would.
+
 ``hold_until_in_flight=N`` holds the first requests until N are in flight at
 once (``max_in_flight`` records the most ever seen): "the client used its
 concurrency" becomes a fact the server observes, not a timing.
@@ -225,6 +230,17 @@ def snapshots(first_n: int, first: str, then: str) -> Callable[[str, int], str]:
     """A ``served_model`` knob: the first ``first_n`` answers come from ``first``, the rest from ``then``
     (an alias moving to a new snapshot mid-way)."""
     return lambda _key, number: first if number <= first_n else then
+
+
+def scaled_prompt_tokens(factor: float) -> Callable[[list[dict[str, Any]]], int]:
+    """A scripted ``prompt_tokens``: ``factor`` x relreason's count of the messages (its default tokenizer,
+    chat template included, as ``raw.prompts.input_tokens`` holds it), rounded half up."""
+    from relreason_dagster.common.tokenizer import chat_prompt_tokens
+
+    def count(messages: list[dict[str, Any]]) -> int:
+        return int(factor * chat_prompt_tokens(messages) + 0.5)
+
+    return count
 
 
 def default_answer(messages: list[dict[str, Any]]) -> str:
@@ -728,6 +744,7 @@ class FakeOpenAIServer:
         ignore_n: bool = False,
         served_model: Callable[[str, int], str | None] | None = None,
         system_fingerprint: Callable[[str], str | None] | None = None,
+        prompt_tokens: Callable[[list[dict[str, Any]]], int] | None = None,
         stream_pace_s: float = 0.0,
         stream_pieces: int | None = None,
         stream_stall: Callable[[str, int], int | None] | None = None,
@@ -772,6 +789,8 @@ class FakeOpenAIServer:
         self.served_model = served_model
         self.system_fingerprint = system_fingerprint
         self.answers_given = 0
+        # The usage.prompt_tokens of an answer, by the messages (None: the words of the messages).
+        self.prompt_tokens = prompt_tokens
         self.requested_port = port  # 0: any free port
         # Streaming (``"stream": true``): seconds between text pieces, the answer cut into this many
         # pieces (None: a word each), and after how many pieces a (prompt key, attempt) stalls for good.
@@ -960,7 +979,11 @@ class FakeOpenAIServer:
         choices = [_choice(self, body, messages, key, attempt, i) for i in range(max(n, 1))]
         usage: dict[str, Any] = {
             # The prompt is read once, whatever the number of choices; completions add up.
-            "prompt_tokens": sum(len(str(m.get("content", "")).split()) for m in messages),
+            "prompt_tokens": (
+                self.prompt_tokens(messages)
+                if self.prompt_tokens is not None
+                else sum(len(str(m.get("content", "")).split()) for m in messages)
+            ),
             "completion_tokens": sum(tokens for _, tokens, _ in choices),
         }
         thought = [t for _, _, t in choices if t is not None]

@@ -16,15 +16,64 @@ LINE_STYLES = {"direct": "-", "cot": "--"}
 PANEL_ORDER = {"first": 0, "middle": 1, "last": 2, "similar": 0, "different": 1}
 
 
+# What a figure's x axis counts: the target length (the study's axis, evenly spaced) or the provider's
+# own count of the prompts (marts.flenqa_provider_lengths: each model's mean prompt_tokens per target).
+LENGTH_AXES = ("target", "provider")
+TARGET_LABEL = "input tokens (target)"
+PROVIDER_LABEL = "prompt tokens (provider-counted, mean per model)"
+
+
 def _length_ticks(lengths: list[int]) -> list[str]:
     return ["min" if n == 0 else str(n) for n in lengths]
 
 
-def draw_accuracy_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], colors: dict[str, Any]) -> None:
+def provider_x(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
+    """``{(model, target length): mean provider-counted prompt tokens}`` from
+    ``marts.flenqa_provider_lengths`` rows (cells whose replies reported no count are left out)."""
+    return {
+        (r["model"], int(r["length"])): float(r["mean_provider_tokens"])
+        for r in rows
+        if r.get("mean_provider_tokens") is not None
+    }
+
+
+def _x(
+    points: list[dict[str, Any]],
+    model: str,
+    xpos: dict[int, int],
+    provider: dict[tuple[str, int], float] | None,
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """The points a line can draw and their x: the target's evenly spaced slot, or (``provider``) the model's
+    provider-counted mean at that target (points without one are left out)."""
+    if provider is None:
+        return points, [float(xpos[int(r["length"])]) for r in points]
+    kept = [r for r in points if (model, int(r["length"])) in provider]
+    return kept, [provider[(model, int(r["length"]))] for r in kept]
+
+
+def _x_axis(
+    ax: Any, lengths: list[int], provider: dict[tuple[str, int], float] | None, fontsize: int = 8
+) -> None:
+    """Ticks and label of the x axis: the targets' slots ("min" first), or the provider's counts."""
+    if provider is None:
+        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=fontsize)
+        ax.set_xlabel(TARGET_LABEL, fontsize=8)
+    else:
+        ax.tick_params(axis="x", labelsize=fontsize)
+        ax.set_xlabel(PROVIDER_LABEL, fontsize=8)
+
+
+def draw_accuracy_vs_length(
+    axes: Sequence[Any],
+    rows: list[dict[str, Any]],
+    colors: dict[str, Any],
+    provider: dict[tuple[str, int], float] | None = None,
+) -> None:
     """One panel per task (sorted, one axis each), one line per model x prompt with 95% CI bands.
 
     ``rows`` are ``marts.flenqa_accuracy_by_length`` rows; length 0 (the minimal text) is drawn at
-    the first position and labelled "min", and lengths are evenly spaced (the study's axis).
+    the first position and labelled "min", and lengths are evenly spaced (the study's axis).  With
+    ``provider`` (:func:`provider_x`) each point sits at its model's provider-counted length instead.
     """
     tasks = sorted({r["task"] for r in rows})
     lengths = sorted({int(r["length"]) for r in rows})
@@ -37,7 +86,7 @@ def draw_accuracy_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], col
             if t != task:
                 continue
             points.sort(key=lambda r: int(r["length"]))
-            x = [xpos[int(r["length"])] for r in points]
+            points, x = _x(points, model, xpos, provider)
             color = colors.get(model)
             ax.plot(
                 x,
@@ -52,8 +101,7 @@ def draw_accuracy_vs_length(axes: Sequence[Any], rows: list[dict[str, Any]], col
                 x, [r["ci_low"] for r in points], [r["ci_high"] for r in points], color=color, alpha=0.12
             )
         ax.set_title(task, fontsize=10)
-        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
-        ax.set_xlabel("input tokens (target)", fontsize=8)
+        _x_axis(ax, lengths, provider)
         ax.set_ylabel("accuracy", fontsize=8)
         ax.set_ylim(-0.02, 1.02)
         ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
@@ -111,12 +159,17 @@ def draw_label_bias(ax: Any, rows: list[dict[str, Any]], colors: dict[str, Any])
 
 
 def draw_figure_panels(
-    axes: Sequence[Any], rows: list[dict[str, Any]], group: str | None, colors: dict[str, Any]
+    axes: Sequence[Any],
+    rows: list[dict[str, Any]],
+    group: str | None,
+    colors: dict[str, Any],
+    provider: dict[tuple[str, int], float] | None = None,
 ) -> None:
     """One of the study's figures: accuracy vs length, one panel per value of ``group`` (None: one panel),
     one line per model x prompt with its 95% band, lengths evenly spaced as the study draws them.
 
-    ``rows`` are a ``marts.flenqa_figureN`` mart's rows (padded lengths only).
+    ``rows`` are a ``marts.flenqa_figureN`` mart's rows (padded lengths only); ``provider``: as in
+    :func:`draw_accuracy_vs_length`.
     """
     values = sorted({r[group] for r in rows}, key=lambda v: (PANEL_ORDER.get(v, 9), v)) if group else [None]
     lengths = sorted({int(r["length"]) for r in rows})
@@ -128,7 +181,7 @@ def draw_figure_panels(
                 series[(r["model"], r["setting"])].append(r)
         for (model, setting), points in sorted(series.items()):
             points.sort(key=lambda r: int(r["length"]))
-            x = [xpos[int(r["length"])] for r in points]
+            points, x = _x(points, model, xpos, provider)
             color = colors.get(model)
             ax.plot(
                 x,
@@ -143,8 +196,7 @@ def draw_figure_panels(
                 x, [r["ci_low"] for r in points], [r["ci_high"] for r in points], color=color, alpha=0.12
             )
         ax.set_title(f"{group} {value}" if group else "accuracy vs input length", fontsize=10)
-        ax.set_xticks(range(len(lengths)), _length_ticks(lengths), fontsize=8)
-        ax.set_xlabel("input tokens (target)", fontsize=8)
+        _x_axis(ax, lengths, provider)
         ax.set_ylabel("accuracy", fontsize=8)
         ax.set_ylim(-0.02, 1.02)
         ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")

@@ -21,16 +21,50 @@ from relreason_dagster.benchmarks.base import (
 )
 from relreason_dagster.benchmarks.flenqa.generate import BENCHMARK
 from relreason_dagster.benchmarks.flenqa.plot import (
+    LENGTH_AXES,
     draw_accuracy_vs_length,
     draw_figure_panels,
     draw_label_bias,
     draw_reasoning_vs_length,
+    provider_x,
 )
+from relreason_dagster.errors import ConfigError
+
+PROVIDER_MART = "marts.flenqa_provider_lengths"
+NO_PROVIDER_COUNTS = (
+    "No provider-counted lengths yet: no FLenQA reply reported usage.prompt_tokens\n"
+    "(marts.flenqa_provider_lengths); draw against the target length instead."
+)
+# The x axis of the FLenQA accuracy figures in this process: "target" (the study's) unless the report
+# was asked for "provider" (`relreason report --flenqa-length provider`).  A process-wide setting because
+# a FigureSpec's ``draw`` takes the marts' rows only; the provider-axis figure asset names its axis itself.
+_axis = {"length": "target"}
 
 
-def draw_flenqa(rows_by_mart: dict[str, Rows]) -> Any:
-    """Accuracy vs input length per task (the study's Figure 1) and the label bias vs length."""
+def set_length_axis(axis: str) -> None:
+    """Draw the FLenQA accuracy figures against ``axis`` ("target" or "provider") from now on."""
+    if axis not in LENGTH_AXES:
+        raise ConfigError(f"FLenQA length axis {axis!r}: use {' or '.join(LENGTH_AXES)}")
+    _axis["length"] = axis
+
+
+def length_axis() -> str:
+    """The axis :func:`set_length_axis` chose ("target" by default)."""
+    return _axis["length"]
+
+
+def _provider(rows_by_mart: dict[str, Rows], axis: str | None) -> dict[tuple[str, int], float] | None:
+    """The provider-counted x of every (model, length), or None to draw against the target."""
+    if (axis or length_axis()) != "provider":
+        return None
+    return provider_x(list(rows_by_mart.get(PROVIDER_MART, [])))
+
+
+def draw_flenqa(rows_by_mart: dict[str, Rows], axis: str | None = None) -> Any:
+    """Accuracy vs input length per task (the study's Figure 1) and the label bias vs length; ``axis``:
+    what the accuracy panels' x counts (None: :func:`length_axis`)."""
     plt = plotting.plt()
+    provider = _provider(rows_by_mart, axis)
     acc = rows_by_mart["marts.flenqa_accuracy_by_length"]
     bias = rows_by_mart["marts.flenqa_label_bias"]
     tasks = sorted({r["task"] for r in acc})
@@ -40,8 +74,12 @@ def draw_flenqa(rows_by_mart: dict[str, Rows]) -> Any:
     fig, axes = plt.subplots(nrows, ncols, figsize=(plotting.WIDTH_IN, 2.7 * nrows + 0.5), squeeze=False)
     flat = list(axes.flat)
     colors = plotting.model_colors([r["model"] for r in acc + bias])
-    if tasks:
-        draw_accuracy_vs_length(flat[: len(tasks)], acc, colors)
+    if tasks and provider == {}:
+        plotting.no_data(flat[0], NO_PROVIDER_COUNTS)
+        for ax in flat[1 : len(tasks)]:
+            ax.set_visible(False)
+    elif tasks:
+        draw_accuracy_vs_length(flat[: len(tasks)], acc, colors, provider)
     else:
         plotting.no_data(flat[0], "No FLenQA answers yet:\nrun `relreason run --model M --benchmark flenqa`.")
     bias_ax = flat[max(1, len(tasks))]
@@ -65,8 +103,11 @@ def _study_figure(mart: str, group: str | None) -> Any:
         n_panels = max(1, len({r[group] for r in rows})) if group else 1
         fig, axes = plt.subplots(1, n_panels, figsize=(plotting.WIDTH_IN, 3.2), squeeze=False)
         flat = list(axes.flat)
-        if rows:
-            draw_figure_panels(flat, rows, group, plotting.model_colors([r["model"] for r in rows]))
+        provider = _provider(rows_by_mart, None)
+        if rows and provider == {}:
+            plotting.no_data(flat[0], NO_PROVIDER_COUNTS)
+        elif rows:
+            draw_figure_panels(flat, rows, group, plotting.model_colors([r["model"] for r in rows]), provider)
         else:
             plotting.no_data(
                 flat[0], "No FLenQA answers yet:\nrun `relreason run --model M --benchmark flenqa`."
@@ -126,6 +167,7 @@ STUDY_FIGURES = (
         caption="Key paragraphs at random places in similar and different padding, the three tasks "
         "pooled (600 answers a point at the paper profile); " + _BANDS + "marts.flenqa_figure1.",
         marts=("marts.flenqa_figure1",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure1", None),
         hint=_HINT,
     ),
@@ -137,6 +179,7 @@ STUDY_FIGURES = (
         caption="The padding is the key paragraphs again, alternating; the three tasks pooled (300 a point "
         "at the paper profile); " + _BANDS + "marts.flenqa_figure3.",
         marts=("marts.flenqa_figure3",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure3", None),
         hint=_HINT,
         empty="The stored FLenQA answers have no duplicate padding: their profile pads with other text only "
@@ -151,6 +194,7 @@ STUDY_FIGURES = (
         caption="Key paragraphs adjacent, first, in the middle or last; similar and different padding and "
         "the three tasks pooled (600 a point at the paper profile); " + _BANDS + "marts.flenqa_figure4.",
         marts=("marts.flenqa_figure4",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure4", "position"),
         hint=_HINT,
         empty="The stored FLenQA answers have no adjacent key paragraphs placed first, in the middle or "
@@ -166,6 +210,7 @@ STUDY_FIGURES = (
         caption="Key paragraphs at random places; one panel per padding, the three tasks pooled (300 a point "
         "at the paper profile); " + _BANDS + "marts.flenqa_figure5.",
         marts=("marts.flenqa_figure5",),
+        axis_marts=(PROVIDER_MART,),
         draw=_study_figure("marts.flenqa_figure5", "padding"),
         hint=_HINT,
     ),
@@ -193,7 +238,22 @@ FIGURES = STUDY_FIGURES + (
         'Wilson bands, one line per model and prompt; the last panel is the share of "False" answers '
         "(the truth is 50%, dotted line), refusals as x on a dotted line.",
         marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias"),
+        axis_marts=(PROVIDER_MART,),
         draw=draw_flenqa,
+        hint=f"relreason run --model M --benchmark {BENCHMARK}",
+    ),
+    FigureSpec(
+        name="flenqa_accuracy_vs_provider_length",
+        asset_name="flenqa_provider_length_plot",
+        study=BENCHMARK,
+        title="FLenQA: accuracy per task against the provider-counted input length",
+        caption="The figure above with each point at its model's mean provider-reported prompt_tokens for "
+        "that target length (marts.flenqa_provider_lengths) instead of the target: the same prompts are a "
+        "different length in each model's tokenizer.  A prompt holds the question and instructions too, so "
+        "its count is above the target even in relreason's tokenizer.",
+        marts=("marts.flenqa_accuracy_by_length", "marts.flenqa_label_bias"),
+        axis_marts=(PROVIDER_MART,),
+        draw=lambda rows_by_mart: draw_flenqa(rows_by_mart, axis="provider"),
         hint=f"relreason run --model M --benchmark {BENCHMARK}",
     ),
 )
