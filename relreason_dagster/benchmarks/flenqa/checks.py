@@ -20,7 +20,7 @@ QUALITY = QualityBounds(
     label_balance={"*": (0.5, 0.5)},
     # The upper bound is a sanity bound only (the targets are checked per prompt): the long profile
     # reaches 128k tokens and a user profile may state any length, so it is a 1M-token window's.
-    token_ranges={"direct": (50, MAX_PROMPT_TOKENS), "cot": (50, MAX_PROMPT_TOKENS), "next_word": (50, MAX_PROMPT_TOKENS)},
+    token_ranges={setting: (50, MAX_PROMPT_TOKENS) for setting in ("direct", "cot", "next_word")},
 )
 
 

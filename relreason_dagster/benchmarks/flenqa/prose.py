@@ -88,7 +88,7 @@ def novels_folder() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ConfigError(
             f"the FLenQA prose source {NOVELS!r} needs the {NOVELS_PACKAGE} package: "
-            f"pip install the project again (pyproject.toml pins it), or set the flenqa profile's {PROSE_KNOB}"
+            f"pip install the project again (pyproject.toml pins it) or set the flenqa profile's {PROSE_KNOB}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "data" / "texts"
 
