@@ -27,6 +27,7 @@ from relreason_dagster.benchmarks.flenqa.prompts import _LAST_WORD, split_last_w
 from relreason_dagster.benchmarks.flenqa.prose import NOVELS, load_prose, prose_source
 from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, count_tokens
 from relreason_dagster.errors import ConfigError
+from tests.profile_files import use_profiles
 
 LONG = [250, 500, 1000, 2000, 3000, 8000, 16000, 32000, 64000, 128000]
 
@@ -51,6 +52,14 @@ def test_a_folder_overrides_the_builtin_prose_and_an_unknown_builtin_is_one_line
     assert prose_source(str(tmp_path), NOVELS) == str(tmp_path)
     with pytest.raises(ConfigError, match="known: python-docs, novels") as err:
         prose_source(None, "books")
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_prose_in_a_profile_file_is_one_line_naming_the_choices(tmp_path, monkeypatch):
+    use_profiles(monkeypatch, tmp_path / "my.yaml", {"long": {"flenqa": {"prose": "books"}}})
+    with pytest.raises(ConfigError) as err:
+        profiles.get_profile("long", "flenqa")
+    assert str(err.value).endswith("long.flenqa.prose: expected one of python-docs, novels, got 'books'")
     assert "\n" not in str(err.value)
 
 
