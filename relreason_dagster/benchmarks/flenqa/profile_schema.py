@@ -7,6 +7,8 @@ out keeps its default cap).  ``generation`` is the study's protocol: generation 
 the model's own (the paper profile: temperature 0 and top-p 0, Appendix E); they are part of every
 request's cache key.  ``reading`` and ``layout`` (the paper profile: ``study``, the study's notebook)
 choose the rules that read a response and the prompts' layout; only ``layout`` changes the prompts.
+``prose`` names the different padding's built-in prose (``prose.py``): ``python-docs``, the default
+(every prompt stored before the knob was built from it), or ``novels`` (the ``long`` profile's).
 """
 
 from __future__ import annotations
