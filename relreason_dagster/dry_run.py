@@ -5,7 +5,8 @@ and ``build_prompts`` at the profile and seed; plain Python, no Dagster, nothing
 what the run would (the family's ``asks`` for the model's kind, ``--limit``, ``--samples``, the
 profile's generation params, ``-M``), groups them into requests with the gateway's own cache keys and
 looks in the lake for what is already stored.  Per model it reports the prompts, the calls still to
-make, their input tokens (counted with the project's tokenizer), their output budget (``max_tokens``)
+make, their input tokens (counted with the project's tokenizer; a length-controlled prompt at its
+target), their output budget (``max_tokens``)
 and the cost LiteLLM's offline cost map gives for those tokens: an upper bound, since a reply may
 stop before ``max_tokens``.  A model LiteLLM cannot price has no cost estimate (never a made-up 0).
 
@@ -13,6 +14,11 @@ Draws (``--samples K``) are counted, not listed: each draw of a request is a req
 the same messages, so the plan is built for the first draw and multiplied, and only the draws the
 lake can hold (up to the highest draw stored) are hashed to look them up.  So the estimate at the
 bound (``MAX_SAMPLES``) answers in the time of one draw's, where listing a million draws never did.
+
+A family may name a group per sample (``dry_run_group(sample)``, FLenQA: its length): each model's
+estimate then carries the same figures per group (``Estimate.groups``), printed under the model's row.
+A request two groups share (FLenQA's minimal texts are its 250-token texts) counts in each group and
+once in the model's row.
 """
 
 from __future__ import annotations
@@ -51,6 +57,9 @@ class Estimate:
     # (``--batch`` or ``batch: true``; None otherwise or when LiteLLM has no price).
     batch_cost_usd: float | None = None
     batch: bool = False
+    # The same, per group a family names (``dry_run_group``: FLenQA's lengths), labelled
+    # ``<benchmark> <group>``: what each part of the run costs (a 128k-token point costs 500 250-token ones).
+    groups: list[Estimate] = dataclasses.field(default_factory=list)
 
 
 def run_prompts(
@@ -64,7 +73,12 @@ def run_prompts(
         family = get_family(name)
         section = profiles.get_profile(profile, name)
         samples = family.generate(section, seed)
-        out[name] = (section, [p.row() for p in family.build_prompts(samples, section)])
+        rows = [p.row() for p in family.build_prompts(samples, section)]
+        group_of = getattr(family, "dry_run_group", None)
+        if group_of is not None:
+            groups = {s.sample_id: group_of(s) for s in samples}
+            rows = [{**r, "group": groups.get(r["sample_id"])} for r in rows]
+        out[name] = (section, rows)
     return out
 
 
@@ -149,7 +163,9 @@ def estimate(
             [spec.kind, spec.params, spec.provider, spec.context_window, spec.n], sort_keys=True, default=str
         )
         if store is None and same_plan in plans:
-            est = dataclasses.replace(plans[same_plan], model=name)
+            est = dataclasses.replace(
+                plans[same_plan], model=name, groups=[dataclasses.replace(g) for g in plans[same_plan].groups]
+            )
         else:
             est = _plan_estimate(spec, name, families, store, tokens_of, samples=samples, limit=limit)
             plans[same_plan] = est
@@ -173,11 +189,30 @@ def estimate(
             )
         elif live_notes:
             est.note = "; ".join(filter(None, [est.note, "runs live: its provider has no batch jobs"]))
+        _price_groups(spec, est)
         out.append(est)
     asked = _families_of(out, families, model_options, samples=samples, limit=limit)
     answers = {family: sum(per.get(family, 0) for per in asked.values()) for family in families}
     out.extend(step_estimates(families, answers, store, tokens_of, judge=judge))
     return out
+
+
+def _price_groups(spec: ModelSpec, est: Estimate) -> None:
+    """Each group's cost at the model's prices (and batch prices when the model runs as batch jobs)."""
+    for group in est.groups:
+        group.cost_usd = (
+            call_cost(spec.litellm_model, group.input_tokens, group.max_output_tokens) if group.calls else 0.0
+        )
+        group.batch = est.batch
+        group.batch_cost_usd = None
+        if est.batch:
+            from relreason_dagster.llm.transports.batch import batch_call_cost
+
+            group.batch_cost_usd = (
+                batch_call_cost(spec.litellm_model, group.input_tokens, group.max_output_tokens)
+                if group.calls
+                else 0.0
+            )
 
 
 def _families_of(
@@ -260,11 +295,17 @@ def _plan_estimate(
     """One model's prompts, requests, calls still to make and their tokens (``tokens_of``: the input
     tokens of each prompt id counted so far, filled here: a request's messages are its prompts')."""
     prompts = [
-        row
+        {**row, "family": family}
         for family, (section, rows) in families.items()
         for row in _asked(spec, family, section, rows, **run)
     ]
-    return _estimate_rows(spec, name, prompts, store, tokens_of)
+    est = _estimate_rows(spec, name, prompts, store, tokens_of)
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for row in prompts:
+        if row.get("group") is not None:
+            by_group.setdefault(f"{row['family']} {row['group']}", []).append(row)
+    est.groups = [_estimate_rows(spec, label, rows, store, tokens_of) for label, rows in by_group.items()]
+    return est
 
 
 def _estimate_rows(
@@ -280,7 +321,20 @@ def _estimate_rows(
     draws = {h: max(draws_of[p] for p in w.prompt_ids) for h, w in works.items()}
     requests, to_call = _draws_to_call(spec, works, draws, store)
     called = [(works[h], n) for h, n in to_call.items() if n > 0]
-    todo = {w.prompt_ids[0]: w.messages for w, _ in called if w.prompt_ids[0] not in tokens_of}
+    # A request of a length-controlled prompt (FLenQA) is counted at its target: built to it, and its
+    # exact count is checked within 5% of it (token_target_check); counting the long profile's hundreds
+    # of millions of tokens again would take the tokenizer an hour.
+    targets = {str(p["prompt_id"]): p.get("target_tokens") for p in prompts if not p.get("target_exempt")}
+    todo = {}
+    for work, _ in called:
+        first = work.prompt_ids[0]
+        if first in tokens_of:
+            continue
+        target = next((targets[p] for p in work.prompt_ids if targets.get(p)), None)
+        if target:
+            tokens_of[first] = int(target)
+        else:
+            todo[first] = work.messages
     if todo:
         tokens_of.update(zip(todo, chat_prompt_tokens_many(list(todo.values())), strict=True))
     # Draws still to ask, and the calls that ask them: ``n`` draws per request (draw_plan.bundle).

@@ -56,6 +56,8 @@ def type_name(hint: Any) -> str:
         return " | ".join(type_name(arg) for arg in typing.get_args(hint))
     if origin in (list, dict):
         return f"{origin.__name__}[{', '.join(type_name(arg) for arg in typing.get_args(hint))}]"
+    if origin is typing.Literal:  # the values themselves: the fix is one of them
+        return "one of " + ", ".join(str(arg) for arg in typing.get_args(hint))
     return getattr(hint, "__name__", str(hint))
 
 

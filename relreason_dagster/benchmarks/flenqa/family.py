@@ -53,6 +53,11 @@ class FlenqaFamily:
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         return generate_samples(profile, seed)
 
+    def dry_run_group(self, sample: Sample) -> str:
+        """The dry run's breakdown: a 128k-token point costs what 500 points at 250 tokens do."""
+        length = int(sample.variant.get("length") or 0)
+        return f"length {length}" if length else "minimal"
+
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Every setting of the profile for every sample; next-word prompts only for padded texts."""
         settings = list(profile.typed(Knobs).settings)

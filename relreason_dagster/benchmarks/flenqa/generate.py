@@ -32,7 +32,7 @@ from relreason_dagster.benchmarks.flenqa.instances import TASKS, BaseInstance, b
 from relreason_dagster.benchmarks.flenqa.paragraphs import expand
 from relreason_dagster.benchmarks.flenqa.profile_schema import POOL_SIZE, Knobs
 from relreason_dagster.benchmarks.flenqa.prompts import split_last_word
-from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
+from relreason_dagster.benchmarks.flenqa.prose import BUILTINS, load_prose, prose_source
 from relreason_dagster.common.tokenizer import vocab_model
 from relreason_dagster.errors import ConfigError
 
@@ -87,12 +87,12 @@ def _generate(profile: Profile, seed: int) -> list[Sample]:
     released = dataset.resolve(profile.typed(Knobs).dataset_file)
     if released is not None:
         return _released(released, profile, seed, tasks, lengths, paddings, positions, tokenizer)
-    source = prose_source(profile.typed(Knobs).prose_dir)
+    source = prose_source(profile.typed(Knobs).prose_dir, profile.typed(Knobs).prose)
     documents = load_prose(source) if "different" in paddings else ()
     tokens = pad_mod.TokenCounter(token_counter(tokenizer))
     common = {
         "tokenizer": tokenizer,
-        "prose_source": source if source == "python-docs" else "folder",
+        "prose_source": source if source in BUILTINS else "folder",
         "faker": version("faker"),
     }
     samples: list[Sample] = []

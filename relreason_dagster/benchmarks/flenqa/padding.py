@@ -11,7 +11,9 @@ every whole prompt exactly and the data-quality check compares it with the targe
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import random
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -46,6 +48,7 @@ class TokenCounter:
     def __init__(self, count: Callable[[str], int]) -> None:
         self._count = count
         self._cache: dict[tuple[str, bool], int] = {}
+        self._units: dict[tuple[str, ...], tuple[tuple[Unit, ...], int]] = {}
 
     def sentence(self, text: str, starts_paragraph: bool) -> int:
         key = (text, starts_paragraph)
@@ -57,6 +60,20 @@ class TokenCounter:
 
     def paragraph(self, sentences: Paragraph) -> int:
         return sum(self.sentence(s, i == 0) for i, s in enumerate(sentences))
+
+    def units(self, sentences: Paragraph) -> tuple[tuple[Unit, ...], int]:
+        """The paragraph's sentences as padding units (the first with the newline before it) and their
+        total tokens, built once per paragraph: a 128k-token text takes thousands of them, and the
+        same paragraphs pad many samples."""
+        key = tuple(sentences)
+        cached = self._units.get(key)
+        if cached is None:
+            units = tuple(
+                Unit(s, i == 0, self.sentence(s, i == 0) + (1 if i == 0 else 0)) for i, s in enumerate(key)
+            )
+            cached = (units, sum(u.tokens for u in units))
+            self._units[key] = cached
+        return cached
 
     def __call__(self, text: str) -> int:
         return self._count(text)
@@ -129,40 +146,50 @@ def _fill(stream: Iterator[Paragraph], budget: int, tokens: TokenCounter, tolera
     units: list[Unit] = []
     total = skips = 0
     while total < budget and skips < LOOKAHEAD:
-        paragraph = next(stream)
-        for i, sentence in enumerate(paragraph):
-            cost = tokens.sentence(sentence, i == 0) + (1 if i == 0 else 0)  # + the newline before it
+        paragraph, paragraph_tokens = tokens.units(next(stream))
+        if total + paragraph_tokens < budget:  # the whole paragraph fits: no sentence to decide on
+            units.extend(paragraph)
+            total += paragraph_tokens
+            continue
+        for unit in paragraph:
+            cost = unit.tokens  # the sentence's tokens, + the newline before a paragraph's first
             over = total + cost - budget
             if over > 0 and (over > tolerance or over >= budget - total):
                 if budget - total <= tolerance:
                     return units
                 skips += 1
                 break
-            units.append(Unit(sentence, i == 0, cost))
+            units.append(unit)
             total += cost
             if total >= budget:
                 return units
     return units
 
 
-def _boundary(units: Sequence[Unit], tokens_at: int) -> int:
-    """The unit index whose start is the sentence boundary nearest ``tokens_at`` tokens."""
-    best, best_gap, running = 0, abs(tokens_at), 0
-    for i, unit in enumerate(units):
-        running += unit.tokens
-        gap = abs(tokens_at - running)
-        if gap < best_gap:
-            best, best_gap = i + 1, gap
-    return best
+def _boundary(running: Sequence[int], tokens_at: int) -> int:
+    """The unit index whose start is the sentence boundary nearest ``tokens_at`` tokens.
+
+    ``running``: the units' running token totals (increasing: every unit has a token), so the nearest
+    is beside where ``tokens_at`` would be inserted; on a tie the earlier boundary wins.
+    """
+    k = bisect.bisect_left(running, tokens_at)
+    candidates = [(abs(tokens_at), 0)]
+    candidates += [(abs(tokens_at - running[i]), i + 1) for i in (k - 1, k) if 0 <= i < len(running)]
+    return min(candidates)[1]
 
 
 def _paragraphs(units: Sequence[Unit]) -> list[str]:
-    out: list[list[str]] = []
-    for j, unit in enumerate(units):
-        if unit.starts_paragraph or j == 0:
-            out.append([])
-        out[-1].append(unit.sentence)
-    return [" ".join(p) for p in out]
+    """The units' sentences joined into paragraphs (a unit that starts a paragraph starts one)."""
+    out: list[str] = []
+    current: list[str] = []
+    for unit in units:
+        if unit.starts_paragraph and current:
+            out.append(" ".join(current))
+            current = []
+        current.append(unit.sentence)
+    if current:
+        out.append(" ".join(current))
+    return out
 
 
 def pad(
@@ -179,22 +206,24 @@ def pad(
     key_tokens = tokens.paragraph(keys[0]) + 1 + tokens.paragraph(keys[1])
     exceeds = key_tokens > target * (1 + TOLERANCE)
     units = [] if exceeds else _fill(stream, target - key_tokens, tokens, int(target * TOLERANCE) // 2)
-    pad_tokens = sum(u.tokens for u in units)
+    running = list(itertools.accumulate(u.tokens for u in units))
+    pad_tokens = running[-1] if running else 0
     if position == "first":  # keys, then all padding
         cuts = (0, 0)
     elif position == "last":  # all padding, then keys
         cuts = (len(units), len(units))
     elif position == "middle":
-        half = _boundary(units, pad_tokens // 2)
+        half = _boundary(running, pad_tokens // 2)
         cuts = (half, half)
     else:
         a, b = sorted(rng.randint(0, pad_tokens) for _ in range(2))
-        cuts = (_boundary(units, a), _boundary(units, b))
+        cuts = (_boundary(running, a), _boundary(running, b))
     before, between, after = units[: cuts[0]], units[cuts[0] : cuts[1]], units[cuts[1] :]
     k1, k2 = " ".join(keys[0]), " ".join(keys[1])
-    paragraphs = _paragraphs(before) + [k1] + _paragraphs(between) + [k2] + _paragraphs(after)
-    first_key = len(_paragraphs(before))
-    second_key = first_key + 1 + len(_paragraphs(between))
+    head, middle = _paragraphs(before), _paragraphs(between)
+    paragraphs = head + [k1] + middle + [k2] + _paragraphs(after)
+    first_key = len(head)
+    second_key = first_key + 1 + len(middle)
     # Cutting inside a paragraph adds a newline the unit costs did not include.
     splits = sum(1 for part in (between, after) if part and not part[0].starts_paragraph)
     return PaddedText(

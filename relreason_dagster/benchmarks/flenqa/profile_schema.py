@@ -7,9 +7,13 @@ out keeps its default cap).  ``generation`` is the study's protocol: generation 
 the model's own (the paper profile: temperature 0 and top-p 0, Appendix E); they are part of every
 request's cache key.  ``reading`` and ``layout`` (the paper profile: ``study``, the study's notebook)
 choose the rules that read a response and the prompts' layout; only ``layout`` changes the prompts.
+``prose`` names the different padding's built-in prose (``prose.py``): ``python-docs``, the default
+(every prompt stored before the knob was built from it), or ``novels`` (the ``long`` profile's).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field
 
@@ -17,6 +21,7 @@ from relreason_dagster.benchmarks.base import FamilyKnobs
 from relreason_dagster.benchmarks.flenqa import padding, prompts
 from relreason_dagster.benchmarks.flenqa import reading as reading_rules
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
+from relreason_dagster.benchmarks.flenqa.prose import BUILTIN as PROSE_DEFAULT
 from relreason_dagster.benchmarks.reasoning_source import DEFAULT as DEFAULT_SOURCE
 from relreason_dagster.benchmarks.reasoning_source import ReasoningSource
 from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER
@@ -41,7 +46,10 @@ class Knobs(FamilyKnobs):
     settings: list[str] = Field(default_factory=lambda: list(prompts.SETTINGS))
     max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     tokenizer: str = DEFAULT_TOKENIZER
-    prose_dir: str | None = None  # null: the bundled Python docs as unrelated prose
+    # The different padding's built-in prose (prose.py): python-docs (CPython's docs, the default: the
+    # smoke and paper prompts were built from it) or novels (public-domain books, enough for 128k tokens).
+    prose: Literal["python-docs", "novels"] = PROSE_DEFAULT
+    prose_dir: str | None = None  # a folder of .txt files instead of the built-in prose
     generation: dict[str, float] | None = None
     # The study's released dataset (FLenQA_hf.jsonl or its parquet) instead of generated items: a path,
     # or auto = the file `relreason flenqa import` stored, generated items when there is none.

@@ -126,10 +126,20 @@ _LAST_WORD = re.compile(r"\w+(?:['’-]\w+)*")
 
 
 def split_last_word(text: str) -> tuple[str, str]:
-    """``text`` up to its last word, and that word (the next-word gold; trailing punctuation dropped)."""
-    last = None
-    for last in _LAST_WORD.finditer(text):  # noqa: B007 - the last word is wanted
-        pass
-    if last is None:
+    """``text`` up to its last word, and that word (the next-word gold; trailing punctuation dropped).
+
+    Only the text's tail is scanned (a 128k-token text is half a megabyte): once the tail holds two
+    words, the scan of the tail and of the whole text agree from the tail's second word on (the first
+    may be the end of a longer word), so its last word is the whole text's.
+    """
+    window = 256
+    while True:
+        start = max(0, len(text) - window)
+        matches = list(_LAST_WORD.finditer(text, start))
+        if len(matches) >= 2 or start == 0:
+            break
+        window *= 4
+    if not matches:
         return text, ""
+    last = matches[-1]
     return text[: last.start()].rstrip(), last.group(0)

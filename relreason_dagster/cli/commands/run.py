@@ -258,9 +258,14 @@ def _dry_run(
         "est_cost_usd",
         "note",
     ]
+    # Each model's row, then its groups (FLenQA: one row per length), indented under it.
+    listed = []
+    for est in found:
+        listed.append((est, est.model))
+        listed.extend((group, f"  {group.model}") for group in est.groups)
     rows = [
         [
-            e.model,
+            label,
             e.prompts,
             e.requests,
             e.stored,
@@ -270,13 +275,13 @@ def _dry_run(
             "unknown" if e.cost_usd is None else f"{e.cost_usd:.4f}",
             e.note,
         ]
-        for e in found
+        for e, label in listed
     ]
     batched = any(getattr(e, "batch", False) for e in found)
     if batched:  # --batch / batch: true: both prices
         at = columns.index("est_cost_usd") + 1
         columns.insert(at, "est_batch_cost_usd")
-        for row, e in zip(rows, found, strict=True):
+        for row, (e, _) in zip(rows, listed, strict=True):
             price = e.batch_cost_usd
             row.insert(at, "-" if not e.batch else "unknown" if price is None else f"{price:.4f}")
     print(format_table(columns, rows))

@@ -31,6 +31,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "n_base": 100,
         "paddings": ["duplicate", "similar", "different"],
         "positions": ["first", "middle", "last", "random"],
+        "prose": "python-docs",  # added with issue 56 (the built-in prose, CPython's docs as before)
         "prose_dir": None,
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "reading": "relreason",  # added with issue 56 (relreason's, as before the knob)
@@ -121,6 +122,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "n_base": 100,
         "paddings": ["duplicate", "similar", "different"],
         "positions": ["first", "middle", "last", "random"],
+        "prose": "python-docs",  # added with issue 56 (the built-in prose, CPython's docs as before)
         "prose_dir": None,
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "reading": "study",  # added with issue 56 (the study's notebook, the paper profile's)
@@ -224,6 +226,7 @@ BEFORE: dict[str, dict[str, Any]] = {
         "n_base": 2,
         "paddings": ["different"],
         "positions": ["random"],
+        "prose": "python-docs",  # added with issue 56 (the built-in prose, CPython's docs as before)
         "prose_dir": None,
         "reasoning_source": "auto",  # added with issue 47 (answer, trace or both)
         "reading": "relreason",  # added with issue 56 (relreason's, as before the knob)

@@ -56,7 +56,7 @@ def test_extends_changes_just_the_overridden_knob(tmp_path, monkeypatch):
     assert mine["kor"] == {**smoke["kor"], "self_correction_rounds": 2}
     assert {k: v for k, v in mine.items() if k != "kor"} == {k: v for k, v in smoke.items() if k != "kor"}
     assert profiles.get_profile("mine", "kor").get("self_correction_rounds") == 2
-    assert profiles.profile_names() == ["mine", "paper", "paper-s3", "smoke"]
+    assert profiles.profile_names() == ["long", "mine", "paper", "paper-s3", "smoke"]  # long: FLenQA's
 
 
 def test_a_chain_of_user_profiles_applies_every_layer_and_replaces_values_whole(tmp_path, monkeypatch):
@@ -159,7 +159,7 @@ def test_use_profile_file_pins_an_absolute_path_for_the_command_only(tmp_path, m
         ),
         (
             "mine: {extends: smok}\n",
-            "mine.extends: unknown profile 'smok'; known: mine, paper, paper-s3, smoke",
+            "mine.extends: unknown profile 'smok'; known: long, mine, paper, paper-s3, smoke",
         ),
         ("mine: {extends: [smoke]}\n", "mine.extends: expected str (a profile name), got ['smoke']"),
         ("a: {extends: b}\nb: {extends: a}\nmine: {extends: a}\n", "extends: cycle a -> b -> a"),
@@ -195,7 +195,7 @@ def test_the_cli_prints_a_bad_profile_file_as_one_line(tmp_path, monkeypatch, ca
 def test_unknown_profile_names_the_user_ones_too(tmp_path, monkeypatch):
     use_profiles(monkeypatch, tmp_path / "my.yaml", {"mine": {"extends": "smoke"}})
     with pytest.raises(
-        ConfigError, match="unknown profile 'huge'; known profiles: mine, paper, paper-s3, smoke"
+        ConfigError, match="unknown profile 'huge'; known profiles: long, mine, paper, paper-s3, smoke"
     ):
         profiles.get_profile("huge", "kor")
 
