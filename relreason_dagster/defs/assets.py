@@ -39,8 +39,8 @@ from relreason_dagster.storage.prompt_snapshots import (
     write_snapshot,
 )
 from relreason_dagster.storage.responses import ResponseStore
-from relreason_dagster.storage.too_long import refresh_too_long, write_left_out
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
+from relreason_dagster.storage.too_long import refresh_too_long, write_left_out
 
 
 def _in_list(values: list[str]) -> str:

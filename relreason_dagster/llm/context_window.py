@@ -83,7 +83,9 @@ def split_too_long(
     doubtful = [
         i for i, row in enumerate(rows) if not _surely_fits(_messages(row), reply_tokens(row, cap), window)
     ]
-    counted = dict(zip(doubtful, chat_prompt_tokens_many([_messages(rows[i]) for i in doubtful]), strict=True))
+    counted = dict(
+        zip(doubtful, chat_prompt_tokens_many([_messages(rows[i]) for i in doubtful]), strict=True)
+    )
     kept: list[dict[str, Any]] = []
     left: list[tuple[dict[str, Any], int]] = []
     for i, row in enumerate(rows):

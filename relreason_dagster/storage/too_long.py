@@ -39,7 +39,9 @@ def write_left_out(
         "model": model,
         "context_window": window,
         "window_source": source,
-        "prompts": [[str(row["prompt_id"]), str(row.get("benchmark") or ""), int(needed)] for row, needed in left],
+        "prompts": [
+            [str(row["prompt_id"]), str(row.get("benchmark") or ""), int(needed)] for row, needed in left
+        ],
     }
     path = _path(lake, model)
     lake.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
@@ -67,7 +69,14 @@ def refresh_too_long(con: Any, lake: Lake, model: str) -> int:
         return 0
     con.execute("DELETE FROM raw.too_long WHERE model = ?", [model])
     rows = [
-        (prompt_id, model, benchmark or None, needed, record.get("context_window"), record.get("window_source"))
+        (
+            prompt_id,
+            model,
+            benchmark or None,
+            needed,
+            record.get("context_window"),
+            record.get("window_source"),
+        )
         for prompt_id, benchmark, needed in record.get("prompts") or []
     ]
     if rows:
