@@ -185,8 +185,10 @@ def build_plan(
     models_file: str | Path | None = None,
     batch: BatchChoice | None = None,
     skip_too_long: bool = False,
+    dry_run: bool = False,
 ) -> LaunchPlan:
-    """The launch's plan: every check that needs no model call, made once; a problem is one line.
+    """The launch's plan: every check that needs no model call, made once; a problem is one line
+    (``dry_run``: a window too small for the prompts is a note, not a stop).
 
     Nothing is written: the home, the lake and Dagster's instance are untouched.
     """
@@ -238,7 +240,8 @@ def build_plan(
     notes = (f"relreason: left out, judging nothing: {'; '.join(why)}",) if why else ()
     notes += tuple(batch_notes)
     if any(context_window(spec)[0] is not None for spec in specs):  # the budgets only when they are read
-        notes += check_windows(specs, prompt_budgets(profile, sections, families), skip_too_long)
+        budgets = prompt_budgets(profile, sections, families)
+        notes += check_windows(specs, budgets, skip_too_long, dry_run=dry_run)
     return LaunchPlan(
         models=tuple(models),
         profile=profile,

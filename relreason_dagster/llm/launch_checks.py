@@ -102,14 +102,21 @@ def window_overflow(spec: ModelSpec, budgets: Mapping[str, Mapping[int, int]]) -
 
 
 def check_windows(
-    specs: tuple[ModelSpec, ...], budgets: Mapping[str, Mapping[int, int]], skip_too_long: bool
+    specs: tuple[ModelSpec, ...],
+    budgets: Mapping[str, Mapping[int, int]],
+    skip_too_long: bool,
+    dry_run: bool = False,
 ) -> tuple[str, ...]:
     """One line (a :class:`ConfigError`) naming each model whose window cannot hold the launch's prompts
     and the lengths that do not fit, unless ``skip_too_long``: then the lines that say what each such
-    model leaves out (the model step leaves out every prompt that does not fit and counts it)."""
+    model leaves out (the model step leaves out every prompt that does not fit and counts it).  A dry run
+    is not stopped (it is asked what a run would do): it says the run would stop, and counts the prompts
+    left out as ``--skip-too-long`` would."""
     overflows = [line for line in (window_overflow(spec, budgets) for spec in specs) if line]
     if not overflows:
         return ()
+    if dry_run and not skip_too_long:
+        return tuple(f"relreason: a run stops here without {SKIP_OPTION}: {line}" for line in overflows)
     if not skip_too_long:
         families = sorted({family for family in budgets})
         raise ConfigError(

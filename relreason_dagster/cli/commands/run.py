@@ -165,6 +165,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         judge=family_options.get("judge"),  # run_pipeline's keyword too (the plan carries it)
         batch=_batch_choice(args),
         skip_too_long=bool(getattr(args, "skip_too_long", False)),
+        dry_run=dry,
     )
     families = benchmarks or sorted(plan.sections)
     for line in plan.notes:  # steps left out (a judge without its key), prompts over a window: one line

@@ -77,12 +77,22 @@ def test_a_window_too_small_for_a_length_is_one_line_and_nothing_written(env, ca
     assert _tree(env) == before and not (env / "home").exists()
 
 
-def test_skip_too_long_names_what_it_leaves_out_and_the_dry_run_counts_it(env, capsys):
-    argv = [*RUN, "--model", "small", "--model", "big", "--model", "unmapped", "--dry-run", "--skip-too-long"]
+@pytest.mark.parametrize(
+    ("flag", "says"),
+    [
+        (["--skip-too-long"], "relreason: --skip-too-long: "),
+        ([], "a run stops here without --skip-too-long: "),
+    ],
+)
+def test_a_dry_run_says_what_a_run_would_leave_out_and_counts_it(env, capsys, flag, says):
+    """A dry run is asked what a run would do: with the flag, what it leaves out; without, that it would
+    stop (and how many prompts the flag would leave out)."""
+    argv = [*RUN, "--model", "small", "--model", "big", "--model", "unmapped", "--dry-run", *flag]
     assert main(argv) == 0
     captured = capsys.readouterr()
-    lines = [line for line in captured.err.splitlines() if "--skip-too-long:" in line]
-    assert len(lines) == 1 and "model 'small'" in lines[0] and "lengths 32000 " in lines[0], captured.err
+    lines = [line for line in captured.err.splitlines() if "model 'small'" in line]
+    assert len(lines) == 1 and says in lines[0] and "lengths 32000 " in lines[0], captured.err
+    assert "'big'" not in captured.err
     rows = {line.split()[0]: line for line in captured.out.splitlines() if line.split()}
     # 3 tasks x 2 base instances at each length, one padding, position and setting: 6 prompts a length.
     assert rows["small"].split()[1] == "12" and "6 prompts over its 16,000-token window" in rows["small"]
