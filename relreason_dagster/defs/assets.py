@@ -231,11 +231,12 @@ def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[s
     return out
 
 
-def _fitting(spec: Any, lake: Lake, todo: list[dict[str, Any]], say: Any) -> list[dict[str, Any]]:
+def _fitting(spec: Any, lake: Lake, todo: list[dict[str, Any]], say: Any) -> tuple[list[dict[str, Any]], int]:
     """The prompts of ``todo`` that fit the model's context window with their ``max_tokens`` (all of
-    them when the window is unknown); those left out are recorded for the marts (storage/too_long.py)
-    and said in one line.  Why here and not only at the door: only FLenQA's lengths are known before its
-    prompts exist; every family's prompts are checked here, counted in the project's tokenizer."""
+    them when the window is unknown), and how many did not; those left out are recorded for the marts
+    (storage/too_long.py) and said in one line.  Why here and not only at the door: only FLenQA's
+    lengths are known before its prompts exist; every family's prompts are checked here, counted in the
+    project's tokenizer."""
     window, source = context_window(spec)
     left: list[tuple[dict[str, Any], int]] = []
     if window is not None:
@@ -247,7 +248,7 @@ def _fitting(spec: Any, lake: Lake, todo: list[dict[str, Any]], say: Any) -> lis
             f"context window ({source}) with their max_tokens (up to {max(n for _, n in left):,} tokens); "
             "counted in the marts (prompts_too_long)"
         )
-    return todo
+    return todo, len(left)
 
 
 @dg.asset(
@@ -275,6 +276,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
         asked = {**asked, "_limit": run_settings.limit}
     key = answered.pass_key(lake, spec, families, asked)
     record = answered.read_pass(lake, spec.name) if key is not None else None
+    too_long = None  # prompts left out this pass: over the model's context window (None: no pass made)
     if record is not None and record["key"] == key:
         # Nothing changed since a pass that answered every prompt: nothing to ask, nothing to store.
         stats = RunStats(model=spec.name, total=record["prompts"], skipped=record["prompts"])
@@ -290,7 +292,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
             if generation.get(row["benchmark"]):
                 row["params"] = generation[row["benchmark"]]
             row["samples"] = samples.get(row["benchmark"], 1)
-        todo = _fitting(spec, lake, todo, progress.log)
+        todo, too_long = _fitting(spec, lake, todo, progress.log)
         # The run's id keeps the requests it sent in the lake too: the launch's count if this step's
         # event is lost (storage/sent_requests.py).
         stats = run_model(
@@ -305,6 +307,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     return dg.MaterializeResult(
         metadata={
             "prompts": stats.total,
+            **({} if too_long is None else {"too_long": too_long}),
             # Requests sent; identical prompts answered by one request are counted apart.
             "model_calls": stats.called,
             "shared_prompts": stats.shared,

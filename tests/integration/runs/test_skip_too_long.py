@@ -9,7 +9,12 @@ still asks every prompt, and the prompts left out are counted in ``raw.too_long`
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import yaml
@@ -45,6 +50,21 @@ def _models_yaml(api_base: str) -> str:
     )
 
 
+@contextlib.contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """File descriptor 2 (this process's and every child's) into ``path`` while the block runs."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with path.open("w", encoding="utf-8") as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 @pytest.fixture(scope="module")
 def launch(tmp_path_factory):
     root = tmp_path_factory.mktemp("skip_too_long")
@@ -62,7 +82,8 @@ def launch(tmp_path_factory):
         refused = main(argv)
         refused_log = server.entries()
         home_after_refusal = paths.relreason_home_path().exists()
-        status = main([*argv, "--skip-too-long"])
+        with _stderr_to(root / "stderr.txt"):  # the runs' processes write there too (they inherit fd 2)
+            status = main([*argv, "--skip-too-long"])
         log = server.entries()
     yield {
         "refused": refused,
@@ -70,6 +91,7 @@ def launch(tmp_path_factory):
         "home_after_refusal": home_after_refusal,
         "status": status,
         "log": log,
+        "stderr": (root / "stderr.txt").read_text(encoding="utf-8", errors="replace"),
     }
     mp.undo()
 
@@ -100,6 +122,16 @@ def test_with_skip_the_small_model_asks_only_what_fits_and_the_big_one_everythin
     asked = _asked_lengths(launch["log"])
     assert asked["fake-small"] == [1000] * PER_LENGTH + [8000] * PER_LENGTH
     assert asked["fake-big"] == [1000] * PER_LENGTH + [8000] * PER_LENGTH + [32000] * PER_LENGTH
+
+
+def test_each_leaving_out_is_one_line(launch):
+    """The door's line names the model and the lengths; the model step's says how many it left out."""
+    err = launch["stderr"]
+    door = [line for line in err.splitlines() if line.startswith("relreason: --skip-too-long: ")]
+    assert len(door) == 1 and "model 'small'" in door[0] and "lengths 32000 " in door[0], err
+    step = [line for line in err.splitlines() if "prompts that do not fit its" in line]
+    assert step and all(f"small: left out {PER_LENGTH} prompts" in line for line in step), err
+    assert "big: left out" not in err
 
 
 def test_the_prompts_left_out_are_counted_in_the_marts(launch):
