@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import dagster as dg
 import pytest
 import yaml
 
@@ -52,15 +53,17 @@ def _models_yaml(api_base: str) -> str:
 
 @contextlib.contextmanager
 def _stderr_to(path: Path) -> Iterator[None]:
-    """File descriptor 2 (this process's and every child's) into ``path`` while the block runs."""
+    """``sys.stderr`` and file descriptor 2 (every child's) into ``path`` while the block runs (pytest's
+    capture stands in for ``sys.stderr``, so both are redirected)."""
     sys.stderr.flush()
     saved = os.dup(2)
-    with path.open("w", encoding="utf-8") as f:
+    with path.open("w", encoding="utf-8", buffering=1) as f:
         os.dup2(f.fileno(), 2)
         try:
-            yield
+            with contextlib.redirect_stderr(f):
+                yield
         finally:
-            sys.stderr.flush()
+            f.flush()
             os.dup2(saved, 2)
             os.close(saved)
 
@@ -85,6 +88,20 @@ def launch(tmp_path_factory):
         with _stderr_to(root / "stderr.txt"):  # the runs' processes write there too (they inherit fd 2)
             status = main([*argv, "--skip-too-long"])
         log = server.entries()
+    with dg.DagsterInstance.get() as instance:  # the launch's instance (the CLI set DAGSTER_HOME)
+        left_out = {}
+        for model in ("small", "big"):
+            found = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("model_responses"), asset_partitions=[model]),
+                limit=1,
+            ).records
+            left_out[model] = found[0].asset_materialization.metadata["too_long"].value if found else None
+        run_lines = [
+            entry.user_message
+            for run in instance.get_runs()
+            for entry in instance.all_logs(run.run_id)
+            if "prompts that do not fit its" in (entry.user_message or "")
+        ]
     yield {
         "refused": refused,
         "refused_log": refused_log,
@@ -92,6 +109,8 @@ def launch(tmp_path_factory):
         "status": status,
         "log": log,
         "stderr": (root / "stderr.txt").read_text(encoding="utf-8", errors="replace"),
+        "left_out": left_out,
+        "run_lines": run_lines,
     }
     mp.undo()
 
@@ -129,9 +148,11 @@ def test_each_leaving_out_is_one_line(launch):
     err = launch["stderr"]
     door = [line for line in err.splitlines() if line.startswith("relreason: --skip-too-long: ")]
     assert len(door) == 1 and "model 'small'" in door[0] and "lengths 32000 " in door[0], err
-    step = [line for line in err.splitlines() if "prompts that do not fit its" in line]
-    assert step and all(f"small: left out {PER_LENGTH} prompts" in line for line in step), err
-    assert "big: left out" not in err
+    # The model step's line, in its run's log (the UI's; the CLI prints the run processes' stderr) and
+    # its materialization's metadata: how many prompts the 16k model left out, none for the 128k one.
+    lines = launch["run_lines"]
+    assert lines and all(f"small: left out {PER_LENGTH} prompts" in line for line in lines), lines
+    assert launch["left_out"] == {"small": PER_LENGTH, "big": 0}
 
 
 def test_the_prompts_left_out_are_counted_in_the_marts(launch):
