@@ -96,9 +96,8 @@ def window_overflow(spec: ModelSpec, budgets: Mapping[str, Mapping[int, int]]) -
             parts.append(f"{family} lengths {lengths} (up to {max(over.values()):,} tokens with max_tokens)")
     if not parts:
         return None
-    return f"model {spec.name!r}: its {window:,}-token context window ({source}) cannot hold " + "; ".join(
-        parts
-    )
+    head = f"model {spec.name!r}: its {window:,}-token context window ({source}) cannot hold "
+    return head + "; ".join(parts)
 
 
 def check_windows(

@@ -148,8 +148,10 @@ def test_each_leaving_out_is_one_line(launch):
     err = launch["stderr"]
     door = [line for line in err.splitlines() if line.startswith("relreason: --skip-too-long: ")]
     assert len(door) == 1 and "model 'small'" in door[0] and "lengths 32000 " in door[0], err
-    # The model step's line, in its run's log (the UI's; the CLI prints the run processes' stderr) and
-    # its materialization's metadata: how many prompts the 16k model left out, none for the 128k one.
+    # The model step's line, on stderr (the CLI's) and in its run's log (the UI's), and its
+    # materialization's metadata: how many prompts the 16k model left out, none for the 128k one.
+    said = [line for line in err.splitlines() if "prompts that do not fit its" in line]
+    assert len(said) == 1 and f"small: left out {PER_LENGTH} prompts" in said[0], err
     lines = launch["run_lines"]
     assert lines and all(f"small: left out {PER_LENGTH} prompts" in line for line in lines), lines
     assert launch["left_out"] == {"small": PER_LENGTH, "big": 0}
