@@ -45,6 +45,12 @@ _QUESTION_SLACK = 16
 _CHAT_TEMPLATE = 128
 
 
+def _check_settings(settings: list[str]) -> None:
+    unknown = [s for s in settings if s not in prompts.SETTINGS]
+    if unknown:
+        raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+
+
 def prompt_budgets(profile: Profile) -> dict[int, int]:
     """Per length of the profile, the most tokens a prompt of that length needs with its reply: the
     target (length + the template's tokens, with the question and rule), the 5% a generated text may run
@@ -57,6 +63,7 @@ def prompt_budgets(profile: Profile) -> dict[int, int]:
     bound is a few hundred tokens above the count, and the model step counts each prompt exactly.
     """
     knobs = profile.typed(Knobs)
+    _check_settings(list(knobs.settings))
     max_tokens = {**DEFAULT_MAX_TOKENS, **dict(knobs.max_tokens)}
     template = dict.fromkeys(knobs.settings, 0)  # per setting: the most tokens its template takes
     for task in knobs.tasks:
@@ -93,9 +100,7 @@ class FlenqaFamily:
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Every setting of the profile for every sample; next-word prompts only for padded texts."""
         settings = list(profile.typed(Knobs).settings)
-        unknown = [s for s in settings if s not in prompts.SETTINGS]
-        if unknown:
-            raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+        _check_settings(settings)
         max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.typed(Knobs).max_tokens)}
         layout = profile.typed(Knobs).layout
         version = prompts.template_version(layout)
