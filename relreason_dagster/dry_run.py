@@ -32,6 +32,7 @@ from typing import Any
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
 from relreason_dagster.common.tokenizer import chat_prompt_tokens_many
+from relreason_dagster.llm.context_window import context_window, split_too_long
 from relreason_dagster.llm.draw_plan import Work, draw_hash, plan_requests
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.registry import ModelSpec, resolve_model
@@ -60,6 +61,23 @@ class Estimate:
     # The same, per group a family names (``dry_run_group``: FLenQA's lengths), labelled
     # ``<benchmark> <group>``: what each part of the run costs (a 128k-token point costs 500 250-token ones).
     groups: list[Estimate] = dataclasses.field(default_factory=list)
+    # Prompts left out: over the model's context window with their max_tokens (not in the counts above).
+    too_long: int = 0
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
+
+
+def _window_note(window: tuple[int | None, str], too_long: int) -> str:
+    """What the dry run says of the model's context window: unknown (nothing checked), or the prompts
+    a run leaves out because they do not fit it (none: nothing to say)."""
+    tokens, source = window
+    if tokens is None:
+        return "context window unknown: prompts not checked against it"
+    if too_long:
+        return f"{too_long} prompts over its {tokens:,}-token window ({source}) left out (--skip-too-long)"
+    return ""
 
 
 def run_prompts(
@@ -159,8 +177,9 @@ def estimate(
         live_notes: list[str] = []
         if batch is not None:  # --batch: the model as the run would send it (llm/batch_choice.py)
             spec = batch.apply(spec, live_notes)
+        window = context_window(spec)
         same_plan = json.dumps(
-            [spec.kind, spec.params, spec.provider, spec.context_window, spec.n], sort_keys=True, default=str
+            [spec.kind, spec.params, spec.provider, window, spec.n], sort_keys=True, default=str
         )
         if store is None and same_plan in plans:
             est = dataclasses.replace(
@@ -172,11 +191,11 @@ def estimate(
         est.cost_usd = (
             call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if est.calls else 0.0
         )
-        est.note = ""
+        est.note = _window_note(window, est.too_long)
         if est.cost_usd is None:
-            est.note = f"LiteLLM has no price for {spec.litellm_model}"
+            est.note = _joined(est.note, f"LiteLLM has no price for {spec.litellm_model}")
         elif est.calls and not est.cost_usd:  # e.g. Hugging Face models: the map's 0, not a free call
-            est.note = "LiteLLM's cost map says 0: check the price"
+            est.note = _joined(est.note, "LiteLLM's cost map says 0: check the price")
         est.batch = spec.transport_used == "batch"
         est.batch_cost_usd = None
         if est.batch:
@@ -299,7 +318,12 @@ def _plan_estimate(
         for family, (section, rows) in families.items()
         for row in _asked(spec, family, section, rows, **run)
     ]
+    window = context_window(spec)[0]
+    left: list[Any] = []
+    if window is not None:  # as the model step leaves them out (defs/assets._fitting)
+        prompts, left = split_too_long(prompts, window, (spec.params or {}).get("max_tokens"))
     est = _estimate_rows(spec, name, prompts, store, tokens_of)
+    est.too_long = len(left)
     by_group: dict[str, list[dict[str, Any]]] = {}
     for row in prompts:
         if row.get("group") is not None:

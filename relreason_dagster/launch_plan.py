@@ -13,7 +13,10 @@ check that needs no model call is made here, once, with one line and nothing wri
 * every model the launch asks (the benchmark models and the families' across-models step models such
   as a judge): its registry entry or ad-hoc LiteLLM string with ``-M``, its API key, its provider
   (LiteLLM's own lookup) and, for a ``max_cost``, its price;
-* ``--samples`` and ``--limit`` within their bounds (``benchmarks.base.MAX_SAMPLES``, ``MAX_LIMIT``).
+* ``--samples`` and ``--limit`` within their bounds (``benchmarks.base.MAX_SAMPLES``, ``MAX_LIMIT``);
+* each model's context window against the prompts a family says it will build (FLenQA's lengths:
+  ``prompt_budgets``), unless ``--skip-too-long`` leaves what does not fit out
+  (``llm/launch_checks.check_windows``).
 
 The runs get the plan through their run settings (``defs/resources.py``): the resolved model specs,
 the registry as read (so a step's redaction and the report read no file) and the profile's sections.
@@ -39,7 +42,8 @@ from relreason_dagster.benchmarks.registry import (
 )
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.batch_choice import BatchChoice
-from relreason_dagster.llm.launch_checks import check_at_the_door
+from relreason_dagster.llm.context_window import context_window
+from relreason_dagster.llm.launch_checks import check_at_the_door, check_windows
 from relreason_dagster.llm.registry import (
     ModelSpec,
     RegistrySnapshot,
@@ -75,6 +79,7 @@ class LaunchPlan:
     # judge that is not in models.yaml); they ask and write nothing, and ``notes`` says so in one line.
     left_out_steps: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    skip_too_long: bool = False  # --skip-too-long: prompts over a model's window left out, not a stop
 
     def profile_for(self, family: str) -> Profile:
         """The family's section of the launch's profile (what a run's settings give its steps)."""
@@ -152,6 +157,20 @@ def run_families(
     return tuple(names)
 
 
+def prompt_budgets(
+    profile: str, sections: Mapping[str, Mapping[str, Any]], families: Sequence[str]
+) -> dict[str, dict[int, int]]:
+    """Per family of the launch that states them (``prompt_budgets(profile)``), per prompt length the
+    most tokens a prompt needs with its reply: what a model's context window must hold."""
+    out = {}
+    for family in families:
+        budgets = getattr(get_family(family), "prompt_budgets", None)
+        if budgets is not None:
+            section = Profile(profile, dict(sections.get(family, {})), profiles.family_knobs(family))
+            out[family] = dict(budgets(section))
+    return out
+
+
 def build_plan(
     models: Sequence[str],
     *,
@@ -165,8 +184,11 @@ def build_plan(
     dlm_train_size: int | None = None,
     models_file: str | Path | None = None,
     batch: BatchChoice | None = None,
+    skip_too_long: bool = False,
+    dry_run: bool = False,
 ) -> LaunchPlan:
-    """The launch's plan: every check that needs no model call, made once; a problem is one line.
+    """The launch's plan: every check that needs no model call, made once; a problem is one line
+    (``dry_run``: a window too small for the prompts is a note, not a stop).
 
     Nothing is written: the home, the lake and Dagster's instance are untouched.
     """
@@ -217,6 +239,9 @@ def build_plan(
             why.append(f"{', '.join(steps)} ({name}: {reason})")
     notes = (f"relreason: left out, judging nothing: {'; '.join(why)}",) if why else ()
     notes += tuple(batch_notes)
+    if any(context_window(spec)[0] is not None for spec in specs):  # the budgets only when they are read
+        budgets = prompt_budgets(profile, sections, families)
+        notes += check_windows(specs, budgets, skip_too_long, dry_run=dry_run)
     return LaunchPlan(
         models=tuple(models),
         profile=profile,
@@ -235,6 +260,7 @@ def build_plan(
         model_options=options,
         left_out_steps=tuple(left_out),
         notes=notes,
+        skip_too_long=skip_too_long,
     )
 
 

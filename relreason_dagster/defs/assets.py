@@ -24,6 +24,7 @@ from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, chat_prompt_to
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
+from relreason_dagster.llm.context_window import context_window, split_too_long
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
 from relreason_dagster.storage import answered, built_from
@@ -40,6 +41,7 @@ from relreason_dagster.storage.prompt_snapshots import (
 from relreason_dagster.storage.prompt_tokens import count_for_models, model_tokenizers
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import TEST_KIND, ensure_schema
+from relreason_dagster.storage.too_long import refresh_too_long, write_left_out
 
 
 def _in_list(values: list[str]) -> str:
@@ -234,6 +236,26 @@ def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[s
     return out
 
 
+def _fitting(spec: Any, lake: Lake, todo: list[dict[str, Any]], say: Any) -> tuple[list[dict[str, Any]], int]:
+    """The prompts of ``todo`` that fit the model's context window with their ``max_tokens`` (all of
+    them when the window is unknown), and how many did not; those left out are recorded for the marts
+    (storage/too_long.py) and said in one line.  Why here and not only at the door: only FLenQA's
+    lengths are known before its prompts exist; every family's prompts are checked here, counted in the
+    project's tokenizer."""
+    window, source = context_window(spec)
+    left: list[tuple[dict[str, Any], int]] = []
+    if window is not None:
+        todo, left = split_too_long(todo, window, (spec.params or {}).get("max_tokens"))
+    write_left_out(lake, spec.name, window, source, left)
+    if left:
+        say(
+            f"relreason: {spec.name}: left out {len(left)} prompts that do not fit its {window:,}-token "
+            f"context window ({source}) with their max_tokens (up to {max(n for _, n in left):,} tokens); "
+            "counted in the marts (prompts_too_long)"
+        )
+    return todo, len(left)
+
+
 @dg.asset(
     group_name="model_output",
     deps=[prompts],
@@ -259,6 +281,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
         asked = {**asked, "_limit": run_settings.limit}
     key = answered.pass_key(lake, spec, families, asked)
     record = answered.read_pass(lake, spec.name) if key is not None else None
+    too_long = None  # prompts left out this pass: over the model's context window (None: no pass made)
     if record is not None and record["key"] == key:
         # Nothing changed since a pass that answered every prompt: nothing to ask, nothing to store.
         stats = RunStats(model=spec.name, total=record["prompts"], skipped=record["prompts"])
@@ -274,6 +297,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
             if generation.get(row["benchmark"]):
                 row["params"] = generation[row["benchmark"]]
             row["samples"] = samples.get(row["benchmark"], 1)
+        todo, too_long = _fitting(spec, lake, todo, progress.log)
         # The run's id keeps the requests it sent in the lake too: the launch's count if this step's
         # event is lost (storage/sent_requests.py).
         stats = run_model(
@@ -288,6 +312,7 @@ def model_responses(context: dg.AssetExecutionContext, run_settings: RunSettings
     return dg.MaterializeResult(
         metadata={
             "prompts": stats.total,
+            **({} if too_long is None else {"too_long": too_long}),
             # Requests sent; identical prompts answered by one request are counted apart.
             "model_calls": stats.called,
             "shared_prompts": stats.shared,
@@ -325,6 +350,7 @@ def _parse_answers(model: str, duckdb: DuckDBFile) -> dg.MaterializeResult:
     code = code_digest()
     with duckdb.get_connection() as con:
         ensure_schema(con)
+        too_long = refresh_too_long(con, Lake.default(), model)  # prompts over its window, counted
         now, rows = built_from.parsed_key(con, model, code)
         if built_from.stored_keys(con, built_from.PARSED, [model]).get(model) == (now, rows):
             counts = {"rows": rows, "parsed": 0, "kept": rows, "deleted": 0}  # nothing a refresh would change
@@ -341,5 +367,5 @@ def _parse_answers(model: str, duckdb: DuckDBFile) -> dg.MaterializeResult:
             [model, TEST_KIND],
         ).fetchall()
     return dg.MaterializeResult(
-        metadata={**counts, **{f"parse_status_{k}": v for k, v in status}},
+        metadata={**counts, "too_long": too_long, **{f"parse_status_{k}": v for k, v in status}},
     )

@@ -8,12 +8,22 @@ traceback) and leave a phantom model in the marts.  Each is one line before anyt
 The checks ask LiteLLM itself (its provider lookup and its offline cost map), so they agree with
 what the call would do; LiteLLM is imported only for a model that is not the in-process ``local``
 one.
+
+The context window too (:func:`check_window`): a launch whose prompts plus ``max_tokens`` cannot fit a
+model's window stops here, before any prompt is generated, instead of sending prompts that are paid
+and refused or silently cut.  What a family's prompts need is known from its profile for a family
+whose prompts are long by design (FLenQA's ``prompt_budgets``: per length); every other family's
+prompts are short and are checked one by one at the model step, once they exist
+(``llm/context_window.split_too_long``), where a prompt that does not fit is left out and counted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import litellm_overhead
+from relreason_dagster.llm.context_window import context_window
 from relreason_dagster.llm.registry import ModelSpec
 
 # The in-process llama.cpp provider (llm/local_provider.py): relreason's own, registered on first call.
@@ -66,3 +76,54 @@ def check_at_the_door(spec: ModelSpec) -> None:
     """Every check of a model that needs no call: its provider, then its budget's price."""
     check_provider(spec)
     check_budget_priced(spec)
+
+
+SKIP_OPTION = "--skip-too-long"
+
+
+def window_overflow(spec: ModelSpec, budgets: Mapping[str, Mapping[int, int]]) -> str | None:
+    """What of the launch does not fit ``spec``'s context window, as a phrase (None: all fits, or the
+    window is unknown).  ``budgets``: per family that states them, per length the most tokens a prompt
+    of that length needs with its reply."""
+    window, source = context_window(spec)
+    if window is None:
+        return None
+    parts = []
+    for family, needs in budgets.items():
+        over = {length: need for length, need in sorted(needs.items()) if need > window}
+        if over:
+            lengths = ", ".join(str(length) for length in over)
+            parts.append(f"{family} lengths {lengths} (up to {max(over.values()):,} tokens with max_tokens)")
+    if not parts:
+        return None
+    head = f"model {spec.name!r}: its {window:,}-token context window ({source}) cannot hold "
+    return head + "; ".join(parts)
+
+
+def check_windows(
+    specs: tuple[ModelSpec, ...],
+    budgets: Mapping[str, Mapping[int, int]],
+    skip_too_long: bool,
+    dry_run: bool = False,
+) -> tuple[str, ...]:
+    """One line (a :class:`ConfigError`) naming each model whose window cannot hold the launch's prompts
+    and the lengths that do not fit, unless ``skip_too_long``: then the lines that say what each such
+    model leaves out (the model step leaves out every prompt that does not fit and counts it).  A dry run
+    is not stopped (it is asked what a run would do): it says the run would stop, and counts the prompts
+    left out as ``--skip-too-long`` would."""
+    overflows = [line for line in (window_overflow(spec, budgets) for spec in specs) if line]
+    if not overflows:
+        return ()
+    if dry_run and not skip_too_long:
+        return tuple(f"relreason: a run stops here without {SKIP_OPTION}: {line}" for line in overflows)
+    if not skip_too_long:
+        families = sorted({family for family in budgets})
+        raise ConfigError(
+            "; ".join(overflows) + f"; leave those prompts out with {SKIP_OPTION}, or list only lengths "
+            f"that fit in the profile's {'/'.join(families)} lengths"
+        )
+    return tuple(
+        f"relreason: {SKIP_OPTION}: {line}; its prompts that do not fit are left out (the model step says "
+        "how many) and counted in the marts (prompts_too_long)"
+        for line in overflows
+    )

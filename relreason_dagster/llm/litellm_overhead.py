@@ -96,6 +96,12 @@ def _surely_unpriced(litellm_model: str) -> bool:
     return not any(n.lower() in names for n in (litellm_model, bare, bare.rsplit("/", 1)[-1]))
 
 
+def maybe_mapped(litellm_model: str) -> bool:
+    """False when LiteLLM's cost map surely has no entry for the model (its context window is then
+    unknown too), answered without importing LiteLLM; True when LiteLLM must be asked."""
+    return not _surely_unpriced(litellm_model)
+
+
 def call_cost(litellm_model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
     """What one call cost in USD by LiteLLM's cost map; None when the price or the counts are unknown.
 

@@ -118,6 +118,18 @@ RAW_TABLES: dict[str, str] = {
         level VARCHAR NOT NULL,
         level_rank INTEGER NOT NULL
     """,
+    # The prompts a model left out because they do not fit its context window with their max_tokens
+    # (llm/context_window.py): never sent, never an answer, counted by the marts (prompts_too_long and a
+    # family's own, e.g. flenqa_too_long).  Copied from the model step's lake record (storage/too_long.py).
+    "too_long": """
+        prompt_id VARCHAR NOT NULL,
+        model VARCHAR NOT NULL,
+        benchmark VARCHAR,
+        needed_tokens INTEGER NOT NULL,
+        context_window INTEGER,
+        window_source VARCHAR,
+        PRIMARY KEY (prompt_id, model)
+    """,
     # The studies' published numbers: every registered family's ``published.csv`` (one row per printed
     # cell, storage/study_reference.py).  Key columns a family adds after ``note`` are in ``keys``;
     # ``line`` is the row's line in its file; ``comparable``/``why_not`` whether a run can stand beside it;

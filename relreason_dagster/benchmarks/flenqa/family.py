@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample
 from relreason_dagster.benchmarks.flenqa import parsing, prompts, reading
@@ -11,7 +12,7 @@ from relreason_dagster.benchmarks.flenqa.generate import (
     generate_samples,
     sample_text,
 )
-from relreason_dagster.benchmarks.flenqa.instances import TASKS
+from relreason_dagster.benchmarks.flenqa.instances import TASKS, base_instances
 from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
 from relreason_dagster.benchmarks.flenqa.profile_schema import DEFAULT_MAX_TOKENS, Knobs
 from relreason_dagster.common.tokenizer import count_tokens
@@ -34,6 +35,49 @@ def _rule(sample: Sample, layout: str) -> str:
     if layout == prompts.STUDY_LAYOUT:
         return str(sample.input.get("study_rule", rule))
     return rule
+
+
+# Instances whose questions (and rules) bound a template's tokens at the door, the tokens a longer
+# question than theirs may add (a name or a relation is a few tokens), and the tokens a chat template
+# may add around the message (role markers; llm/context_window.py bounds them the same way).
+_DOOR_INSTANCES = 8
+_QUESTION_SLACK = 16
+_CHAT_TEMPLATE = 128
+
+
+def _check_settings(settings: list[str]) -> None:
+    unknown = [s for s in settings if s not in prompts.SETTINGS]
+    if unknown:
+        raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+
+
+def prompt_budgets(profile: Profile) -> dict[int, int]:
+    """Per length of the profile, the most tokens a prompt of that length needs with its reply: the
+    target (length + the template's tokens, with the question and rule), the 5% a generated text may run
+    over it, and the setting's ``max_tokens``; the largest over the profile's tasks and settings.
+
+    Why from the profile: the launch checks each model's context window before anything is generated
+    or written (llm/launch_checks.check_window), and a 128k-token prompt costs seconds to build.  The
+    template is bounded by its UTF-8 bytes (a token is at least one byte), so the door needs no
+    tokenizer (loading one costs seconds) and never lets a length through whose prompts overflow; the
+    bound is a few hundred tokens above the count, and the model step counts each prompt exactly.
+    """
+    knobs = profile.typed(Knobs)
+    _check_settings(list(knobs.settings))
+    max_tokens = {**DEFAULT_MAX_TOKENS, **dict(knobs.max_tokens)}
+    template = dict.fromkeys(knobs.settings, 0)  # per setting: the most tokens its template takes
+    for task in knobs.tasks:
+        for item in base_instances(task, _DOOR_INSTANCES, 0):
+            for setting in knobs.settings:
+                message = prompts.render(task, setting, "", item.question, item.rule, knobs.layout)
+                template[setting] = max(template[setting], len(message.encode("utf-8")) + _CHAT_TEMPLATE)
+    return {
+        int(length): max(
+            math.ceil((length + template[s] + _QUESTION_SLACK) * (1 + TOLERANCE)) + int(max_tokens.get(s, 0))
+            for s in knobs.settings
+        )
+        for length in sorted(set(knobs.lengths))
+    }
 
 
 class FlenqaFamily:
@@ -61,9 +105,7 @@ class FlenqaFamily:
     def build_prompts(self, samples: list[Sample], profile: Profile) -> list[Prompt]:
         """Every setting of the profile for every sample; next-word prompts only for padded texts."""
         settings = list(profile.typed(Knobs).settings)
-        unknown = [s for s in settings if s not in prompts.SETTINGS]
-        if unknown:
-            raise ConfigError(f"flenqa settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
+        _check_settings(settings)
         max_tokens = {**DEFAULT_MAX_TOKENS, **dict(profile.typed(Knobs).max_tokens)}
         layout = profile.typed(Knobs).layout
         version = prompts.template_version(layout)
@@ -98,6 +140,10 @@ class FlenqaFamily:
                     )
                 )
         return out
+
+    def prompt_budgets(self, profile: Profile) -> dict[int, int]:
+        """Per length, the most tokens (prompt + ``max_tokens``) a prompt needs: :func:`prompt_budgets`."""
+        return prompt_budgets(profile)
 
     def render_gold(self, sample: Sample, setting: str) -> str:
         """A perfect response in ``setting``: what a scripted oracle model answers in tests."""

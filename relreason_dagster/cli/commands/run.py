@@ -102,6 +102,13 @@ def register(subparsers: Any, context: CommandContext) -> None:
         help="call no model: print per model the prompts, calls still to make, tokens and estimated cost",
     )
     run.add_argument(
+        "--skip-too-long",
+        action="store_true",
+        help="leave out, for each model, the prompts that do not fit its context window with their "
+        "max_tokens (counted in the marts: prompts_too_long, flenqa_too_long) instead of stopping the "
+        "launch; the other models still ask them (window: models.yaml context_window, else LiteLLM's)",
+    )
+    run.add_argument(
         "--batch",
         action="store_true",
         help="send every model that can (openai, azure, anthropic, vertex_ai, gemini, bedrock) as provider "
@@ -157,9 +164,11 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
         dlm_train_size=getattr(args, "train_size", None),
         judge=family_options.get("judge"),  # run_pipeline's keyword too (the plan carries it)
         batch=_batch_choice(args),
+        skip_too_long=bool(getattr(args, "skip_too_long", False)),
+        dry_run=dry,
     )
     families = benchmarks or sorted(plan.sections)
-    for line in plan.notes:  # steps left out (a profile-named judge without its key): one line
+    for line in plan.notes:  # steps left out (a judge without its key), prompts over a window: one line
         say(line)
     if getattr(args, "dry_run", False):
         return _dry_run(args, models, benchmarks, model_options, judge=plan.judge, batch=_batch_choice(args))
