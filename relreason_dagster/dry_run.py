@@ -321,7 +321,7 @@ def _plan_estimate(
     window = context_window(spec)[0]
     left: list[Any] = []
     if window is not None:  # as the model step leaves them out (defs/assets._fitting)
-        prompts, left = split_too_long(prompts, window, (spec.params or {}).get("max_tokens"))
+        prompts, left = split_too_long(prompts, window, (spec.params or {}).get("max_tokens"), by_target=True)
     est = _estimate_rows(spec, name, prompts, store, tokens_of)
     est.too_long = len(left)
     by_group: dict[str, list[dict[str, Any]]] = {}

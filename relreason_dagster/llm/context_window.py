@@ -73,19 +73,31 @@ def reply_tokens(row: dict[str, Any], cap: Any = None) -> int:
 
 
 def split_too_long(
-    rows: Sequence[dict[str, Any]], window: int, cap: Any = None
+    rows: Sequence[dict[str, Any]], window: int, cap: Any = None, *, by_target: bool = False
 ) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], int]]]:
     """``rows`` (prompt rows with ``messages`` and ``max_tokens``) as (those that fit ``window``, and those
     that do not, each with the tokens it needs: its prompt's plus the reply's ``max_tokens``, capped by
-    ``cap``, the model's ``params.max_tokens``).  Only prompts long enough to be in doubt are tokenized."""
+    ``cap``, the model's ``params.max_tokens``).  Only prompts long enough to be in doubt are tokenized.
+
+    ``by_target`` (the dry run): a length-controlled prompt (``target_tokens``, FLenQA) is taken at its
+    target instead of being tokenized, as the dry run counts its input tokens (counting the long
+    profile's 128k-token prompts would take the tokenizer most of an hour); the model step counts
+    exactly, so a prompt within 5 % of the window's edge (its token check's tolerance) may be counted
+    one way by the dry run and the other by the run.
+    """
     from relreason_dagster.common.tokenizer import chat_prompt_tokens_many
 
     doubtful = [
         i for i, row in enumerate(rows) if not _surely_fits(_messages(row), reply_tokens(row, cap), window)
     ]
-    counted = dict(
-        zip(doubtful, chat_prompt_tokens_many([_messages(rows[i]) for i in doubtful]), strict=True)
-    )
+    counted: dict[int, int] = {}
+    if by_target:
+        for i in doubtful:
+            target = rows[i].get("target_tokens")
+            if target and not rows[i].get("target_exempt"):
+                counted[i] = int(target)
+    exact = [i for i in doubtful if i not in counted]
+    counted.update(zip(exact, chat_prompt_tokens_many([_messages(rows[i]) for i in exact]), strict=True))
     kept: list[dict[str, Any]] = []
     left: list[tuple[dict[str, Any], int]] = []
     for i, row in enumerate(rows):
