@@ -80,7 +80,12 @@ def _once(tree: Path, argv: list[str], env: dict[str, str], cwd: Path) -> dict[s
 
 def bench_door(before: str | None = BEFORE_COMMIT, repeat: int = REPEAT) -> dict[str, Any]:
     """Each command ``repeat`` times here and (``before``) in that commit's tree, alternately."""
-    result: dict[str, Any] = {"load_at_start": os.getloadavg(), "before_commit": before, "commands": {}}
+    result: dict[str, Any] = {
+        "load_at_start": os.getloadavg(),
+        "before_commit": before,
+        "repeat": repeat,
+        "commands": {},
+    }
     with tempfile.TemporaryDirectory(prefix="relreason-bench-door-") as tmp:
         root = Path(tmp)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("RELREASON_", "DAGSTER_HOME"))}
@@ -121,7 +126,7 @@ def render(result: dict[str, Any]) -> str:
         "",
         "A refused launch and `--help`, each a whole `python -m relreason_dagster.cli`",
         "in a fresh interpreter,",
-        f"{REPEAT} times each"
+        f"{result.get('repeat', REPEAT)} times each"
         + (", alternating with the tree before the change" if has_before else "")
         + f"; load average at start {result['load_at_start'][0]:.1f}, at end {result['load_at_end'][0]:.1f}",
         "(2 cores: above 2 every wall time is stretched; the command's CPU seconds much less so, and",
@@ -140,7 +145,8 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # `python -m tests.perf.bench_door [--no-before]`: this part alone
-    outcome = bench_door(before=None if "--no-before" in sys.argv else BEFORE_COMMIT)
+if __name__ == "__main__":  # `python -m tests.perf.bench_door [--no-before] [--repeat N]`: this part alone
+    times = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else REPEAT
+    outcome = bench_door(before=None if "--no-before" in sys.argv else BEFORE_COMMIT, repeat=times)
     print(json.dumps(outcome, indent=1))
     print(render(outcome))
