@@ -102,9 +102,9 @@ def bench_door(before: str | None = BEFORE_COMMIT, repeat: int = REPEAT) -> dict
                     runs[name].append(_once(tree, argv, env, root))
             result["commands"][label] = {
                 name: {
-                    "median_s": statistics.median(r["s"] for r in found),
-                    "median_cpu_s": statistics.median(r["cpu_s"] for r in found),
-                    "load": statistics.median(r["load"] for r in found),
+                    "median_s": round(statistics.median(r["s"] for r in found), 2),
+                    "median_cpu_s": round(statistics.median(r["cpu_s"] for r in found), 2),
+                    "load": round(statistics.median(r["load"] for r in found), 1),
                     "codes": sorted({r["code"] for r in found}),
                     "stderr_lines": max(r["lines"] for r in found),
                     "runs": found,
@@ -124,8 +124,8 @@ def render(result: dict[str, Any]) -> str:
     lines = [
         "## The door",
         "",
-        "A refused launch and `--help`, each a whole `python -m relreason_dagster.cli`",
-        "in a fresh interpreter,",
+        "A refused launch and `--help`, each a whole `python -m relreason_dagster.cli` in a fresh",
+        "interpreter,",
         f"{result.get('repeat', REPEAT)} times each"
         + (", alternating with the tree before the change" if has_before else "")
         + f"; load average at start {result['load_at_start'][0]:.1f}, at end {result['load_at_end'][0]:.1f}",
