@@ -12,11 +12,15 @@ check that needs no model call is made here, once, with one line and nothing wri
   and the benchmarks it runs;
 * every model the launch asks (the benchmark models and the families' across-models step models such
   as a judge): its registry entry or ad-hoc LiteLLM string with ``-M``, its API key, its provider
-  (LiteLLM's own lookup) and, for a ``max_cost``, its price;
+  (LiteLLM's lookup, read from its files where they settle it) and, for a ``max_cost``, its price;
 * ``--samples`` and ``--limit`` within their bounds (``benchmarks.base.MAX_SAMPLES``, ``MAX_LIMIT``);
 * each model's context window against the prompts a family says it will build (FLenQA's lengths:
   ``prompt_budgets``), unless ``--skip-too-long`` leaves what does not fit out
   (``llm/launch_checks.check_windows``).
+
+All of it before any engine loads: this module imports no Dagster, dbt, Great Expectations or
+LiteLLM (nor SymPy), so a refused launch ends in about a second (``llm/launch_checks.py``;
+``tests/unit/cli/test_door_imports.py`` holds it to that).  A check added here keeps to the same.
 
 The runs get the plan through their run settings (``defs/resources.py``): the resolved model specs,
 the registry as read (so a step's redaction and the report read no file) and the profile's sections.

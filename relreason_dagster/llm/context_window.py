@@ -9,7 +9,8 @@ the window is known before a call: the entry's own ``context_window`` (models.ya
 Tokens are counted with the project's tokenizer (``common/tokenizer.py``), the same count ``--dry-run``
 and the stored ``input_tokens`` use: another model's own tokenizer counts differently, so a prompt
 right at the edge of the window may still be refused by the provider, which is then stored as an error
-row as before.  Needs no Dagster and imports LiteLLM only for a model its cost map may know.
+row as before.  Needs no Dagster; LiteLLM's window is read from its cost map file, and LiteLLM is
+imported only for a model the file does not settle.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from relreason_dagster.llm import litellm_overhead
+from relreason_dagster.llm import litellm_files, litellm_overhead
 from relreason_dagster.llm.registry import ModelSpec
 
 # Where a window came from (said in the door's line and in --dry-run).
@@ -40,6 +41,9 @@ def context_window(spec: ModelSpec) -> tuple[int | None, str]:
     model = spec.litellm_model
     if not litellm_overhead.maybe_mapped(model):
         return None, UNKNOWN  # not in LiteLLM's map: answered without importing LiteLLM (~3 s)
+    mapped = _from_cost_map_file(model)
+    if mapped is not None:
+        return mapped, FROM_LITELLM
     try:
         info = litellm_overhead.litellm_module().get_model_info(model=model)
     except Exception:  # noqa: BLE001 - LiteLLM raises a bare Exception subclass for "not mapped"
@@ -48,6 +52,25 @@ def context_window(spec: ModelSpec) -> tuple[int | None, str]:
     if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
         return tokens, FROM_LITELLM
     return None, UNKNOWN
+
+
+def _from_cost_map_file(model: str) -> int | None:
+    """``max_input_tokens`` of ``model`` read from LiteLLM's cost map file (``llm/litellm_files.py``),
+    without importing LiteLLM (the door stays engine-free): the name as given, or without its provider
+    prefix where the entry says that provider.  None when the file does not settle it: LiteLLM is asked."""
+    table = litellm_files.cost_map()
+    if not table:
+        return None
+    entry = table.get(model)
+    if entry is None and "/" in model:
+        provider, bare = model.split("/", 1)
+        candidate = table.get(bare)
+        if isinstance(candidate, dict) and candidate.get("litellm_provider") == provider:
+            entry = candidate
+    tokens = entry.get("max_input_tokens") if isinstance(entry, dict) else None
+    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+        return tokens
+    return None
 
 
 def _messages(row: dict[str, Any]) -> list[dict[str, Any]]:

@@ -6,8 +6,10 @@ provider with no model (``--model openai/``) or a ``max_cost`` on a model LiteLL
 start the whole run, store an error row per prompt (or fail inside the responses step with a Dagster
 traceback) and leave a phantom model in the marts.  Each is one line before anything is written.
 The checks ask LiteLLM itself (its provider lookup and its offline cost map), so they agree with
-what the call would do; LiteLLM is imported only for a model that is not the in-process ``local``
-one.
+what the call would do.  LiteLLM is imported only when its shipped files cannot settle the question
+(``llm/litellm_files.py``): a provider prefix it lists is routable, a prefix it does not know with
+nothing else LiteLLM could route the name by is not; so a typo is refused in about a second, not
+after LiteLLM's 3-8 s import, and a run of ``openai/...`` pays that import only where it calls.
 
 The context window too (:func:`check_window`): a launch whose prompts plus ``max_tokens`` cannot fit a
 model's window stops here, before any prompt is generated, instead of sending prompts that are paid
@@ -19,10 +21,11 @@ prompts are short and are checked one by one at the model step, once they exist
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm import litellm_overhead
+from relreason_dagster.llm import litellm_files, litellm_overhead
 from relreason_dagster.llm.context_window import context_window
 from relreason_dagster.llm.registry import ModelSpec
 
@@ -33,6 +36,48 @@ LOCAL_PROVIDER = "local"
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__).removeprefix("litellm.BadRequestError: ")
+
+
+# Providers whose LiteLLM lookup does more than name them: it authenticates (chatgpt, github_copilot:
+# a device-code login over the network) or checks the model path's form (ragflow/chat/ID/MODEL).
+# LiteLLM is asked for these, as before; tests/unit/llm/test_litellm_files.py finds any new one.
+LOOKUP_DOES_MORE = frozenset({"chatgpt", "github_copilot", "ragflow"})
+
+
+def _cannot_route(spec: ModelSpec, reason: str) -> ConfigError:
+    return ConfigError(
+        f"model {spec.name!r}: LiteLLM cannot route {spec.litellm_model!r} ({reason}); write "
+        "PROVIDER/MODEL with a provider LiteLLM knows, e.g. openai/gpt-4o-mini, "
+        "anthropic/claude-3-5-haiku-20241022 or ollama/llama3.1 (with --api-base or -M api_base=URL)"
+    )
+
+
+def routable_from_files(model: str, api_base: str | None) -> bool | None:
+    """Whether LiteLLM routes ``model``, as far as its shipped files settle it; None: ask LiteLLM.
+
+    True for ``PROVIDER/...`` with a provider LiteLLM lists.  False only for ``PREFIX/...`` where
+    ``PREFIX`` is no provider and nothing else in LiteLLM's lookup could claim the name: no
+    ``api_base`` (matched against OpenAI-compatible endpoints), not a name of its cost map (its model
+    lists), no ``:`` (Replicate's version ids), no routing rule matching.  Once LiteLLM is imported a
+    user may have registered providers in it, so it is always asked then.
+    """
+    if "litellm" in sys.modules:
+        return None
+    providers = litellm_files.provider_names()
+    names = litellm_files.cost_map_names()
+    rules = litellm_files.routing_patterns()
+    if providers is None or names is None or rules is None:
+        return None
+    prefix, slash, _rest = model.partition("/")
+    if not slash:
+        return None  # a bare name: LiteLLM's model lists decide
+    if prefix in LOOKUP_DOES_MORE:
+        return None
+    if prefix in providers:
+        return True
+    if api_base or ":" in model or model.lower() in names or any(rule.search(model) for rule in rules):
+        return None
+    return False
 
 
 def check_provider(spec: ModelSpec) -> None:
@@ -47,17 +92,18 @@ def check_provider(spec: ModelSpec) -> None:
         )
     if provider == LOCAL_PROVIDER and slash:
         return
+    verdict = routable_from_files(model, spec.api_base)
+    if verdict is True:
+        return
+    if verdict is False:
+        raise _cannot_route(spec, f"LiteLLM knows no provider {provider!r}")
     litellm = litellm_overhead.litellm_module()
     if slash and any(entry.get("provider") == provider for entry in litellm.custom_provider_map):
         return  # a custom provider registered in this process (LiteLLM routes it by the map)
     try:
         litellm.get_llm_provider(model=model, api_base=spec.api_base)
     except Exception as exc:  # noqa: BLE001 - LiteLLM's BadRequestError, or whatever its lookup raises
-        raise ConfigError(
-            f"model {spec.name!r}: LiteLLM cannot route {model!r} ({_first_line(exc)}); write "
-            "PROVIDER/MODEL with a provider LiteLLM knows, e.g. openai/gpt-4o-mini, "
-            "anthropic/claude-3-5-haiku-20241022 or ollama/llama3.1 (with --api-base or -M api_base=URL)"
-        ) from None
+        raise _cannot_route(spec, _first_line(exc)) from None
 
 
 def check_budget_priced(spec: ModelSpec) -> None:

@@ -66,22 +66,11 @@ def priced(litellm_model: str) -> bool:
     return True
 
 
-@functools.cache
 def _cost_map_names() -> frozenset[str] | None:
     """The model names of LiteLLM's bundled cost map (lower case), read from its file; None if not found."""
-    import importlib.util
-    import json
-    from pathlib import Path
+    from relreason_dagster.llm.litellm_files import cost_map_names
 
-    found = importlib.util.find_spec("litellm")  # finds the package without importing it
-    folders = list(found.submodule_search_locations or []) if found is not None else []
-    for folder in folders:
-        path = Path(folder) / "model_prices_and_context_window_backup.json"
-        try:
-            return frozenset(name.lower() for name in json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue
-    return None
+    return cost_map_names()
 
 
 def _surely_unpriced(litellm_model: str) -> bool:

@@ -38,6 +38,7 @@ if _bin not in os.environ.get("PATH", "").split(os.pathsep):  # dbt must come fr
 from tests.perf import (  # noqa: E402
     bench_concurrency,
     bench_dlm,
+    bench_door,
     bench_first_call,
     bench_flenqa,
     bench_flenqa_long,
@@ -63,6 +64,7 @@ BENCHES: dict[str, tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]
     "local_model": (bench_local_model.bench_local_model, bench_local_model.render),
     "second_demo": (bench_second_demo.bench_second_demo, bench_second_demo.render),
     "first_call": (bench_first_call.bench_first_call, bench_first_call.render),
+    "door": (bench_door.bench_door, bench_door.render),
     "dlm": (bench_dlm.bench_dlm, bench_dlm.render),
     "flenqa": (bench_flenqa.bench_flenqa, bench_flenqa.render),
     "flenqa_long": (bench_flenqa_long.bench_flenqa_long, bench_flenqa_long.render),

@@ -34,13 +34,19 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
 from relreason_dagster.benchmarks.kor.data import KorItem
 from relreason_dagster.benchmarks.kor.generate import check_level, check_rule
+from relreason_dagster.common.lazy_module import LazyModule
 
-X = sympy.Symbol("x")
-Y = sympy.Symbol("y")
+# SymPy loads on first use (~1 s): this module is imported with the benchmark registry by every
+# `relreason` command, and only generating an operation question needs it (common/lazy_module.py).
+sympy: Any = LazyModule("sympy")
+
+
+def _xy() -> tuple[Any, Any]:
+    """The variables x and y (SymPy symbols are equal by name, so these are the same each call)."""
+    return sympy.Symbol("x"), sympy.Symbol("y")
+
 
 _RANGE = {1: 9, 2: 20, 3: 50}
 """Largest operand magnitude per difficulty level (rules with fast-growing operators scale it down)."""
@@ -220,6 +226,7 @@ def poly_text(coeffs: dict[tuple[int, int], int]) -> str:
 
 def poly_expr(coeffs: dict[tuple[int, int], int]) -> sympy.Expr:
     """The SymPy polynomial of the monomial dict, built term by term."""
+    X, Y = _xy()
     return sympy.Add(*(sympy.Integer(c) * X**i * Y**j for (i, j), c in coeffs.items()))
 
 
@@ -336,6 +343,7 @@ def op_odot(a: Any, b: Any) -> Any:
 
 def op_bigstar(a: Any, b: Any) -> Fraction:
     """Rule 19 ★: ∫_a^b 2x dx, integrated by SymPy."""
+    X, _y = _xy()
     value = sympy.integrate(2 * X, (X, sympy.Rational(a), sympy.Rational(b)))
     return Fraction(int(value.p), int(value.q))
 
@@ -447,6 +455,7 @@ def _inv_star(rng: random.Random, level: int) -> _Draft | None:
 def _inv_circle(rng: random.Random, level: int) -> _Draft | None:
     """X○b=v is the quadratic X²+4bX+3b²-v=0: SymPy's roots of the polynomial built from its
     coefficients give the complete solution set (at most two, over the reals)."""
+    X, _y = _xy()
     b = _rng_int(rng, level, 1) * rng.choice((1, -1))
     x0 = _rng_int(rng, level, 1) * rng.choice((1, -1))
     v = op_circle(x0, b)
@@ -769,6 +778,7 @@ def _gen_derivative(rule_id: str) -> Callable[[random.Random, int], _Draft]:
     symbol = {"15": "△", "16": "□", "17": "▽", "22": "■"}[rule_id]
 
     def forward(rng: random.Random, level: int) -> _Draft:
+        X, Y = _xy()
         two = rule_id == "22"
         f, g = _rand_poly(rng, level, 2 if two else 1), _rand_poly(rng, level, 2 if two else 1)
         fx, gx = poly_expr(f), poly_expr(g)
@@ -827,12 +837,14 @@ def _fwd_bigstar(rng: random.Random, level: int) -> _Draft:
 
 def op_bullet(f: dict[tuple[int, int], int], a: int, b: int) -> Fraction:
     """Rule 20 ●: ∫_a^b f(x) dx + 6 for a polynomial f (monomial dict), integrated by SymPy."""
+    X, _y = _xy()
     integral = sympy.integrate(poly_expr(f), (X, a, b)) + 6
     return Fraction(int(integral.p), int(integral.q))
 
 
 def op_diamond(f: dict[tuple[int, int], int], box: tuple[int, int, int, int]) -> Fraction:
     """Rule 21 ◆: ∬_D f(x, y) dx dy over the rectangle x0≤x≤x1, y0≤y≤y1, integrated by SymPy."""
+    X, Y = _xy()
     x0, x1, y0, y1 = box
     integral = sympy.integrate(poly_expr(f), (X, x0, x1), (Y, y0, y1))
     return Fraction(int(integral.p), int(integral.q))

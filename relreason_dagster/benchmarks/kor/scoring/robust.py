@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from contextvars import ContextVar
 from fractions import Fraction
+from typing import Any
 
-from relreason_dagster.benchmarks.kor import mathexpr
 from relreason_dagster.benchmarks.kor.data import KorItem
 from relreason_dagster.benchmarks.kor.parsing import (
     NULL,
@@ -47,6 +47,10 @@ from relreason_dagster.benchmarks.kor.scoring.rules import (
     point24_rule,
     puzzle_official,
 )
+from relreason_dagster.common.lazy_module import LazyModule
+
+# SymPy-backed, loaded on first use: the registry (every command) imports this module (common/lazy_module.py).
+mathexpr: Any = LazyModule("relreason_dagster.benchmarks.kor.mathexpr")
 
 _WORK: ContextVar[mathexpr.WorkBudget | None] = ContextVar("kor_robust_work", default=None)
 """The work budget of the robust verdict being made: every expression comparison inside it draws

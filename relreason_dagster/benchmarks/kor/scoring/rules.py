@@ -8,8 +8,12 @@ around them, so the two modes cannot drift apart on what a puzzle rule means.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from relreason_dagster.benchmarks.kor import mathexpr
+from relreason_dagster.common.lazy_module import LazyModule
+
+# SymPy-backed, loaded on first use: the registry (every command) imports this module (common/lazy_module.py).
+mathexpr: Any = LazyModule("relreason_dagster.benchmarks.kor.mathexpr")
 
 NON_WORDS_RE = re.compile(r"\W+")
 NON_LETTER_RE = re.compile(r"[^A-Za-z]")
