@@ -130,9 +130,11 @@ def _read_snapshot(lake: Lake, benchmark: str, path: str) -> list[dict[str, Any]
             if name not in lines:
                 texts_path = _texts_path(lake, benchmark, name)
                 try:
-                    lines[name] = pq.read_table(texts_path, filesystem=lake.fs, columns=["text"]).column(
-                        "text"
-                    ).to_pylist()
+                    lines[name] = (
+                        pq.read_table(texts_path, filesystem=lake.fs, columns=["text"])
+                        .column("text")
+                        .to_pylist()
+                    )
                 except (FileNotFoundError, OSError, pa.ArrowInvalid) as exc:
                     raise ConfigError(
                         f"the text of benchmark {benchmark!r}'s prompts ({texts_path}) cannot be read "
