@@ -6,7 +6,8 @@ goes to Parquet files that any number of processes (or machines, given one
 shared URL) append to, while the DuckDB file only reads them through views.
 
 Layout: ``<url>/responses/model=<m>/benchmark=<b>/part-<time>-<pid>-<id>.parquet``
-and ``<url>/prompts/benchmark=<b>/snapshot-<time>-….parquet``
+and ``<url>/prompts/benchmark=<b>/snapshot-<time>-….parquet`` (with its distinct text lines in
+``<url>/prompt_texts/benchmark=<b>/…``: long prompts are stored once, ``storage/prompt_texts.py``)
 (hive-style folders, and the same values as columns inside each file, so
 DuckDB reads the files with ``hive_partitioning=false``).  A file is written
 once and never changed: on a local disk it is written under ``_tmp/`` and
@@ -98,13 +99,28 @@ PROMPTS_SCHEMA = pa.schema(
         ("sample_id", pa.string()),
         ("task", pa.string()),
         ("split", pa.string()),
+        # Prompt text stored once (storage/prompt_texts.py): ``messages`` is null, and the messages are
+        # the lines ``parts`` numbers in the ``prompt_texts`` file ``texts_file`` names (same folder
+        # layout).  Older snapshots hold ``messages`` whole and these as null.
+        ("parts", pa.list_(pa.int32())),
+        ("texts_file", pa.string()),
     ]
 )
-TABLES: dict[str, pa.Schema] = {"responses": RESPONSES_SCHEMA, "prompts": PROMPTS_SCHEMA}
+# The distinct lines of one prompt snapshot, in order: line ``i`` is row ``i`` (storage/prompt_texts.py).
+PROMPT_TEXTS_SCHEMA = pa.schema([("benchmark", pa.string()), ("text", pa.string())])
+TABLES: dict[str, pa.Schema] = {
+    "responses": RESPONSES_SCHEMA,
+    "prompts": PROMPTS_SCHEMA,
+    "prompt_texts": PROMPT_TEXTS_SCHEMA,
+}
 PARTITION_COLUMNS: dict[str, tuple[str, ...]] = {
     "responses": ("model", "benchmark"),
     "prompts": ("benchmark",),
+    "prompt_texts": ("benchmark",),
 }
+# Every lake file is zstd-compressed: text compresses ~3x against snappy's ~2x, and DuckDB and
+# pyarrow read it alike.
+COMPRESSION = "zstd"
 SCHEMA_FILE = "_schema.parquet"
 _TMP_DIR = "_tmp"
 # Damaged files moved out of the tables (same relative path below it) and a ``.json`` note per file.
@@ -224,11 +240,11 @@ class Lake:
             # Write aside, then rename: a reader never sees a half-written file.
             tmp = f"{self.root}/{_TMP_DIR}/{uuid.uuid4().hex}.parquet.tmp"
             self.fs.create_dir(f"{self.root}/{_TMP_DIR}", recursive=True)
-            pq.write_table(table, tmp, filesystem=self.fs)
+            pq.write_table(table, tmp, filesystem=self.fs, compression=COMPRESSION)
             self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
             self.fs.move(tmp, path)
         else:
-            pq.write_table(table, path, filesystem=self.fs)
+            pq.write_table(table, path, filesystem=self.fs, compression=COMPRESSION)
 
     def append(self, table: str, rows: pa.Table, prefix: str = "part") -> list[str]:
         """Write ``rows`` as new files, one per partition (model, benchmark); returns their paths."""
