@@ -17,6 +17,11 @@ used only after a full build of this home with the same manifest (:func:`full_bu
 record :func:`record_full_build` writes after each successful full build).  A fresh home, a changed
 dbt file (a model, a macro, a family added or removed) or a replaced DuckDB file therefore builds
 everything, and so does ``relreason run --all-marts`` and ``relreason demo``.
+
+``RELREASON_MARTS`` says the same for every launch of a process: ``auto`` (the default, as above),
+``all`` (always build everything, as ``--all-marts``) or ``run`` (the run's models even in a home with
+no full build: the other families' marts are then missing, not empty; for tests and quick looks
+that read only their family's marts, where the full first build is most of the time).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,10 +39,21 @@ import dagster as dg
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.registry import FAMILIES
 from relreason_dagster.common import atomic_files
+from relreason_dagster.errors import ConfigError
 
 # The home's record of its last successful full dbt build (what a subset build relies on).
 FULL_BUILD_RECORD = "full_build.json"
 UNIQUE_ID_KEY = "dagster_dbt/unique_id"  # dagster-dbt's metadata key naming a spec's dbt node
+MARTS_ENV = "RELREASON_MARTS"
+MARTS_MODES = ("auto", "all", "run")
+
+
+def marts_mode() -> str:
+    """``RELREASON_MARTS`` (default ``auto``); a value that is not a mode is one line naming them."""
+    mode = os.environ.get(MARTS_ENV, "").strip() or "auto"
+    if mode not in MARTS_MODES:
+        raise ConfigError(f"{MARTS_ENV}={mode!r} is not a marts mode; use one of {', '.join(MARTS_MODES)}")
+    return mode
 
 
 def family_prefixes() -> dict[str, str]:
@@ -166,14 +183,16 @@ def marts_selection(
     keys: Sequence[dg.AssetKey], families: Sequence[str], *, all_marts: bool = False
 ) -> tuple[dg.AssetKey, ...]:
     """``keys`` (a run's selection) less the dbt models the run need not rebuild: all of them are kept
-    with ``all_marts`` or when this home has no current full build (see the module's docstring)."""
+    with ``all_marts``, under ``RELREASON_MARTS=all``, or when this home has no current full build
+    (unless ``RELREASON_MARTS=run``; see the module's docstring)."""
     from relreason_dagster.defs.dbt import load_manifest, relreason_dbt_models
 
+    mode = marts_mode()
     dbt_keys = set(relreason_dbt_models.keys)
-    if all_marts or not dbt_keys.intersection(keys):
+    if all_marts or mode == "all" or not dbt_keys.intersection(keys):
         return tuple(keys)
     manifest = load_manifest()
-    if not full_build_current(manifest, paths.relreason_home_path() / paths.DUCKDB_NAME):
+    if mode == "auto" and not full_build_current(manifest, paths.relreason_home_path() / paths.DUCKDB_NAME):
         return tuple(keys)
     scoped = dbt_keys_for(relreason_dbt_models, manifest, families)
     return tuple(key for key in keys if key not in dbt_keys or key in scoped)

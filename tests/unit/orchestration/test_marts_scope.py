@@ -9,6 +9,7 @@ import pytest
 from relreason_dagster.defs import dbt_scope
 from relreason_dagster.defs.dbt import load_manifest, relreason_dbt_models
 from relreason_dagster.defs.launcher import plan_runs
+from relreason_dagster.errors import ConfigError
 
 PREFIXES = {"kor": "kor", "flenqa": "flenqa", "relational": "relational", "dlm": "relational"}
 
@@ -112,3 +113,20 @@ def test_the_launch_plans_a_kor_marts_run_without_other_families_marts(home_with
     others = ("marts/flenqa_", "marts/relational_", "marts/selfcontra_", "marts/dlm_")
     assert not [key for key in kor if key.startswith(others)]
     assert every_dbt <= _marts_keys(["kor"], all_marts=True)  # --all-marts
+
+
+def test_relreason_marts_all_builds_everything_and_run_only_the_runs_models(
+    home_with_full_build, monkeypatch
+):
+    every_dbt = {key.to_user_string() for key in relreason_dbt_models.keys}
+    monkeypatch.setenv(dbt_scope.MARTS_ENV, "run")  # no full build recorded, yet only KOR's and shared
+    kor = _marts_keys(["kor"])
+    assert "marts/kor_accuracy" in kor and "marts/flenqa_accuracy" not in kor
+    dbt_scope.record_full_build(load_manifest(), home_with_full_build)
+    monkeypatch.setenv(dbt_scope.MARTS_ENV, "all")
+    assert every_dbt <= _marts_keys(["kor"])
+    monkeypatch.setenv(dbt_scope.MARTS_ENV, "some")
+    with pytest.raises(
+        ConfigError, match="RELREASON_MARTS='some' is not a marts mode; use one of auto, all, run"
+    ):
+        _marts_keys(["kor"])
