@@ -91,8 +91,10 @@ def test_a_subset_needs_a_full_build_of_the_same_files_into_the_same_database(tm
 
 
 @pytest.fixture
-def home_with_full_build(tmp_path, monkeypatch):
+def fresh_database(tmp_path, monkeypatch):
+    """An empty DuckDB file in a home of its own, with no full build recorded yet."""
     monkeypatch.setenv("RELREASON_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv(dbt_scope.MARTS_ENV, raising=False)  # the default mode, auto
     db = tmp_path / "home" / "relreason.duckdb"
     db.parent.mkdir()
     db.write_bytes(b"")
@@ -104,10 +106,10 @@ def _marts_keys(families: list[str], all_marts: bool = False) -> set[str]:
     return {key.to_user_string() for run in runs for key in run.asset_keys}
 
 
-def test_the_launch_plans_a_kor_marts_run_without_other_families_marts(home_with_full_build):
+def test_the_launch_plans_a_kor_marts_run_without_other_families_marts(fresh_database):
     every_dbt = {key.to_user_string() for key in relreason_dbt_models.keys}
     assert every_dbt <= _marts_keys(["kor"])  # no full build recorded yet: the whole project
-    dbt_scope.record_full_build(load_manifest(), home_with_full_build)
+    dbt_scope.record_full_build(load_manifest(), fresh_database)
     kor = _marts_keys(["kor"])
     assert {"marts/kor_accuracy", "marts/kor_budget", "marts/accuracy", "staging/stg_samples"} <= kor
     others = ("marts/flenqa_", "marts/relational_", "marts/selfcontra_", "marts/dlm_")
@@ -115,14 +117,12 @@ def test_the_launch_plans_a_kor_marts_run_without_other_families_marts(home_with
     assert every_dbt <= _marts_keys(["kor"], all_marts=True)  # --all-marts
 
 
-def test_relreason_marts_all_builds_everything_and_run_only_the_runs_models(
-    home_with_full_build, monkeypatch
-):
+def test_relreason_marts_all_builds_everything_and_run_only_the_runs_models(fresh_database, monkeypatch):
     every_dbt = {key.to_user_string() for key in relreason_dbt_models.keys}
     monkeypatch.setenv(dbt_scope.MARTS_ENV, "run")  # no full build recorded, yet only KOR's and shared
     kor = _marts_keys(["kor"])
     assert "marts/kor_accuracy" in kor and "marts/flenqa_accuracy" not in kor
-    dbt_scope.record_full_build(load_manifest(), home_with_full_build)
+    dbt_scope.record_full_build(load_manifest(), fresh_database)
     monkeypatch.setenv(dbt_scope.MARTS_ENV, "all")
     assert every_dbt <= _marts_keys(["kor"])
     monkeypatch.setenv(dbt_scope.MARTS_ENV, "some")
