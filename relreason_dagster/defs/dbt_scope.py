@@ -130,7 +130,9 @@ def manifest_digest(manifest: Mapping[str, Any]) -> str:
 
 
 def _database_identity(database: str | Path) -> list[int] | None:
-    """The DuckDB file's device and inode: a file deleted and made again is another database."""
+    """The DuckDB file's device and inode: a file deleted and made again is another database (unless
+    the file system hands the freed inode to the new file; the record's manifest digest and path
+    still have to match, and ``--all-marts`` builds everything whatever the record says)."""
     try:
         stat = Path(database).stat()
     except OSError:

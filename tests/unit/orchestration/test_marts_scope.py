@@ -82,11 +82,8 @@ def test_a_subset_needs_a_full_build_of_the_same_files_into_the_same_database(tm
     assert dbt_scope.full_build_current(MANIFEST, db)
     edited = {**MANIFEST, "macros": {"macro.p.m": {"macro_sql": "select 2"}}}
     assert not dbt_scope.full_build_current(edited, db)  # a changed dbt file
-    db.unlink()
-    db.write_bytes(b"")  # a database made anew (another inode, even at the same path)
-    other = tmp_path / "other.duckdb"
-    db.rename(other)
-    db.write_bytes(b"")
+    db.rename(tmp_path / "old.duckdb")  # kept, so its inode cannot be reused by the next file
+    db.write_bytes(b"")  # a database made anew at the same path: another inode
     assert not dbt_scope.full_build_current(MANIFEST, db)
 
 
