@@ -202,6 +202,7 @@ def _launch(
     tags: dict[str, str],
     *,
     skip_unfed: bool = True,
+    all_marts: bool = False,
     log: Any = None,
     instance: Any = None,
     options: LaunchOptions | None = None,
@@ -218,7 +219,7 @@ def _launch(
     release_dead_runs(instance)
     report = PipelineReport()
     left_out = list(getattr(run_settings, "left_out_steps", None) or ())  # steps without their model's key
-    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed, exclude=left_out)
+    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed, exclude=left_out, all_marts=all_marts)
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
     def on_start(batch: list[Any]) -> None:
@@ -321,6 +322,7 @@ def run_pipeline(
     limit: int | None = None,
     launch: LaunchOptions | None = None,
     plan: LaunchPlan | None = None,
+    all_marts: bool = False,
 ) -> PipelineReport:
     """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
     the marts.
@@ -333,6 +335,8 @@ def run_pipeline(
     LLM's entry; a model name with a ``/`` and no entry is an ad-hoc LiteLLM model string.  ``limit``
     (``--limit N``) asks only the first N samples of each task.  ``launch`` says how the runs go
     (runs and steps at once, DLM trainings at once, lock wait, console level), never what they compute.
+    ``all_marts`` (``--all-marts``) builds every dbt model, not only those downstream of the run's
+    families (``defs/dbt_scope.py``).
 
     A baseline's model name (``dlm``, which the relational family declares) trains (or reuses) it for
     the tasks the profile names and scores it on its family's test samples instead of calling an LLM;
@@ -375,6 +379,8 @@ def run_pipeline(
         launch_key["model_options"] = dict(plan.model_options)
     if plan.limit is not None:
         launch_key["limit"] = plan.limit
+    if all_marts:  # a full build asked for is not "unchanged" after a run that built part of the marts
+        launch_key["all_marts"] = True
     started = time.perf_counter()
     from relreason_dagster.storage.lake import Lake
 
@@ -430,6 +436,7 @@ def run_pipeline(
             _run_tags(list(plan.models), families, plan.profile, "run"),
             instance=instance,
             options=launch,
+            all_marts=all_marts,
         )
     if run_dbt:
         report.dbt_log = str(log)

@@ -39,3 +39,10 @@ def rows(sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
     finally:
         con.close()
+
+
+def build_only_the_runs_marts(mp: pytest.MonkeyPatch) -> None:
+    """Launches of this home build only the dbt models downstream of their families, from the first one
+    (``RELREASON_MARTS=run``, ``defs/dbt_scope.py``): for a module whose tests read only their family's
+    and the shared marts, where a first full build of every family's marts was most of its set-up."""
+    mp.setenv("RELREASON_MARTS", "run")

@@ -37,6 +37,7 @@ from dagster_dbt import (
 from relreason_dagster import paths
 from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table
 from relreason_dagster.defs.dbt_families import FAMILIES_DIR, parse_lock, use_family_models
+from relreason_dagster.defs.dbt_scope import record_full_build
 from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
 from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
@@ -172,9 +173,15 @@ def _preview_cell(value: Any) -> Any:
 
 
 @functools.cache
+def load_manifest() -> dict[str, Any]:
+    """The parsed dbt manifest this process's assets were defined from (read once per process)."""
+    return json.loads(Path(dbt_project.manifest_path).read_text())
+
+
+@functools.cache
 def declared_columns() -> dict[str, dict[str, Any]]:
     """Each dbt model's ``columns`` as its ``schema.yml`` declares them (from the manifest)."""
-    manifest = json.loads(Path(dbt_project.manifest_path).read_text())
+    manifest = load_manifest()
     return {
         node["name"]: dict(node.get("columns") or {})
         for node in manifest.get("nodes", {}).values()
@@ -228,7 +235,12 @@ def mart_preview(con: Any, relation: str, limit: int = MART_PREVIEW_LIMIT) -> tu
 def relreason_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBFile
 ) -> Iterator:
-    """`dbt build` (models + schema tests) on the pipeline's DuckDB file; marts carry a Markdown preview."""
+    """`dbt build` (models + schema tests) on the pipeline's DuckDB file; marts carry a Markdown preview.
+
+    A run that selects part of this asset (``defs/dbt_scope.py``: a run of some families) builds only
+    those models and their tests, as dagster-dbt passes the selection to dbt; a build of every model
+    is recorded, so the home's next runs may build a part.
+    """
     # The file travels as a dbt var (profiles.yml reads it), not through this process's environment.
     build = ["build", "--vars", json.dumps({DUCKDB_VAR: duckdb.database})]
     target = build_folder(context)
@@ -244,6 +256,8 @@ def relreason_dbt_models(
         else:
             yield event
     keep_partial_parse(target)
+    if set(context.selected_asset_keys) >= set(relreason_dbt_models.keys):
+        record_full_build(load_manifest(), duckdb.database)
     # dbt has exited, so the file is free to read: attach previews of the marts.
     with duckdb.get_connection() as con:
         for name, event in marts:

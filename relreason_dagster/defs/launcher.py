@@ -49,6 +49,7 @@ from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 
 from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
 from relreason_dagster.defs.build import reconstructable_job
+from relreason_dagster.defs.dbt_scope import marts_selection
 from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order
 from relreason_dagster.defs.launch_stop import (
     StopSignals,
@@ -165,6 +166,7 @@ def plan_runs(
     *,
     skip_unfed: bool = True,
     exclude: Sequence[str] = (),
+    all_marts: bool = False,
 ) -> list[PlannedRun]:
     """The runs of ``jobs``: one per partition key of a partitioned job, one for the others.
 
@@ -173,6 +175,8 @@ def plan_runs(
     fed by any partitioned run is kept (the marts after a DLM-only run).
     ``exclude`` names assets the launch leaves out (a judge step whose model's key is not set:
     ``LaunchPlan.left_out_steps``): they are not run at all, and a job left with none is dropped.
+    The dbt models of a job are those downstream of what ``families`` wrote (``defs/dbt_scope.py``),
+    every one with ``all_marts`` or when the home has no full build of the current dbt files.
     """
     order = job_order()
     runs: list[PlannedRun] = []
@@ -180,6 +184,7 @@ def plan_runs(
     left_out = set(exclude)
     for job in jobs:
         keys = tuple(key for key in select_assets(job, families) if key.to_user_string() not in left_out)
+        keys = marts_selection(keys, families, all_marts=all_marts)
         if not keys:
             continue
         partitioned = job in partitions

@@ -128,6 +128,12 @@ def register(subparsers: Any, context: CommandContext) -> None:
         help="how a batch line that failed or expired is asked again: in the next job (batch, the default) "
         "or as a live call (live)",
     )
+    run.add_argument(
+        "--all-marts",
+        action="store_true",
+        help="build and test every dbt model, not only those downstream of the run's families "
+        "(relreason demo always does; so does a run after a dbt file changed)",
+    )
     context.run_parser = run
     demo.set_defaults(handler=functools.partial(cmd_run, demo=True))
     run.set_defaults(handler=functools.partial(cmd_run, run_keywords=context.run_keywords))
@@ -184,6 +190,7 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
             rerun=args.rerun,
             on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
             launch=launch_options(args),
+            all_marts=demo or getattr(args, "all_marts", False),
             **family_options,
         )
     except Exception as exc:

@@ -24,7 +24,7 @@ import pytest
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.pipeline_home import isolated_home, rows
+from tests.pipeline_home import build_only_the_runs_marts, isolated_home, rows
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
@@ -93,6 +93,7 @@ def home(tmp_path_factory):
     }
     with FakeOpenAIServer(responder=_responder(by_text)) as server:
         isolated_home(mp, root, _models_yaml(server.api_base))
+        build_only_the_runs_marts(mp)  # its tests read FLenQA's marts and figures
         from relreason_dagster.pipeline import run_pipeline
 
         report = run_pipeline([MODEL], profile=PROFILE, benchmarks=["flenqa"])

@@ -21,7 +21,7 @@ from relreason_dagster.benchmarks.kor.family import MIXED_TASK, data_dir
 from relreason_dagster.benchmarks.kor.stepwise import STEPWISE_TASK
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
-from tests.pipeline_home import isolated_home, rows
+from tests.pipeline_home import build_only_the_runs_marts, isolated_home, rows
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
@@ -52,6 +52,7 @@ def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("relreason_kor_paper")
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, MODELS_YAML)
+    build_only_the_runs_marts(mp)  # its test reads KOR's marts and their report section
     profile = {"extends": "paper", "relational": None, "flenqa": None, "selfcontra": None, "kor": KOR}
     use_profiles(mp, root / "profiles.yaml", {PROFILE: profile})
     kor = profiles.get_profile(PROFILE, "kor")

@@ -18,7 +18,7 @@ from relreason_dagster.benchmarks.kor import prompts as kor_prompts
 from relreason_dagster.benchmarks.kor.family import MIXED_TASK, item_of
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
-from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
+from tests.pipeline_home import build_only_the_runs_marts, isolated_home, rows, scripted_models_yaml
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
@@ -32,6 +32,7 @@ def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("relreason_kor")
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, MODELS_YAML)
+    build_only_the_runs_marts(mp)  # its tests read KOR's marts, checks and report section
     use_profiles(mp, root / "profiles.yaml", {"smoke": {"kor": {"self_correction_rounds": ROUNDS}}})
     family = get_family("kor")
     profile = profiles.get_profile("smoke", "kor")

@@ -23,7 +23,7 @@ from relreason_dagster.benchmarks.plotting import no_data, plt
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.results.report import build_report
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
-from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
+from tests.pipeline_home import build_only_the_runs_marts, isolated_home, rows, scripted_models_yaml
 
 pytestmark = pytest.mark.integration
 
@@ -80,6 +80,7 @@ def home(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     register_scripted_provider()
     isolated_home(mp, root, scripted_models_yaml("plain", "thinker", concurrency=4))
+    build_only_the_runs_marts(mp)  # its tests read the shared reasoning marts and the report's section
     mp.setattr(kor_report, "TRACE_FIGURES", (TOY,), raising=False)
     replies, n_short, n_long = _script()
     set_responder("plain", lambda messages, params: "I cannot tell.")

@@ -25,7 +25,7 @@ import pytest
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.registry import get_family
 from tests.fakes.scripted_provider import register_scripted_provider, set_responder
-from tests.pipeline_home import isolated_home, rows, scripted_models_yaml
+from tests.pipeline_home import build_only_the_runs_marts, isolated_home, rows, scripted_models_yaml
 from tests.profile_files import use_profiles
 
 pytestmark = pytest.mark.integration
@@ -48,6 +48,7 @@ def home(tmp_path_factory):
     root = tmp_path_factory.mktemp("relational_paper")
     mp = pytest.MonkeyPatch()
     isolated_home(mp, root, scripted_models_yaml(MODEL))
+    build_only_the_runs_marts(mp)  # its tests read the relational marts and their report section
     use_profiles(mp, root / "profiles.yaml", {PROFILE: {"extends": "paper", "relational": RELATIONAL}})
     family = get_family("relational")
     profile = profiles.get_profile(PROFILE, "relational")
