@@ -179,22 +179,3 @@ def dbt_keys_for(
     """The keys of ``assets`` (the dbt multi-asset) that a run of ``families`` rebuilds."""
     kept = kept_nodes(manifest, families, family_prefixes())
     return {spec.key for spec in assets.specs if (spec.metadata or {}).get(UNIQUE_ID_KEY) in kept}
-
-
-def marts_selection(
-    keys: Sequence[dg.AssetKey], families: Sequence[str], *, all_marts: bool = False
-) -> tuple[dg.AssetKey, ...]:
-    """``keys`` (a run's selection) less the dbt models the run need not rebuild: all of them are kept
-    with ``all_marts``, under ``RELREASON_MARTS=all``, or when this home has no current full build
-    (unless ``RELREASON_MARTS=run``; see the module's docstring)."""
-    from relreason_dagster.defs.dbt import load_manifest, relreason_dbt_models
-
-    mode = marts_mode()
-    dbt_keys = set(relreason_dbt_models.keys)
-    if all_marts or mode == "all" or not dbt_keys.intersection(keys):
-        return tuple(keys)
-    manifest = load_manifest()
-    if mode == "auto" and not full_build_current(manifest, paths.relreason_home_path() / paths.DUCKDB_NAME):
-        return tuple(keys)
-    scoped = dbt_keys_for(relreason_dbt_models, manifest, families)
-    return tuple(key for key in keys if key not in dbt_keys or key in scoped)

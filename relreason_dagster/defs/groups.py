@@ -25,6 +25,9 @@ STAGE_GROUPS: dict[str, str] = {
     "metrics": "Marts every family shares: answer scores, accuracy, label bias, parse rate, and "
     "sample_results (the per-sample view: prompt, response, gold, parsed answer, score).",
     "report": "Figures (PNG) drawn from the marts; `relreason report` embeds the same pictures.",
+    "lengths": "Prompt lengths against models: the prompts each model left out as too long for its context "
+    "window (prompts_too_long, flenqa_too_long; `relreason run --skip-too-long`) and FLenQA's lengths as the "
+    "provider counted them (flenqa_provider_lengths).",
     "budget": "Thinking budget: each study's <family>_budget mart, accuracy by sweep level (models.yaml "
     "`sweep:`) with its interval, reasoning tokens, cut share and McNemar between adjacent levels.",
 }
@@ -47,14 +50,17 @@ def dbt_group(fqn: list[str]) -> str:
     """The group of a dbt model from its fully qualified name (project, folders..., model).
 
     A study's ``<family>_budget`` mart is in ``budget`` with the other studies' (the levels of a sweep are
-    read side by side); any other mart in a family's folder is in that family's group; so is a top-level
-    mart named after the family's folder or one of its baselines (``<folder>_...``, ``dlm_...``); every
-    other top-level mart is shared (``metrics``).
+    read side by side), the ``*_too_long`` and ``*_provider_lengths`` marts in ``lengths``; any other
+    mart in a family's folder is in that family's group; so is a top-level mart named after the family's
+    folder or one of its baselines (``<folder>_...``, ``dlm_...``); every other top-level mart is shared
+    (``metrics``).
     """
     if "intermediate" in fqn:
         return "intermediate"
     if "marts" not in fqn:
         return "staging"
+    if fqn[-1].endswith(("_too_long", "_provider_lengths")):  # lengths against windows, read together
+        return "lengths"
     if fqn[-1].endswith("_budget"):  # one group for a sweep's marts, whatever the study (macros/budget.sql)
         return "budget"
     folders = mart_folders()

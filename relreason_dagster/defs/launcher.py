@@ -47,9 +47,10 @@ from typing import Any
 import dagster as dg
 from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
+from relreason_dagster.defs import dbt_scope
 from relreason_dagster.defs.build import reconstructable_job
-from relreason_dagster.defs.dbt_scope import marts_selection
 from relreason_dagster.defs.jobs import JOB_SELECTIONS, job_order
 from relreason_dagster.defs.launch_stop import (
     StopSignals,
@@ -157,6 +158,28 @@ def select_assets(job: str, families: Sequence[str]) -> tuple[dg.AssetKey, ...]:
             if family is None or family in families:
                 keys.append(key)
     return tuple(keys)
+
+
+def marts_selection(
+    keys: Sequence[dg.AssetKey], families: Sequence[str], *, all_marts: bool = False
+) -> tuple[dg.AssetKey, ...]:
+    """``keys`` (a run's selection) less the dbt models the run need not rebuild: all of them are kept
+    with ``all_marts``, under ``RELREASON_MARTS=all``, or when this home has no current full build
+    (unless ``RELREASON_MARTS=run``; see ``defs/dbt_scope.py``'s docstring)."""
+    # Here, not in dbt_scope: defs/dbt.py records a full build through dbt_scope (no circle).
+    from relreason_dagster.defs.dbt import load_manifest, relreason_dbt_models
+
+    mode = dbt_scope.marts_mode()
+    dbt_keys = set(relreason_dbt_models.keys)
+    if all_marts or mode == "all" or not dbt_keys.intersection(keys):
+        return tuple(keys)
+    manifest = load_manifest()
+    if mode == "auto" and not dbt_scope.full_build_current(
+        manifest, paths.relreason_home_path() / paths.DUCKDB_NAME
+    ):
+        return tuple(keys)
+    scoped = dbt_scope.dbt_keys_for(relreason_dbt_models, manifest, families)
+    return tuple(key for key in keys if key not in dbt_keys or key in scoped)
 
 
 def plan_runs(
