@@ -78,6 +78,12 @@ def _answer(con: duckdb.DuckDBPyConnection, name: str, replies: dict[str, dict[s
     """Four prompts of ``name`` answered by the scripted model and parsed; returns the parsed rows."""
     family = get_family(name)
     profile = profiles.get_profile("smoke", name)
+    if name == "kor":
+        # Two questions a rule: four that its accuracy mart reads with or without the reference folder
+        # (without it, smoke's KOR is one generated Logic and one Counterfactual question, and Multi-Q).
+        profile = profiles.Profile(
+            name=profile.name, params={**profile.params, "questions_per_rule": 2}, knobs=profile.knobs
+        )
     samples = {s.sample_id: s for s in family.generate(profile, profiles.DEFAULT_SEED)}
     built = family.build_prompts(list(samples.values()), profile)
     # Four prompts its accuracy mart reads, with texts of their own (the scripted model answers by text).
