@@ -191,11 +191,13 @@ def estimate(
         est.cost_usd = (
             call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if est.calls else 0.0
         )
-        est.note = _window_note(window, est.too_long)
+        # The price first: the table cuts a long note, and a price to check is what a user must not miss.
+        price_note = ""
         if est.cost_usd is None:
-            est.note = _joined(est.note, f"LiteLLM has no price for {spec.litellm_model}")
+            price_note = f"LiteLLM has no price for {spec.litellm_model}"
         elif est.calls and not est.cost_usd:  # e.g. Hugging Face models: the map's 0, not a free call
-            est.note = _joined(est.note, "LiteLLM's cost map says 0: check the price")
+            price_note = "LiteLLM's cost map says 0: check the price"
+        est.note = _joined(price_note, _window_note(window, est.too_long))
         est.batch = spec.transport_used == "batch"
         est.batch_cost_usd = None
         if est.batch:

@@ -9,7 +9,7 @@ type hints: the family contract names what is lent, the CLI lends it.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 
@@ -18,6 +18,10 @@ class CommandContext(Protocol):
 
     def add_run_option(self, flag: str, *, keyword: str, **kwargs: Any) -> None:
         """An option of `relreason run` whose value is passed on as ``run_pipeline(keyword=value)``."""
+        ...
+
+    def add_report_option(self, flag: str, *, apply: Callable[[Any], None], **kwargs: Any) -> None:
+        """An option of `relreason report`; ``apply(value)`` runs before the report is built."""
         ...
 
     def add_profile_options(self, parser: argparse.ArgumentParser) -> None:

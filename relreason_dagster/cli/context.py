@@ -7,7 +7,7 @@ A family's folder imports no CLI module at run time: everything it needs from th
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,8 @@ class CommandContext:
     run_parser: argparse.ArgumentParser | None = None  # set by `relreason run`'s registration
     # run_pipeline keyword -> attribute of the parsed arguments, for the options families add to `run`.
     run_keywords: dict[str, str] = field(default_factory=dict)
+    # Options families add to `relreason report`: (flag, argparse keywords, what to do with the value).
+    report_options: list[tuple[str, dict[str, Any], Callable[[Any], None]]] = field(default_factory=list)
 
     def add_run_option(self, flag: str, *, keyword: str, **kwargs: Any) -> None:
         """An option of `relreason run` whose value is passed on as ``run_pipeline(keyword=value)``."""
@@ -38,6 +40,13 @@ class CommandContext:
             raise RuntimeError("`relreason run` registers before the commands that add options to it")
         action = self.run_parser.add_argument(flag, **kwargs)
         self.run_keywords[keyword] = action.dest
+
+    def add_report_option(self, flag: str, *, apply: Callable[[Any], None], **kwargs: Any) -> None:
+        """An option of `relreason report`: ``apply(value)`` runs before the report is built.
+
+        Kept until `report` registers (it registers after the families), so the family's option sits
+        in `relreason report --help` beside the built-in ones."""
+        self.report_options.append((flag, kwargs, apply))
 
     @staticmethod
     def add_profile_options(parser: argparse.ArgumentParser) -> None:

@@ -20,8 +20,6 @@ SAMPLING = "marts.pass_at_k"
 ALPHA = 0.05
 
 
-
-
 def _table(head: list[str], rows: list[list[str]]) -> str:
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)

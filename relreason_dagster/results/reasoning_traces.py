@@ -24,8 +24,6 @@ CORRELATION = "marts.reasoning_correlation"
 ALPHA = 0.05
 
 
-
-
 def _tokens(value: Any) -> str:
     return "—" if value is None else f"{float(value):,.0f}"
 

@@ -267,7 +267,7 @@ def cut_html(text: str, row: dict[str, Any], shown: int = TEXT_SHOWN, *, json_ou
     if len(text) <= shown:
         return _e(text)
     return (
-        f"{_e(text[:shown])}<span class=\"cut\">… [cut here: {len(text):,} characters in all; "
+        f'{_e(text[:shown])}<span class="cut">… [cut here: {len(text):,} characters in all; '
         f"<code>{_e(samples_command(row, json_output=json_output))}</code> prints the whole text]</span>"
     )
 

@@ -34,6 +34,22 @@ def register(subparsers: Any, context: CommandContext) -> None:
     )
     imp.add_argument("path", metavar="PATH")
     imp.set_defaults(handler=functools.partial(import_dataset, context=context))
+    context.add_report_option(
+        "--flenqa-length",
+        apply=_set_length_axis,
+        choices=("target", "provider"),
+        default="target",
+        help="x axis of the FLenQA accuracy figures: the target length (the study's, default) or the "
+        "provider-counted prompt_tokens (marts.flenqa_provider_lengths)",
+    )
+
+
+def _set_length_axis(axis: str) -> None:
+    """`relreason report --flenqa-length`: the report module loads only when the axis changes."""
+    if axis != "target":
+        from relreason_dagster.benchmarks.flenqa.report import set_length_axis
+
+        set_length_axis(axis)
 
 
 def import_dataset(args: argparse.Namespace, context: CommandContext) -> int:

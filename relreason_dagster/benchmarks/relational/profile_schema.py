@@ -19,6 +19,7 @@ from relreason_dagster.benchmarks.relational.family_tree import DEFAULT_VARIANT
 # The study's prompt settings, the knob's default (prompts.py reads them from here).
 SETTINGS = ("nl", "nl_cot", "tv")
 
+
 class Knobs(FamilyKnobs):
     """A relational section: sample counts per split, graph sizes, prompt settings, the DLM's plan."""
 

@@ -243,8 +243,10 @@ class SelfContraFamily:
             row
             for row in rows
             if key in wording_of(row)
-            or (WORDING_TAG not in str(row.get("template_version") or "")
-                and not tagged.get((row["sample_id"], row["setting"])))
+            or (
+                WORDING_TAG not in str(row.get("template_version") or "")
+                and not tagged.get((row["sample_id"], row["setting"]))
+            )
         ]
 
     def render_gold(self, sample: Sample, setting: str) -> str:

@@ -164,9 +164,10 @@ def study_question_text(
     if item.style == "mask" and item.dataset in ("winogender", "winogrande"):
         setting = f"{shots}_{order}"
         templates = study_templates()
-        template = templates.get((model, item.dataset, setting)) or templates[
-            (DEFAULT_STUDY_MODEL, item.dataset, setting)
-        ]
+        template = (
+            templates.get((model, item.dataset, setting))
+            or templates[(DEFAULT_STUDY_MODEL, item.dataset, setting)]
+        )
         sentence = item.sentence.replace(MASK, MASK_TOKEN).strip()
         a, b = item.candidates
         if item.dataset == "winogender":

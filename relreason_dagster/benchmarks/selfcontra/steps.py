@@ -301,9 +301,7 @@ class Detection(Step):
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
         settings = judged_settings(profile)
-        annotated = [
-            r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings
-        ]
+        annotated = [r for r in stored.get("annotations", []) if settings is None or r["setting"] in settings]
         source = profile.typed(Knobs).reasoning_source
         targets = annotation_targets(annotated) + response_targets(stored["responses"], source)
         return self._plan_targets(targets, profile)

@@ -162,9 +162,7 @@ def match_prompts(theirs: Sequence[str], ours: Sequence[str]) -> PromptMatch:
     return PromptMatch(tuple(positions), n_exact)
 
 
-def check_released_file(
-    path: Path, items: Sequence[WinoItem], demonstrations: Any = None
-) -> PromptMatch:
+def check_released_file(path: Path, items: Sequence[WinoItem], demonstrations: Any = None) -> PromptMatch:
     """Any released annotation file against our items of the dataset it names (the class of input: the
     WinoBias files here, and the study's WinoGrande and WinoGender files of every model, which the
     reference folder does not hold): each of its prompts among our prompts in the study's wording of the

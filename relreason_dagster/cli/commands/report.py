@@ -24,13 +24,10 @@ def register(subparsers: Any, context: CommandContext) -> None:
     report.add_argument(
         "--max-samples", type=positive_int, default=500, help="answers embedded in the sample table"
     )
-    report.add_argument(
-        "--flenqa-length",
-        choices=("target", "provider"),
-        default="target",
-        help="x axis of the FLenQA accuracy figures: the target length (the study's, default) or the "
-        "provider-counted prompt_tokens (marts.flenqa_provider_lengths)",
-    )
+    applied = []
+    for flag, kwargs, apply in context.report_options:  # the families' own options
+        applied.append((report.add_argument(flag, **kwargs).dest, apply))
+    report.set_defaults(report_option_hooks=applied)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -40,10 +37,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from relreason_dagster.results.readonly import open_results
     from relreason_dagster.results.report import build_report
 
-    if args.flenqa_length != "target":
-        from relreason_dagster.benchmarks.flenqa.report import set_length_axis
-
-        set_length_axis(args.flenqa_length)
+    for dest, apply in args.report_option_hooks:
+        apply(getattr(args, dest))
     out = Path(args.out).expanduser() if args.out else paths.relreason_home() / "report"
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder (report.html and the PNGs go in it)")

@@ -105,7 +105,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
         "--skip-too-long",
         action="store_true",
         help="leave out, for each model, the prompts that do not fit its context window with their "
-        "max_tokens (counted in the marts: prompts_too_long, flenqa_too_long) instead of stopping the "
+        "max_tokens (counted in the mart prompts_too_long and per family) instead of stopping the "
         "launch; the other models still ask them (window: models.yaml context_window, else LiteLLM's)",
     )
     run.add_argument(
@@ -274,7 +274,7 @@ def _dry_run(
         "est_cost_usd",
         "note",
     ]
-    # Each model's row, then its groups (FLenQA: one row per length), indented under it.
+    # Each model's row, then its groups (a family may split its calls, e.g. per length), indented under it.
     listed = []
     for est in found:
         listed.append((est, est.model))
@@ -300,7 +300,8 @@ def _dry_run(
         for row, (e, _) in zip(rows, listed, strict=True):
             price = e.batch_cost_usd
             row.insert(at, "-" if not e.batch else "unknown" if price is None else f"{price:.4f}")
-    print(format_table(columns, rows))
+    # The note is the last column and holds what must not be cut (a price to check, prompts left out).
+    print(format_table(columns, rows, max_width=160))
     say(
         "relreason: dry run, no model was called; est_cost_usd prices input_tokens and max_output_tokens "
         "(an upper bound) with LiteLLM's offline cost map"

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[3]
 
-SITECUSTOMIZE = '''
+SITECUSTOMIZE = """
 import os
 import sys
 
@@ -56,7 +56,7 @@ def _hook(event, args):
 if _LOG:
     _note(f"start {os.getpid()} {' '.join(sys.argv[:2])[:80]}")
     sys.addaudithook(_hook)
-'''
+"""
 
 
 def test_a_run_of_two_models_reads_models_yaml_once_and_checks_each_key_once(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 HANGING = "test_hanging.py"
 
-HANGING_TESTS = '''
+HANGING_TESTS = """
 import signal
 import threading
 import time
@@ -43,7 +43,7 @@ def test_stuck_where_no_signal_reaches_python():
 
 def test_a_good_neighbour():
     assert 1 + 1 == 2
-'''
+"""
 
 
 def _run(tmp_path: Path, *selection: str) -> subprocess.CompletedProcess[str]:

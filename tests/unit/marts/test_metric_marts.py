@@ -89,7 +89,6 @@ def _parse(pred: set[Hashable] | None, gold: set[Hashable], detail: dict[str, An
     return score_cells(pred, gold, N_CELLS, sorted(pred), detail)
 
 
-
 def _random_cases(n: int) -> list[tuple[set[int], set[int]]]:
     rng = random.Random(18)
     return [
@@ -157,7 +156,6 @@ def _write_annotations(path: Path) -> Path:
     return path
 
 
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("metric_marts")
@@ -177,7 +175,6 @@ def built(tmp_path_factory):
     yield {"con": read, **facts}
     read.close()
     mp.undo()
-
 
 
 def test_answer_scores_per_sample_f1_by_hand(built):
