@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import os
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -210,6 +211,8 @@ def chat_prompt_tokens_many(
     ``llama_tokenize``.  ctypes lets go of the GIL for that call and llama.cpp tokenizes
     with a per-call state over a read-only vocabulary (its server tokenizes from many
     threads), so the C part runs on every core; the templates are rendered first, here.
+    A vocabulary whose pre-tokenizer is known to cut at every line start
+    (:data:`LINE_ADDITIVE_PRE`) counts each distinct line once (:func:`_line_counts`).
     """
     llm, formatter = _chat_tools(str(resolve_gguf(tokenizer)))
     texts = [_chat_text(formatter, messages) for messages in batch]
@@ -217,12 +220,55 @@ def chat_prompt_tokens_many(
     def count(chunk: Sequence[tuple[bytes, bool]]) -> list[int]:
         return [len(llm.tokenize(text, add_bos=add_bos, special=True)) for text, add_bos in chunk]
 
+    if llm.metadata.get("tokenizer.ggml.pre") in LINE_ADDITIVE_PRE:
+        return _line_counts(texts, count)
+    return _threaded(texts, count)
+
+
+def _threaded(
+    texts: Sequence[tuple[bytes, bool]], count: Callable[[Sequence[tuple[bytes, bool]]], list[int]]
+) -> list[int]:
+    """``count`` over ``texts`` in chunks, on up to one thread per core (one when the batch is small)."""
     workers = min(os.cpu_count() or 1, 8)
     if len(texts) <= _THREADED_BATCH or workers < 2:
         return count(texts)
     chunks = [texts[i : i + _CHUNK] for i in range(0, len(texts), _CHUNK)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="count-tokens") as pool:
         return [n for counted in pool.map(count, chunks) for n in counted]
+
+
+# llama.cpp pre-tokenizers (GGUF ``tokenizer.ggml.pre``) whose splitting regex is GPT-2's: no piece
+# runs from a non-space character into a following newline (letters, digits and punctuation pieces
+# never hold one; whitespace pieces start at whitespace), so a text cut there tokenizes as the sum of
+# its parts.  Only the ones measured equal on every family's prompts are listed
+# (tests/unit/common/test_line_counts.py): another vocabulary is counted whole.
+LINE_ADDITIVE_PRE = frozenset({"smollm"})
+# A cut before a newline that follows a non-space character (Python's \S is Unicode-aware, so a
+# no-break space before the newline is whitespace, as the tokenizer's \s reads it).
+_LINE_CUT = re.compile(r"(?<=\S)(?=\n)")
+
+
+def _line_counts(
+    texts: Sequence[tuple[bytes, bool]], count: Callable[[Sequence[tuple[bytes, bool]]], list[int]]
+) -> list[int]:
+    """Each text's tokens as the sum of its parts cut at :data:`_LINE_CUT`, each distinct part counted once.
+
+    Why: the long FLenQA prompts are mostly shared paragraphs (the same padding in every setting,
+    position and longer length), so 158 MB of prompt text held 2.2 MB of distinct lines and counting
+    every prompt whole was most of the prompts step.  Special tokens (the chat template's markers) are
+    matched before the regex splits, and a cut is never inside one.  BOS, when the tokenizer must add
+    it, belongs to a text's first part alone.
+    """
+    parts_of: list[list[tuple[bytes, bool]]] = []
+    distinct: dict[tuple[bytes, bool], None] = {}
+    for text, add_bos in texts:
+        pieces = [piece for piece in _LINE_CUT.split(text.decode("utf-8")) if piece] or [""]
+        parts = [(piece.encode("utf-8"), add_bos and i == 0) for i, piece in enumerate(pieces)]
+        parts_of.append(parts)
+        distinct.update(dict.fromkeys(parts))
+    keys = list(distinct)
+    counted = dict(zip(keys, _threaded(keys, count), strict=True))
+    return [sum(counted[part] for part in parts) for parts in parts_of]
 
 
 def count_tokens(

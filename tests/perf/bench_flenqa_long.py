@@ -37,7 +37,9 @@ def bench_flenqa_long() -> dict[str, Any]:
     start = time.perf_counter()
     samples = generate_samples(profile, DEFAULT_SEED)
     generate_s = time.perf_counter() - start
+    counts = _count_prompts(profile, samples)
     return {
+        **counts,
         "profile": "long (3 tasks x 10 base x 250..64k x 3 paddings, random position)",
         "samples": len(samples),
         "text_mb": round(sum(len(sample_text(s).encode("utf-8")) for s in samples) / 1e6, 1),
@@ -50,14 +52,55 @@ def bench_flenqa_long() -> dict[str, Any]:
     }
 
 
+def _count_prompts(profile: Any, samples: list[Any]) -> dict[str, Any]:
+    """The prompts step's own work on these samples: render every prompt of the profile's settings, then
+    count each as the step does (each distinct line once) and, side by side, whole (as before).
+
+    Why beside the generation: at these lengths the prompts step's count was the larger part of building
+    a long run (docs/measured.md: 572-734 s on a busy machine), so the issue's 60 s holds only for both.
+    """
+    from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
+    from relreason_dagster.common import tokenizer
+
+    start = time.perf_counter()
+    built = FlenqaFamily().build_prompts(samples, profile)
+    render_s = time.perf_counter() - start
+    messages = [p.messages for p in built]
+    start = time.perf_counter()
+    lines = tokenizer.chat_prompt_tokens_many(messages)
+    lines_s = time.perf_counter() - start
+    llm, formatter = tokenizer._chat_tools(str(tokenizer.resolve_gguf(tokenizer.DEFAULT_TOKENIZER)))
+    start = time.perf_counter()
+    texts = [tokenizer._chat_text(formatter, m) for m in messages]
+    whole = tokenizer._threaded(
+        texts, lambda chunk: [len(llm.tokenize(t, add_bos=b, special=True)) for t, b in chunk]
+    )
+    whole_s = time.perf_counter() - start
+    return {
+        "prompts": len(built),
+        "prompt_tokens_m": round(sum(whole) / 1e6, 1),
+        "render_s": round(render_s, 1),
+        "count_lines_s": round(lines_s, 1),
+        "count_whole_s": round(whole_s, 1),
+        "counts_equal": lines == whole,
+    }
+
+
 def render(result: dict[str, Any]) -> str:
     ok = "within" if result["within_target"] else "**over**"
+    total = result["generate_s"] + result["render_s"] + result["count_lines_s"]
     return (
         "## FLenQA long-text generation\n\n"
         f"**{result['samples']:,} samples ({result['text_mb']} MB of text) in {result['generate_s']} s** "
         f"({ok} the {result['target_s']:.0f} s target), after {result['setup_s']} s loading the tokenizer "
         f"and the novels; {result['profile']}.  Load average before {result['load_before']}, after "
-        f"{result['load_after']}.\n"
+        f"{result['load_after']}.\n\n"
+        f"Their {result['prompts']:,} prompts ({result['prompt_tokens_m']}M tokens) render in "
+        f"{result['render_s']} s and are counted, each distinct line once, in {result['count_lines_s']} s "
+        f"(whole, as before: {result['count_whole_s']} s, "
+        f"{result['count_whole_s'] / max(result['count_lines_s'], 0.01):.0f}x; counts "
+        f"{'equal' if result['counts_equal'] else '**differ**'}): samples and prompts together "
+        f"{total:.1f} s.\n"
     )
 
 
