@@ -6,11 +6,11 @@ the run to its job and offers re-execution through it.  Runs the UI launches get
 code server; ``dagster.execute_job``, which the launcher used, leaves it empty, so CLI runs were
 missing from the timeline.  Here the origin names ``workspace.yaml``'s one code location (the file
 `relreason ui` hands `dagster dev`) by the ``location_name`` that file gives it, and the repository
-by its definition's name, and :func:`execute_job_with_origin` creates the run with it and then
-executes it exactly as ``execute_job`` would.  The UI and the daemon find a run's code location by
-these names alone, so the origin is Dagster's by-name kind (``RegisteredCodeLocationOrigin``);
-Dagster files the run under the repository label (``<repository>@<location>``) the job's Runs tab
-filters on.
+by the name Dagster serves a Definitions object under; :func:`execute_job_with_origin` creates the
+run with it and then executes it exactly as ``execute_job`` would.  The UI and the daemon find a
+run's code location by these names alone, so the origin is Dagster's by-name kind
+(``RegisteredCodeLocationOrigin``); Dagster files the run under the repository label
+(``<repository>@<location>``) that the job's Runs tab filters on.
 """
 
 from __future__ import annotations
@@ -56,13 +56,23 @@ def location_name() -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def job_origin(repository_name: str, job_name: str) -> RemoteJobOrigin | None:
-    """The remote origin of job ``job_name`` of repository ``repository_name`` in the UI's code location."""
+@functools.cache
+def repository_name() -> str:
+    """The name a code location serves its Definitions object under: the repository the UI shows.
+
+    Any Definitions object has it (the code location's own is not loaded for it); the job's
+    reconstructable repository does not, as it wraps the one job under a name of its own.
+    """
+    return dg.Definitions().get_repository_def().name
+
+
+def job_origin(job_name: str) -> RemoteJobOrigin | None:
+    """The remote origin of job ``job_name`` in the UI's code location."""
     location = location_name()
     if location is None:
         return None
     repository = RemoteRepositoryOrigin(
-        code_location_origin=RegisteredCodeLocationOrigin(location), repository_name=repository_name
+        code_location_origin=RegisteredCodeLocationOrigin(location), repository_name=repository_name()
     )
     return repository.get_job_origin(job_name)
 
@@ -81,8 +91,7 @@ def execute_job_with_origin(
     tags under the given ones, the job's python origin (for step processes), then ``execute_run``.
     Returns its ``JobExecutionResult`` (``run_id``, ``success``, ``all_events``).
     """
-    repository = job.repository.get_definition()  # a Definitions object is served as one repository
-    load_data = repository.repository_load_data
+    load_data = job.repository.get_definition().repository_load_data
     job = job.with_repository_load_data(load_data)
     job_def = job.get_definition()
     run = instance.create_run_for_job(
@@ -92,6 +101,6 @@ def execute_job_with_origin(
         job_code_origin=job.get_python_origin(),
         repository_load_data=load_data,
         asset_selection=frozenset(asset_selection) if asset_selection else None,
-        remote_job_origin=job_origin(repository.name, job_def.name),
+        remote_job_origin=job_origin(job_def.name),
     )
     return execute_run(job, run, instance, raise_on_error=False)

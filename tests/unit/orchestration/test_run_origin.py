@@ -36,7 +36,7 @@ def test_the_location_name_is_the_one_dagsters_workspace_loader_gives_the_ui(fre
 
 
 def test_job_origin_names_the_workspace_location_and_the_label_runs_are_filed_under(fresh_origin):
-    origin = run_origin.job_origin("__repository__", "model_work")
+    origin = run_origin.job_origin("model_work")
     assert origin is not None
     assert origin.job_name == "model_work"
     assert origin.location_name == LOCATION
@@ -55,7 +55,7 @@ def test_a_run_created_under_the_origin_is_stored_with_the_label(fresh_origin):
 
     with dg.instance_for_test() as instance:
         filed = instance.create_run_for_job(
-            job_def=tiny, remote_job_origin=run_origin.job_origin("__repository__", "tiny")
+            job_def=tiny, remote_job_origin=run_origin.job_origin("tiny")
         )
         instance.create_run_for_job(job_def=tiny)  # no origin: no label
         found = instance.get_runs(filters=dg.RunsFilter(job_name="tiny", tags={".dagster/repository": LABEL}))
@@ -66,11 +66,11 @@ def test_without_a_workspace_file_or_a_location_name_runs_get_no_origin(
     fresh_origin, monkeypatch, tmp_path: Path
 ):
     monkeypatch.setattr(paths, "REPO_ROOT", tmp_path)
-    assert run_origin.job_origin("__repository__", "prepare") is None
+    assert run_origin.job_origin("prepare") is None
     (tmp_path / "workspace.yaml").write_text("load_from: []\n")  # no location: nothing to file runs under
     run_origin.location_name.cache_clear()
-    assert run_origin.job_origin("__repository__", "prepare") is None
+    assert run_origin.job_origin("prepare") is None
     unnamed = "load_from:\n  - python_module:\n      module_name: relreason_dagster.definitions\n"
     (tmp_path / "workspace.yaml").write_text(unnamed)
     run_origin.location_name.cache_clear()
-    assert run_origin.job_origin("__repository__", "prepare") is None
+    assert run_origin.job_origin("prepare") is None
