@@ -31,6 +31,9 @@ python_logs:
   python_log_level: INFO
 compute_logs:
   # Step output goes straight to the terminal (CLI progress); the UI shows the structured run log.
+  # A private module path, kept: Dagster exports no compute log manager and has no setting that turns
+  # capture off (its default tees output through `tail` processes into files); the upgrade test
+  # (tests/unit/orchestration/test_dagster_private_api.py) fails when a release moves the class.
   module: dagster._core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
 event_log_storage:

@@ -23,11 +23,18 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+# Private Dagster API, kept: Dagster exports no event log storage class, and an `event_log_storage:`
+# entry in dagster.yaml must name an EventLogStorage.  Besides the class, this module relies on its
+# ``_connect(shard)``, ``_db_lock``, ``_initialized_dbs``, ``_initdb(engine)`` and
+# ``conn_string_for_shard(shard)``; tests/unit/orchestration/test_dagster_private_api.py fails with
+# the names when a Dagster release moves or reshapes any of them.
 from dagster._core.storage.event_log import SqliteEventLogStorage
-from dagster._core.storage.sql import create_engine
-from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
+from sqlalchemy import create_engine  # what dagster._core.storage.sql.create_engine re-exports
 from sqlalchemy.engine import Connection, Engine
 
+# Seconds a write waits on another process's lock: Dagster's own SQLite storages' value
+# (dagster._core.storage.sqlite.SQLITE_BUSY_TIMEOUT_SECONDS; the upgrade test compares them).
+SQLITE_BUSY_TIMEOUT_SECONDS = 30
 # Shards whose engine stays open: a run's own shard and the index shard, plus a few runs a UI shows.
 KEEP_ENGINES = 8
 

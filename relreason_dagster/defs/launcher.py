@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import dagster as dg
-from dagster._core.storage.tags import REPOSITORY_LABEL_TAG
 
 from relreason_dagster import paths
 from relreason_dagster.benchmarks.registry import baseline_names, get_baseline
@@ -69,9 +68,6 @@ from relreason_dagster.errors import LaunchStopped
 PID_TAG = ".dagster/relreason-pid"
 HOST_TAG = ".dagster/relreason-host"
 LAUNCH_TAG = ".dagster/relreason-launch"  # one id per `relreason run`: the step watcher finds its runs
-# Files a run launched here under its job in the UI (each job's Runs tab filters on this label, which
-# Dagster gives runs it launches from a code location): workspace.yaml's one code location.
-REPOSITORY_LABEL = "__repository__@relreason_dagster.definitions:defs"
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -253,12 +249,12 @@ def _run_config(
 
 def run_tags_for(planned: PlannedRun, tags: Mapping[str, str]) -> dict[str, str]:
     """A launched run's tags: the command's (profile, models, benchmarks), its partition, and hidden
-    ones (this process, the launch, the code location's label that files it under its job)."""
+    ones (this process, the launch).  Dagster adds the code location's label that files the run under
+    its job in the UI, from the origin ``execute_job_with_origin`` creates it with."""
     run_tags = {
         **tags,
         PID_TAG: str(os.getpid()),
         HOST_TAG: socket.gethostname(),
-        REPOSITORY_LABEL_TAG: REPOSITORY_LABEL,
     }
     if planned.partition is not None:
         run_tags["dagster/partition"] = planned.partition

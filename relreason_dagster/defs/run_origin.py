@@ -4,28 +4,34 @@ The UI places a run by its remote job origin (the code location and repository i
 from): the Overview timeline groups runs by it and drops those without one, and the run page links
 the run to its job and offers re-execution through it.  Runs the UI launches get an origin from the
 code server; ``dagster.execute_job``, which the launcher used, leaves it empty, so CLI runs were
-missing from the timeline.  Here the origin is that of ``workspace.yaml``'s one code location (the
-file `relreason ui` hands `dagster dev`), read with Dagster's own workspace loader so its location
-name is the one the UI shows, and :func:`execute_job_with_origin` creates the run with it and then
-executes it exactly as ``execute_job`` would.
+missing from the timeline.  Here the origin names ``workspace.yaml``'s one code location (the file
+`relreason ui` hands `dagster dev`) by the ``location_name`` that file gives it, and the repository
+by the name Dagster serves a Definitions object under; :func:`execute_job_with_origin` creates the
+run with it and then executes it exactly as ``execute_job`` would.  The UI and the daemon find a
+run's code location by these names alone, so the origin is Dagster's by-name kind
+(``RegisteredCodeLocationOrigin``); Dagster files the run under the repository label
+(``<repository>@<location>``) that the job's Runs tab filters on.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
+import yaml
+
+# Private Dagster API, kept (tests/unit/orchestration/test_dagster_private_api.py fails with the names
+# when a release moves them): no public API creates a run under a code location's origin -
+# ``dagster.execute_job`` leaves it empty and takes none - so the run is created with
+# ``DagsterInstance.create_run_for_job`` and executed by ``execute_run``, the function ``execute_job``
+# ends with; the origin's types are not exported either.
 from dagster._core.execution.api import execute_run
-from dagster._core.remote_origin import RemoteJobOrigin, RemoteRepositoryOrigin
-from dagster._core.workspace.load_target import WorkspaceFileTarget
+from dagster._core.remote_origin import RegisteredCodeLocationOrigin, RemoteJobOrigin, RemoteRepositoryOrigin
 
 from relreason_dagster import paths
-
-# A Definitions object is served as one repository of this name (what the UI shows as the repository).
-REPOSITORY_NAME = SINGLETON_REPOSITORY_NAME
 
 
 def workspace_file() -> str:
@@ -34,25 +40,41 @@ def workspace_file() -> str:
 
 
 @functools.cache
-def repository_origin() -> RemoteRepositoryOrigin | None:
-    """The repository of ``workspace.yaml``'s code location, or None without exactly one location.
+def location_name() -> str | None:
+    """The ``location_name`` of ``workspace.yaml``'s one code location, or None.
 
-    Without the file (a copy of the package outside the repository) runs go without an origin, as
-    before: they still run, and the UI lists them under Runs, only not on the timeline.
+    Without the file (a copy of the package outside the repository), with other than one location,
+    or with a location that names itself no name, runs go without an origin, as before: they still
+    run, and the UI lists them under Runs, only not on the timeline.
     """
     try:
-        origins = WorkspaceFileTarget([workspace_file()]).create_origins()
+        (entry,) = yaml.safe_load(Path(workspace_file()).read_text(encoding="utf-8"))["load_from"]
+        ((_, target),) = entry.items()  # python_module: {...}, python_file: {...}, ...
+        name = target.get("location_name")
     except Exception:  # noqa: BLE001 - a missing or unreadable workspace costs the timeline, never a run
         return None
-    if len(origins) != 1:
-        return None
-    return RemoteRepositoryOrigin(code_location_origin=origins[0], repository_name=REPOSITORY_NAME)
+    return name if isinstance(name, str) and name else None
+
+
+@functools.cache
+def repository_name() -> str:
+    """The name a code location serves its Definitions object under: the repository the UI shows.
+
+    Any Definitions object has it (the code location's own is not loaded for it); the job's
+    reconstructable repository does not, as it wraps the one job under a name of its own.
+    """
+    return dg.Definitions().get_repository_def().name
 
 
 def job_origin(job_name: str) -> RemoteJobOrigin | None:
     """The remote origin of job ``job_name`` in the UI's code location."""
-    repository = repository_origin()
-    return None if repository is None else RemoteJobOrigin(repository_origin=repository, job_name=job_name)
+    location = location_name()
+    if location is None:
+        return None
+    repository = RemoteRepositoryOrigin(
+        code_location_origin=RegisteredCodeLocationOrigin(location), repository_name=repository_name()
+    )
+    return repository.get_job_origin(job_name)
 
 
 def execute_job_with_origin(

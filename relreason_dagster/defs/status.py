@@ -22,6 +22,10 @@ from typing import Any
 LOCK_WAIT_S = 3.0
 # Runs listed in the summary.
 RECENT_RUNS = 6
+# A check execution Dagster has planned but not yet evaluated, by the value of its status (Dagster's
+# AssetCheckExecutionRecordStatus is not exported; the value is what its event log stores, and
+# tests/unit/orchestration/test_dagster_private_api.py fails if a release renames it).
+PLANNED = "PLANNED"
 
 Table = Callable[[Sequence[str], Sequence[Sequence[Any]]], str]
 
@@ -307,8 +311,6 @@ class StatusReport:
 
     def _check_states(self) -> list[tuple[str, str, str]]:
         """(asset, check, state) of every check the definitions declare, from its latest execution."""
-        from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
-
         from relreason_dagster.common.gx_validation import check_state
 
         instance = self.instance.get()
@@ -319,7 +321,7 @@ class StatusReport:
             record = latest.get(key)
             if record is None:
                 state = "never run"
-            elif record.status == AssetCheckExecutionRecordStatus.PLANNED:
+            elif record.status.value == PLANNED:
                 state = self._planned_state(instance, record.run_id)
             else:
                 evaluation = record.evaluation

@@ -61,6 +61,8 @@ query {
 }
 """
 # A job's Runs tab (and its row in the Jobs list): runs filtered by job name and the repository label tag.
+# The label Dagster files runs of workspace.yaml's code location under (repository@location).
+REPOSITORY_LABEL = "__repository__@relreason_dagster.definitions:defs"
 JOB_RUNS_QUERY = """
 query JobRuns($filter: RunsFilter!) {
   runsOrError(filter: $filter) { __typename ... on Runs { results { id } } }
@@ -96,8 +98,6 @@ def test_cli_runs_carry_the_workspace_code_location(cli_runs):
     import dagster as dg
     from dagster._core.workspace.load_target import WorkspaceFileTarget
 
-    from relreason_dagster.defs.launcher import REPOSITORY_LABEL
-
     (location,) = WorkspaceFileTarget([str(paths.REPO_ROOT / "workspace.yaml")]).create_origins()
     run_ids, _ = cli_runs
     with dg.DagsterInstance.get() as instance:
@@ -115,8 +115,6 @@ def test_cli_runs_carry_the_workspace_code_location(cli_runs):
 def test_the_uis_timeline_and_job_runs_tab_list_the_cli_runs(cli_runs):
     import dagster as dg
     from dagster_graphql.test.utils import define_out_of_process_context, execute_dagster_graphql
-
-    from relreason_dagster.defs.launcher import REPOSITORY_LABEL
 
     run_ids, started = cli_runs
     with (

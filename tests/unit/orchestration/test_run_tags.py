@@ -6,10 +6,8 @@ and they carried seven tag pills; runs launched from the UI carried no profile o
 
 from __future__ import annotations
 
-from dagster._core.workspace.load_target import WorkspaceFileTarget
-
-from relreason_dagster import paths, profiles
-from relreason_dagster.defs.launcher import REPOSITORY_LABEL, PlannedRun, run_tags_for
+from relreason_dagster import profiles
+from relreason_dagster.defs.launcher import PlannedRun, run_tags_for
 from relreason_dagster.pipeline import _run_tags
 
 VISIBLE = {"relreason/profile", "relreason/models", "relreason/benchmarks"}
@@ -20,16 +18,14 @@ def _visible(tags: dict[str, str]) -> set[str]:
     return {k for k in tags if not k.startswith((".dagster/", "dagster/"))}
 
 
-def test_cli_runs_carry_profile_models_benchmarks_and_the_code_locations_label():
+def test_cli_runs_carry_profile_models_and_benchmarks():
     tags = _run_tags(["m1", "m2"], ["flenqa", "kor"], "smoke", "run")
     planned = PlannedRun("model_work", "m1", ())
     run_tags = run_tags_for(planned, tags)
     assert _visible(run_tags) == VISIBLE
     assert run_tags["relreason/models"] == "m1,m2" and run_tags["dagster/partition"] == "m1"
-
-    (origin,) = WorkspaceFileTarget([str(paths.REPO_ROOT / "workspace.yaml")]).create_origins()
-    assert REPOSITORY_LABEL == f"__repository__@{origin.location_name}"
-    assert run_tags[".dagster/repository"] == REPOSITORY_LABEL
+    # The code location's label is Dagster's to set, from the run's origin (test_run_origin.py).
+    assert ".dagster/repository" not in run_tags
 
 
 def test_ui_runs_carry_profile_and_benchmarks(monkeypatch):
