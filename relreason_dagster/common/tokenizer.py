@@ -239,31 +239,34 @@ def _threaded(
 
 # llama.cpp pre-tokenizers (GGUF ``tokenizer.ggml.pre``) whose splitting regex is GPT-2's: no piece
 # runs from a non-space character into a following newline (letters, digits and punctuation pieces
-# never hold one; whitespace pieces start at whitespace), so a text cut there tokenizes as the sum of
-# its parts.  Only the ones measured equal on every family's prompts are listed
-# (tests/unit/common/test_line_counts.py): another vocabulary is counted whole.
+# never hold one; whitespace pieces start at whitespace), and a space before a letter always starts
+# the piece " word" (`` ?\p{L}+`` is tried before the whitespace rules), so a text cut at either
+# place tokenizes as the sum of its parts.  Only the ones measured equal on every family's prompts are
+# listed (tests/unit/llm/test_line_counts.py): another vocabulary is counted whole.
 LINE_ADDITIVE_PRE = frozenset({"smollm"})
-# A cut before a newline that follows a non-space character (Python's \S is Unicode-aware, so a
-# no-break space before the newline is whitespace, as the tokenizer's \s reads it).
-_LINE_CUT = re.compile(r"(?<=\S)(?=\n)")
+# The cuts, on the UTF-8 bytes (no decoding): before a newline that follows a visible ASCII character
+# (never after a multi-byte one such as a no-break space, whitespace to the tokenizer), and before the
+# space of a sentence's end (". A": an ASCII letter after the space; digits are split apart).
+_LINE_CUT = re.compile(rb"(?<=[!-~])(?=\n)|(?<=[.!?])(?= [A-Za-z])")
 
 
 def _line_counts(
     texts: Sequence[tuple[bytes, bool]], count: Callable[[Sequence[tuple[bytes, bool]]], list[int]]
 ) -> list[int]:
-    """Each text's tokens as the sum of its parts cut at :data:`_LINE_CUT`, each distinct part counted once.
+    """Each text's tokens as the sum of its parts cut at :data:`_LINE_CUT` (lines and sentences), each
+    distinct part counted once.
 
-    Why: the long FLenQA prompts are mostly shared paragraphs (the same padding in every setting,
-    position and longer length), so 158 MB of prompt text held 2.2 MB of distinct lines and counting
-    every prompt whole was most of the prompts step.  Special tokens (the chat template's markers) are
+    Why: the long FLenQA prompts are mostly shared sentences (the same padding in every setting,
+    position and longer length), and counting every prompt whole was most of the prompts step
+    (docs/measured.md).  Special tokens (the chat template's markers) are
     matched before the regex splits, and a cut is never inside one.  BOS, when the tokenizer must add
     it, belongs to a text's first part alone.
     """
     parts_of: list[list[tuple[bytes, bool]]] = []
     distinct: dict[tuple[bytes, bool], None] = {}
     for text, add_bos in texts:
-        pieces = [piece for piece in _LINE_CUT.split(text.decode("utf-8")) if piece] or [""]
-        parts = [(piece.encode("utf-8"), add_bos and i == 0) for i, piece in enumerate(pieces)]
+        pieces = [piece for piece in _LINE_CUT.split(text) if piece] or [b""]
+        parts = [(piece, add_bos and i == 0) for i, piece in enumerate(pieces)]
         parts_of.append(parts)
         distinct.update(dict.fromkeys(parts))
     keys = list(distinct)

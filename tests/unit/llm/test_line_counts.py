@@ -1,11 +1,12 @@
-"""A prompt counted line by line (each distinct line once) has exactly the tokens of the prompt counted whole.
+"""A prompt counted in parts (each distinct part once) has exactly the tokens of the prompt counted whole.
 
 Why a test of its own: the prompts step counts every prompt in the default tokenizer through
-``chat_prompt_tokens_many``, which sums the counts of lines cut before each newline that follows a
-non-space character (``common/tokenizer._line_counts``).  That is exact only for a pre-tokenizer whose
-pieces never run from such a character into the newline; this compares it with llama.cpp tokenizing the
-whole text, on every family's generated prompts and on texts built to break it (spaces, no-break spaces
-and carriage returns before a newline, digits, special tokens, an empty message).
+``chat_prompt_tokens_many``, which sums the counts of parts cut before each newline that follows a
+non-space character and before the space after a sentence's end (``common/tokenizer._line_counts``).
+That is exact only for a pre-tokenizer whose pieces never cross those cuts; this compares it with
+llama.cpp tokenizing the whole text, on every family's generated prompts and on texts built to break it
+(spaces, no-break spaces and carriage returns before a newline, sentence ends before digits and double
+spaces, special tokens, an empty message).
 """
 
 from __future__ import annotations
@@ -56,6 +57,15 @@ PIECES = [
     "edge(3,7)\n\n",
     "\t\n",
     "«quoted»\n",
+    "Hi. There",
+    "x. 42",
+    "a.  b",
+    "e.g. Ünïcode",
+    ". \n",
+    "Why? Because! So.",
+    " Ok.",
+    ".\u00a0Next",
+    "'s. It",
 ]
 
 
