@@ -39,9 +39,10 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,21 @@ def family_links(folders: dict[str, tuple[str, Path]]) -> dict[Path, Path]:
             else:
                 links[Path("models", marts_folder, *rel.parts)] = file
     return links
+
+
+def family_paths(key: str, links: dict[Path, Path]) -> Callable[[str], str]:
+    """A line of dbt's output with each linked file (``[.../dbt_project/]families/<key>/<link>``) named
+    by the family file it links to: relative to the working directory when under it, else absolute."""
+    pattern = re.compile(rf"(?:[^\s'\"(]*dbt_project/)?families/{re.escape(key)}/([^\s'\"),:]+)")
+
+    def name(match: re.Match[str]) -> str:
+        target = links.get(Path(match.group(1)))
+        if target is None:
+            return match.group(0)
+        here = Path.cwd()
+        return os.path.relpath(target, here) if target.is_relative_to(here) else str(target)
+
+    return lambda line: pattern.sub(name, line)
 
 
 def baseline_source(model: str) -> str:

@@ -26,6 +26,7 @@ missing or older than the project's or the families' dbt files.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,12 +37,18 @@ from relreason_dagster.defs.dbt_families import (
     FAMILIES_DIR,
     FAMILIES_ENV,
     families_folder,
+    family_dbt_folders,
+    family_links,
+    family_paths,
     parse_lock,
     use_family_models,
 )
 from relreason_dagster.errors import ConfigError
 
 MANIFEST_NAME = "manifest.json"
+# dbt's time stamp at the start of a log line, and how much of a failed parse's output an error keeps.
+TIMESTAMP = re.compile(r"^(\x1b\[[0-9;]*m)*\d\d:\d\d:\d\d\s+")
+PARSE_ERROR_CHARS = 600
 
 
 def dbt_executable() -> str:
@@ -114,7 +121,7 @@ def _parse_if_stale(project_dir: Path, manifest: Path, family_folders: list[Path
         _newest_input([project_dir], {"target", FAMILIES_DIR}), _newest_input(family_folders, {"__pycache__"})
     )
     if force or not manifest.exists() or manifest.stat().st_mtime < newest:
-        subprocess.run(
+        done = subprocess.run(
             [
                 dbt_executable(),
                 "parse",
@@ -128,8 +135,23 @@ def _parse_if_stale(project_dir: Path, manifest: Path, family_folders: list[Path
                 "--log-path",  # beside the manifest, not in a logs/ folder of its own
                 str(manifest.parent),
             ],
-            check=True,
+            check=False,
             cwd=project_dir,
             env=dbt_env(manifest),
+            capture_output=True,
+            text=True,
         )
+        if done.returncode != 0:
+            raise ConfigError(_parse_error(manifest, done.stdout + done.stderr))
     return manifest
+
+
+def _parse_error(manifest: Path, output: str) -> str:
+    """dbt's failed parse in one line, a family's file named as itself rather than as its link."""
+    rewrite = family_paths(manifest.parent.name, family_links(family_dbt_folders()))
+    lines = [TIMESTAMP.sub("", line).strip() for line in rewrite(output).splitlines()]
+    said = " ".join(line for line in lines if line and line != "Encountered an error:")
+    if len(said) > PARSE_ERROR_CHARS:
+        said = said[: PARSE_ERROR_CHARS - 1] + "…"
+    fix = "fix the file it names, then `relreason dbt -- parse` checks it"
+    return f"dbt cannot parse the project: {said or 'no output'}; {fix}"

@@ -7,14 +7,12 @@ pipeline's build gets: the families' folder, the project and profiles, and this 
 dbt's target and logs go to ``$RELREASON_HOME/dbt/by-hand/``, apart from the pipeline's builds and
 from the manifest the definitions read; dbt options given after ``--`` (``--target-path``, ``--vars``)
 win over these defaults.  dbt names a family's file by its link (``families/<key>/models/...``); its
-output is passed through :func:`family_paths`, so a message points at the file to edit instead.
+output is passed through ``dbt_families.family_paths``, so a message points at the file to edit instead.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import subprocess
 import sys
 import threading
@@ -68,7 +66,7 @@ def cmd_dbt(args: argparse.Namespace) -> int:
         dbt_args = dbt_args[1:]
     if not dbt_args:
         raise ConfigError("relreason dbt needs dbt's arguments after --, e.g. `relreason dbt -- ls`")
-    from relreason_dagster.defs.dbt_families import family_dbt_folders, family_links
+    from relreason_dagster.defs.dbt_families import family_dbt_folders, family_links, family_paths
     from relreason_dagster.defs.dbt_prepare import dbt_executable, prepare_dbt_project
 
     manifest = prepare_dbt_project()
@@ -92,21 +90,6 @@ def cmd_dbt(args: argparse.Namespace) -> int:
     for copy in copies:
         copy.join()
     return code
-
-
-def family_paths(key: str, links: dict[Path, Path]) -> Callable[[str], str]:
-    """A line of dbt's output with each linked file (``[.../dbt_project/]families/<key>/<link>``) named
-    by the family file it links to: relative to the working directory when under it, else absolute."""
-    pattern = re.compile(rf"(?:[^\s'\"(]*dbt_project/)?families/{re.escape(key)}/([^\s'\"),:]+)")
-
-    def name(match: re.Match[str]) -> str:
-        target = links.get(Path(match.group(1)))
-        if target is None:
-            return match.group(0)
-        here = Path.cwd()
-        return os.path.relpath(target, here) if target.is_relative_to(here) else str(target)
-
-    return lambda line: pattern.sub(name, line)
 
 
 def _copy_lines(pipe: IO[bytes] | None, out: IO[str], rewrite: Callable[[str], str]) -> None:

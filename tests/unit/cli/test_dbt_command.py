@@ -17,8 +17,7 @@ import pytest
 
 from relreason_dagster import paths
 from relreason_dagster.cli import main
-from relreason_dagster.cli.commands.dbt import family_paths
-from relreason_dagster.defs.dbt_families import LAYERS, family_dbt_folders
+from relreason_dagster.defs.dbt_families import LAYERS, family_dbt_folders, family_paths
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 

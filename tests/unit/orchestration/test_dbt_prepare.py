@@ -114,3 +114,29 @@ def test_an_unprepared_project_is_one_line_naming_the_fix(tmp_path: Path) -> Non
         prepared_manifest(project)
     assert "\n" not in str(raised.value)
     assert not project.exists()  # where the manifest would be is computed, not created
+
+
+def test_a_failed_parse_names_the_family_file_not_its_link(tmp_path: Path, monkeypatch) -> None:
+    """A family's broken model stops the prepare step in one line naming the family's own file."""
+    from relreason_dagster import paths
+    from relreason_dagster.defs import dbt_families, dbt_prepare
+
+    project = tmp_path / "dbt_project"  # the shared project's settings, none of its models: a short parse
+    project.mkdir()
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(paths.DBT_PROJECT_DIR / name, project / name)
+    folder = tmp_path / "fam" / "dbt"
+    (folder / "marts").mkdir(parents=True)
+    broken = folder / "marts" / "fam_broken.sql"
+    broken.write_text("select * from {{ ref('no_such_model') }}\n")
+    only_fam = {"fam": ("fam", folder)}
+    monkeypatch.setattr(dbt_families, "family_dbt_folders", lambda: only_fam)
+    monkeypatch.setattr(dbt_prepare, "family_dbt_folders", lambda: only_fam)
+
+    with pytest.raises(ConfigError) as raised:
+        prepare_dbt_project(project)
+
+    said = str(raised.value)
+    assert "\n" not in said and "no_such_model" in said
+    assert str(broken) in said and "families/" not in said
+    assert said.endswith("`relreason dbt -- parse` checks it")
