@@ -36,7 +36,7 @@ def register(subparsers: Any, context: CommandContext) -> None:
         "dbt",
         help="run dbt in the pipeline's project, every family's models linked in (relreason dbt -- ls)",
         description="Run dbt itself on this home's DuckDB file, e.g. `relreason dbt -- ls`, "
-        "`relreason dbt -- build --select marts.accuracy`.  A bare `dbt` in dbt_project/ lacks the "
+        "`relreason dbt -- build --select +accuracy`.  A bare `dbt` in dbt_project/ lacks the "
         "families' models.",
     )
     dbt.set_defaults(handler=cmd_dbt)
