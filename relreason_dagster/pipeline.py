@@ -48,17 +48,19 @@ class LaunchOptions:
 
 
 def prepare_environment(profile: str, *, checked: bool = False) -> None:
-    """Validate the profile (unless the launch's plan ``checked`` it) and point Dagster at
-    RELREASON_HOME before definitions load.
+    """Validate the profile (unless the launch's plan ``checked`` it), point Dagster at
+    RELREASON_HOME and prepare the dbt project (``defs/dbt_prepare.py``) before definitions load.
 
     The profile itself is not put anywhere: a launch passes its resolved sections to the runs in
     their run settings (:func:`resolved_sections`).
     """
+    from relreason_dagster.defs.dbt_prepare import prepare_dbt_project
     from relreason_dagster.defs.instance import ensure_instance
 
     if not checked:
         profiles.profile_families(profile)  # an unknown profile or a bad profile file: one line
     ensure_instance(paths.relreason_home())
+    prepare_dbt_project()
 
 
 def resolved_sections(profile: str) -> str:

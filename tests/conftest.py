@@ -30,6 +30,15 @@ LONG_LAYERS_TIMEOUT_S = 900
 _LONG_LAYERS = ("integration", "e2e")
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Prepare the dbt project (link the families' dbt files, parse when stale) before any test module
+    imports ``defs/``: the import only reads the manifest (``defs/dbt_prepare.py``), as the CLI's and the
+    code location's loads prepare it first."""
+    from relreason_dagster.defs.dbt_prepare import prepare_dbt_project
+
+    prepare_dbt_project()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         layer = (

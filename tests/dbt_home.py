@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from relreason_dagster import paths
-from relreason_dagster.defs.dbt_families import family_models_env
+from relreason_dagster.defs.dbt_prepare import family_models_env
 
 
 def insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]] | dict[str, Any]) -> None:

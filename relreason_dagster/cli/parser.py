@@ -11,13 +11,13 @@ import argparse
 import sys
 from types import ModuleType
 
-from relreason_dagster.cli.commands import export, models, report, run, samples, sql, status, ui, worker
+from relreason_dagster.cli.commands import dbt, export, models, report, run, samples, sql, status, ui, worker
 from relreason_dagster.cli.context import CommandContext
 from relreason_dagster.cli.options import VERBOSE_HELP
 
 # `run` first: it sets the `run` parser that the commands after it add options to.
 BEFORE_FAMILIES: tuple[ModuleType, ...] = (run, models)
-AFTER_FAMILIES: tuple[ModuleType, ...] = (sql, samples, export, status, worker, ui, report)
+AFTER_FAMILIES: tuple[ModuleType, ...] = (sql, samples, export, status, worker, ui, report, dbt)
 
 
 class _Parser(argparse.ArgumentParser):

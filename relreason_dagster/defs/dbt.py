@@ -1,16 +1,13 @@
 """The dbt project as Dagster assets: staging views and metric marts, built with `dbt build`.
 
-``@dbt_assets`` needs a manifest at import time; ``ensure_manifest`` runs
-``dbt parse`` when it is missing or older than the project's files, in every
-process alike (the CLI, a run's workers and ``dagster dev``).  dagster-dbt's own
-``prepare_if_dev`` is not called: under ``dagster dev`` it re-parses on every
-load with a ``dbt`` looked up on ``PATH``, which a venv that is not activated
-lacks (the UI then showed a code-location error), and a parse of an unchanged
-project only costs start time.  That parse is the one
-thing dbt writes in the checkout (``dbt_project/target``: the manifest, its
-partial-parse cache and the parse's log, one set however many runs are made).
-Each build writes its artifacts and log under ``$RELREASON_HOME/dbt/``, and only
-the newest :data:`KEEP_DBT_BUILDS` of them are kept.
+``@dbt_assets`` needs a manifest at import time; this module only reads its path
+(``defs/dbt_prepare.py``: linking the families' dbt files and ``dbt parse`` are
+one explicit step, ``prepare_dbt_project``, that the CLI, the code location's
+load and the test session call first), so importing it writes nothing.  The parse
+is the one thing dbt writes in the checkout (``dbt_project/target/<key>``: the
+manifest, its partial-parse cache and the parse's log, one set however many runs
+are made).  Each build writes its artifacts and log under ``$RELREASON_HOME/dbt/``,
+and only the newest :data:`KEEP_DBT_BUILDS` of them are kept.
 """
 
 import contextlib
@@ -18,7 +15,6 @@ import functools
 import json
 import os
 import shutil
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -36,11 +32,12 @@ from dagster_dbt import (
 
 from relreason_dagster import paths
 from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table
-from relreason_dagster.defs.dbt_families import FAMILIES_DIR, parse_lock, use_family_models
+from relreason_dagster.defs.dbt_families import FAMILIES_ENV
+from relreason_dagster.defs.dbt_prepare import families_folder_of, prepared_manifest
 from relreason_dagster.defs.dbt_scope import record_full_build
 from relreason_dagster.defs.groups import dbt_group
 from relreason_dagster.defs.partitions import DUCKDB_POOL
-from relreason_dagster.defs.resources import DuckDBFile, dbt_executable
+from relreason_dagster.defs.resources import DuckDBFile
 from relreason_dagster.results.numbers import round_sig
 
 MART_PREVIEW_LIMIT = 40
@@ -50,59 +47,7 @@ DUCKDB_VAR = "relreason_duckdb"
 KEEP_DBT_BUILDS = 3
 PREVIEW_CELL_CHARS = 80  # a preview shows the shape of a table; `relreason samples` shows whole texts
 
-
-def ensure_manifest(project_dir: Path = paths.DBT_PROJECT_DIR) -> Path:
-    """The dbt manifest of the registered families, parsed first when missing or older than the
-    project's files or the families' dbt files (linked in by :func:`use_family_models`).
-
-    Several processes may import this module at once on a fresh checkout (parallel test
-    workers, a CLI beside the UI); an exclusive lock on ``target/.parse.lock`` lets one
-    of them link and parse while the others wait and then find the manifest current, so no
-    process reads a manifest another is still writing.  Each set of families has its own
-    ``target/<key>/`` (the key of its generated folder).
-    """
-    with parse_lock(project_dir):
-        relative, changed, folders = use_family_models(project_dir)
-        manifest = project_dir / "target" / Path(relative).name / "manifest.json"
-        return _parse_if_stale(project_dir, manifest, folders, force=changed)
-
-
-def _newest_input(roots: list[Path], skip: set[str]) -> float:
-    inputs = {".sql", ".py", ".yml", ".csv"}  # models (SQL and Python), their schemas, and seeds
-    newest = 0.0
-    for root in roots:
-        for path in root.rglob("*"):
-            if path.suffix in inputs and not skip.intersection(path.relative_to(root).parts):
-                newest = max(newest, path.stat().st_mtime)
-    return newest
-
-
-def _parse_if_stale(project_dir: Path, manifest: Path, family_folders: list[Path], force: bool) -> Path:
-    newest = max(
-        _newest_input([project_dir], {"target", FAMILIES_DIR}), _newest_input(family_folders, {"__pycache__"})
-    )
-    if force or not manifest.exists() or manifest.stat().st_mtime < newest:
-        subprocess.run(
-            [
-                dbt_executable(),
-                "parse",
-                "--quiet",
-                "--project-dir",
-                str(project_dir),
-                "--profiles-dir",
-                str(project_dir),
-                "--target-path",
-                str(manifest.parent),
-                "--log-path",  # beside the manifest, not in a logs/ folder of its own
-                str(manifest.parent),
-            ],
-            check=True,
-            cwd=project_dir,
-        )
-    return manifest
-
-
-MANIFEST = ensure_manifest()
+MANIFEST = prepared_manifest()
 dbt_project = DbtProject(
     project_dir=paths.DBT_PROJECT_DIR,
     profiles_dir=paths.DBT_PROJECT_DIR,
@@ -241,6 +186,10 @@ def relreason_dbt_models(
     those models and their tests, as dagster-dbt passes the selection to dbt; a build of every model
     is recorded, so the home's next runs may build a part.
     """
+    # dbt (and dagster-dbt's in-process handle on its adapter) reads the families' folder from the
+    # environment (dbt_project.yml's model-paths); the folder is the one this module's manifest was
+    # parsed with, so it is set here, where a step builds, and never by an import.
+    os.environ[FAMILIES_ENV] = families_folder_of(MANIFEST)
     # The file travels as a dbt var (profiles.yml reads it), not through this process's environment.
     build = ["build", "--vars", json.dumps({DUCKDB_VAR: duckdb.database})]
     target = build_folder(context)

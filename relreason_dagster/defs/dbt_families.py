@@ -14,8 +14,8 @@ Dagster groups apply unchanged, and an edit through a link edits the family's ow
 
 ``<key>`` is a hash of the registered families and their folders: a process that registers another
 family (a test's toy family) links and parses its own project state, never the one a concurrent
-process is building.  ``dbt_project.yml`` reads the folder from :data:`FAMILIES_ENV`, which
-:func:`use_family_models` sets in this process's environment so every ``dbt`` it starts sees it.
+process is building.  ``dbt_project.yml`` reads the folder from :data:`FAMILIES_ENV`, which each
+``dbt`` relreason starts gets in its environment (``defs/dbt_prepare.py`` says who links and when).
 
 A baseline (a non-LLM model a family declares in ``baseline.py``) writes its answers into the shared
 ``raw.parsed_answers``, but from its own asset, ``<name>_answers``.  Its family's ``sources.yml`` names
@@ -39,9 +39,10 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,21 @@ def family_links(folders: dict[str, tuple[str, Path]]) -> dict[Path, Path]:
             else:
                 links[Path("models", marts_folder, *rel.parts)] = file
     return links
+
+
+def family_paths(key: str, links: dict[Path, Path]) -> Callable[[str], str]:
+    """A line of dbt's output with each linked file (``[.../dbt_project/]families/<key>/<link>``) named
+    by the family file it links to: relative to the working directory when under it, else absolute."""
+    pattern = re.compile(rf"(?:[^\s'\"(]*dbt_project/)?families/{re.escape(key)}/([^\s'\"),:]+)")
+
+    def name(match: re.Match[str]) -> str:
+        target = links.get(Path(match.group(1)))
+        if target is None:
+            return match.group(0)
+        here = Path.cwd()
+        return os.path.relpath(target, here) if target.is_relative_to(here) else str(target)
+
+    return lambda line: pattern.sub(name, line)
 
 
 def baseline_source(model: str) -> str:
@@ -225,21 +241,27 @@ def prune_family_sets(project_dir: Path, keep: int) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def use_family_models(project_dir: Path) -> tuple[str, bool, list[Path]]:
-    """Link the registered families' dbt files and point dbt at them.
+def families_folder(folders: dict[str, tuple[str, Path]] | None = None) -> str:
+    """The generated folder of the registered families (or of ``folders``), relative to the project:
+    what :data:`FAMILIES_ENV` names.  Computed only: nothing is linked or written."""
+    return f"{FAMILIES_DIR}/{families_key(family_dbt_folders() if folders is None else folders)}"
 
-    Returns the generated folder (relative to ``project_dir``, also set as :data:`FAMILIES_ENV` in
-    this process's environment), whether its links changed (the manifest is then parsed again), and
-    the families' dbt folders (whose files decide whether the manifest is stale).
+
+def use_family_models(project_dir: Path) -> tuple[str, bool, list[Path]]:
+    """Link the registered families' dbt files into their generated folder.
+
+    Returns the generated folder (relative to ``project_dir``: the value of :data:`FAMILIES_ENV` for
+    a ``dbt`` that should see them), whether its links changed (the manifest is then parsed again),
+    and the families' dbt folders (whose files decide whether the manifest is stale).  This process's
+    environment is left alone: each ``dbt`` started gets the folder in its own.
     """
     folders = family_dbt_folders()
-    relative = f"{FAMILIES_DIR}/{families_key(folders)}"
+    relative = families_folder(folders)
     changed = sync_links(project_dir / relative, family_links(folders))
     macro = baseline_macro(registered_baselines())
     changed |= write_if_changed(project_dir / relative / BASELINE_MACRO, macro)
     os.utime(project_dir / relative)
     prune_family_sets(project_dir, KEEP_FAMILY_SETS)
-    os.environ[FAMILIES_ENV] = relative
     return relative, changed, [folder for _, folder in folders.values()]
 
 
@@ -254,14 +276,3 @@ def parse_lock(project_dir: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def family_models_env(project_dir: Path) -> dict[str, str]:
-    """This process's environment with :data:`FAMILIES_ENV` set, for a ``dbt`` started by hand (a
-    test's build): the registered families linked first (a changed set of links drops the manifest
-    of that set, so the next import of ``defs/dbt.py`` parses again)."""
-    with parse_lock(project_dir):
-        relative, changed, _ = use_family_models(project_dir)
-        if changed:
-            (project_dir / "target" / Path(relative).name / "manifest.json").unlink(missing_ok=True)
-    return {**os.environ, FAMILIES_ENV: relative}

@@ -7,10 +7,7 @@ import copy
 import dataclasses
 import functools
 import json
-import shutil
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -18,13 +15,8 @@ from dagster_dbt import DbtCliResource
 
 from relreason_dagster import paths, profiles
 from relreason_dagster.benchmarks.base import Profile
+from relreason_dagster.defs.dbt_prepare import dbt_executable
 from relreason_dagster.errors import ConfigError
-
-
-def dbt_executable() -> str:
-    """dbt from this interpreter's environment, by path: a venv that is not activated has it off PATH."""
-    here = Path(sys.executable).parent / "dbt"
-    return str(here) if here.exists() else (shutil.which("dbt") or "dbt")
 
 
 class DuckDBFile(dg.ConfigurableResource):

@@ -74,8 +74,8 @@ t2 = time.perf_counter()
 with dg.DagsterInstance.get() as instance:
     instance.get_runs(limit=1)
 t3 = time.perf_counter()
-from relreason_dagster.defs.dbt import ensure_manifest
-ensure_manifest()
+from relreason_dagster.defs.dbt_prepare import prepare_dbt_project
+prepare_dbt_project()
 t4 = time.perf_counter()
 import relreason_dagster.definitions  # noqa: F401
 t5 = time.perf_counter()

@@ -25,7 +25,7 @@ import pytest
 
 from relreason_dagster import paths
 from relreason_dagster.defs.dbt import column_schema, declared_columns, relreason_dbt_models
-from relreason_dagster.defs.dbt_families import family_models_env
+from relreason_dagster.defs.dbt_prepare import family_models_env
 from relreason_dagster.defs.resources import dbt_executable
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.schema import ensure_schema

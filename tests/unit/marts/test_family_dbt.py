@@ -12,10 +12,10 @@ import pytest
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_family, baseline_names, family_tables
 from relreason_dagster.defs.dbt_families import (
     BASELINE_MACRO,
-    FAMILIES_ENV,
     baseline_macro,
     baseline_source,
     baseline_source_problem,
+    families_folder,
     families_key,
     family_dbt_folders,
     family_links,
@@ -140,15 +140,14 @@ def test_a_baseline_without_its_source_is_a_one_line_error(tmp_path):
 def test_a_registered_baseline_without_its_source_stops_the_link_step(tmp_path, monkeypatch):
     import relreason_dagster.defs.dbt_families as dbt_families
 
-    monkeypatch.setenv(FAMILIES_ENV, os.environ.get(FAMILIES_ENV, ""))  # use_family_models sets it
     monkeypatch.setattr(dbt_families, "baseline_source_problem", lambda folder, model: f"{model}: add it")
     with pytest.raises(ConfigError, match="dlm: add it"):
         use_family_models(tmp_path)
 
 
-def test_the_generated_macro_lists_the_baselines_as_a_literal(tmp_path, monkeypatch):
+def test_the_generated_macro_lists_the_baselines_as_a_literal(tmp_path):
     """A literal list, so dbt's parse (``execute`` false) runs the staging loop and records each source."""
-    monkeypatch.setenv(FAMILIES_ENV, os.environ.get(FAMILIES_ENV, ""))  # use_family_models sets it
+    environment = dict(os.environ)
     text = baseline_macro([{"model": "b", "source": "b_answers"}])
     assert "{% macro registered_baselines() %}" in text
     assert '{{ return([{"model": "b", "source": "b_answers"}]) }}' in text
@@ -156,6 +155,8 @@ def test_the_generated_macro_lists_the_baselines_as_a_literal(tmp_path, monkeypa
     relative, _, _ = use_family_models(tmp_path)
     assert (tmp_path / relative / BASELINE_MACRO).read_text() == baseline_macro(registered_baselines())
     assert not (tmp_path / relative / BASELINE_MACRO).is_symlink()
+    # Linking leaves this process's environment alone: each dbt started gets the folder in its own.
+    assert dict(os.environ) == environment and relative == families_folder()
 
 
 def test_only_the_most_recently_used_family_sets_are_kept(tmp_path):
