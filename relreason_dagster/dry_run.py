@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason_dagster import paths, profiles
+from relreason_dagster.benchmarks.base import study_generation
 from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
 from relreason_dagster.common.tokenizer import chat_prompt_tokens_many
 from relreason_dagster.llm.context_window import context_window, split_too_long
@@ -110,8 +111,8 @@ def _asked(spec: ModelSpec, name: str, section: Any, rows: list[dict[str, Any]],
         rows = pick(section, dataclasses.asdict(spec), [{**r, "benchmark": name} for r in rows])
     if run.get("limit"):
         rows = first_samples([{**r, "benchmark": name} for r in rows], run["limit"])
-    generation = section.get("generation") if section.declares("generation") else None
-    draws = run.get("samples") or section.get("samples")
+    generation = study_generation(section)
+    draws = run.get("samples") or section.values().samples
     return [{**r, "params": dict(generation) if generation else None, "draws": draws} for r in rows]
 
 

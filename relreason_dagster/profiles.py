@@ -2,7 +2,7 @@
 
 A family declares, in its own folder, ``profiles.yaml`` (its sections of the built-in profiles,
 ``{profile: {knob: value}}``) and ``profile_schema.py`` (``Knobs``: a pydantic model, each knob's type
-and default; a knob a profile leaves out reads as that default through ``Profile.get``).  A user adds
+and default; a knob a profile leaves out reads as that default through ``Profile.typed``).  A user adds
 or changes profiles in one YAML file, ``{profile: {extends: other, family: {knob: value}}}``: the CLI's
 ``--profile-file``, else the file ``RELREASON_PROFILES`` names, else ``relreason.yaml`` in the working
 directory.  A launch resolves its profile here once; the runs' step processes get the resolved
@@ -148,9 +148,15 @@ def _check_section(shown: str, path: str, family: str, section: Any) -> dict[str
     if not isinstance(section, dict):
         raise ConfigError(f"{shown}: {path}: expected a mapping of knob -> value, got {section!r}")
     knobs = family_knobs(family)
-    # A family without a model (an outside one with no profile_schema.py): only the generic knobs.
-    checked = section if knobs is not None else {k: v for k, v in section.items() if k in GENERIC_KNOBS}
+    # A family without a model (an outside one with no profile_schema.py): only the generic knobs.  A
+    # null is the knob's declared default (what ``Profile.typed`` reads), so it is not checked against
+    # the knob's type: a path knob is ``str``, never None, to its readers.
+    if knobs is None:
+        section_known = {k: v for k, v in section.items() if k in GENERIC_KNOBS}
+    else:
+        section_known = section
     knobs = knobs or FamilyKnobs
+    checked = {k: v for k, v in section_known.items() if v is not None or k not in knobs.model_fields}
     try:
         knobs.model_validate(checked)
     except ValidationError as exc:

@@ -7,7 +7,6 @@ dicts whose keys match the DuckDB tables in ``relreason_dagster.storage.schema``
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Callable
@@ -193,10 +192,11 @@ class FamilyKnobs(BaseModel):
     """The knobs of one family's profile section, each declared once with its type and its default.
 
     A family subclasses this in its ``profile_schema.py`` as ``Knobs``; ``relreason_dagster.profiles``
-    checks every section (built-in and the user's) against it, and :meth:`Profile.get` answers a knob
+    checks every section (built-in and the user's) against it, and :meth:`Profile.typed` answers a knob
     the section leaves out (or sets to null) with the default declared here, so no call site carries
     a default of its own.  Strict: ``true`` is not an int, ``"3"`` is not a number; an unknown knob is
-    an error, not a silently ignored typo.
+    an error, not a silently ignored typo.  Each knob's type is what its readers use (``int``, ``str``,
+    a ``Literal`` of the choices), so no reader casts it.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -208,7 +208,16 @@ class FamilyKnobs(BaseModel):
     )
 
 
-_UNSET: Any = object()
+class GenerationKnobs(FamilyKnobs):
+    """The knobs of a family whose profile may state the study's decoding (FLenQA, Self-Contra): a
+    subclass, not a knob of every family, so a ``generation`` in a family that never sends one stays an
+    unknown-knob error.  Shared code reads it with :func:`study_generation`."""
+
+    # Generation params sent on top of each model's own (the paper profiles: the study's temperature);
+    # part of every request's cache key.
+    generation: dict[str, float] | None = None
+
+
 K = TypeVar("K", bound=FamilyKnobs)
 
 
@@ -219,51 +228,26 @@ class Profile:
     ``params`` are the knobs the profile sets, already merged (``extends``) and type-checked by
     ``relreason_dagster.profiles`` (only these feed the cache keys, so a new declared default does not
     invalidate stored rows); ``knobs`` is the family's :class:`FamilyKnobs` model, whose declared
-    defaults :meth:`get` answers for the knobs left out.  ``profiles.get_profile`` sets it; a test may
-    build ``Profile(name, params)`` without it, and then reading a knob it did not set fails loudly.
+    defaults :meth:`typed` fills in for the knobs left out.  ``profiles.get_profile`` sets it; a test may
+    build ``Profile(name, params)`` without it and read ``typed(Knobs)`` with the family's model.
     """
 
     name: str
     params: dict[str, Any]
     knobs: type[FamilyKnobs] | None = field(default=None, compare=False, repr=False)
 
-    def get(self, key: str, default: Any = _UNSET) -> Any:
-        """The knob's value: as set, else (unset or null) its declared default.
-
-        ``default`` is only for a family that declares no model (an outside family still reading
-        ``get(key, default)``); with a model it is an error, since the default is declared there.
-        The generic knobs (``samples``) have their declared default in every family.
-        """
-        if key in self.params and (self.params[key] is not None or self.knobs is None):
-            return self.params[key]
-        knobs = self.knobs
-        if knobs is None:
-            if default is not _UNSET:
-                return default
-            if key not in FamilyKnobs.model_fields:
-                raise KeyError(
-                    f"knob {key!r} is not set in profile {self.name!r} and no defaults are known; "
-                    "build the Profile with knobs=<the family's profile_schema.Knobs>"
-                )
-            knobs = FamilyKnobs
-        elif default is not _UNSET:
-            raise TypeError(f"knob {key!r}: its default is declared in {knobs.__name__}, not at the call")
-        declared = knobs.model_fields.get(key)
-        if declared is None:
-            known = ", ".join(knobs.model_fields)
-            raise KeyError(f"{key!r} is not a knob of {knobs.__name__}; known: {known}")
-        return copy.deepcopy(declared.get_default(call_default_factory=True))
-
     def typed(self, knobs: type[K]) -> K:
         """The section as the family's ``Knobs`` instance, every knob an attribute: as set, else (unset or
         null) its declared default.  What family code reads (``profile.typed(Knobs).n_iid``): a typo is
-        an AttributeError at once and each knob has its declared type, instead of ``get("n_iid")``
-        wrapped in a cast.  Values were checked when the profile was read, so this only fills defaults
+        an AttributeError at once and each knob has its declared type, so no reader casts or names a
+        knob by string.  Values were checked when the profile was read, so this only fills defaults
         (not strict, so a test's tuple reads as the declared list)."""
         cached = self.__dict__.get("_typed")
         if cached is not None and cached[0] is knobs:
             return cached[1]
         set_now = {key: value for key, value in self.params.items() if value is not None}
+        if knobs is FamilyKnobs:  # the generic knobs of any section (shared code's view)
+            set_now = {key: value for key, value in set_now.items() if key in FamilyKnobs.model_fields}
         try:
             value = knobs.model_validate(set_now, strict=False)
         except ValidationError as exc:  # a section not read through profiles.py (a test's, a notebook's)
@@ -275,21 +259,20 @@ class Profile:
         object.__setattr__(self, "_typed", (knobs, value))  # a frozen section: read once per instance
         return value
 
-    def declares(self, key: str) -> bool:
-        """Whether ``key`` is a knob of this family (generic code asks before reading one, e.g. the
-        ``generation`` params only some families state)."""
-        knobs = self.knobs or FamilyKnobs
-        return key in self.params or key in knobs.model_fields
-
-    def effective(self) -> dict[str, Any]:
-        """Every declared knob with the value a run uses (set or default): what a run really asks for."""
-        if self.knobs is None:
-            return dict(self.params)
-        return {key: self.get(key) for key in self.knobs.model_fields}
+    def values(self) -> FamilyKnobs:
+        """The section as its family's model (``knobs``; without one, only the generic knobs): what shared
+        code reads, e.g. ``samples``, without knowing the family."""
+        return self.typed(self.knobs or FamilyKnobs)
 
     def with_params(self, changed: dict[str, Any]) -> Profile:
         """This profile with some knobs set (a run's overrides), the same family model."""
         return replace(self, params={**self.params, **changed})
+
+
+def study_generation(profile: Profile) -> dict[str, float] | None:
+    """The generation params the family's profile states (a :class:`GenerationKnobs` family), else None."""
+    values = profile.values()
+    return values.generation if isinstance(values, GenerationKnobs) else None
 
 
 class BenchmarkFamily(Protocol):
@@ -469,11 +452,17 @@ class FollowUpStep(Protocol):
     table: str  # the raw table its rows go to
     stage: str  # one of STEP_STAGES
     kind: str | None  # raw.prompts kind of its prompts; None: it asks no model
-    model_knob: str | None  # profile knob naming the model it asks (across_models); None: the run's model
+    # The profile knob naming the model it asks (across_models), as error lines name it; ``model_for``
+    # reads its value.  None: the run's model.
+    model_knob: str | None
     after: tuple[str, ...]  # other steps of its family whose rows it reads
     # The benchmark name its prompts were stored under before raw.prompts had a kind (an older DuckDB
     # file is migrated by storage/schema.py); None for a step that never had one.
     legacy_benchmark: str | None
+
+    def model_for(self, profile: Profile) -> str | None:
+        """The model an across-models step asks by the profile (its ``model_knob``, typed); None: none."""
+        ...
 
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         """Named queries ``(sql, params)`` of the stored rows the step needs."""
@@ -551,6 +540,9 @@ class Step:
     legacy_benchmark: str | None = None
     reads_model_entry: bool = False  # per-model: ``stored[MODEL_ENTRY]`` holds the model's entry
 
+    def model_for(self, profile: Profile) -> str | None:
+        return None
+
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return {}
 
@@ -567,14 +559,9 @@ class Step:
 
 def step_model_name(step: FollowUpStep, profile: Profile) -> str | None:
     """The model an across-models step asks by the profile (a run's ``--judge`` wins over it): the step's
-    own rule ``model_for(profile)`` when it has one (Self-Contra judges each detection method with the
-    model the study used for it), else the value of its ``model_knob``; None: the profile names none."""
-    rule = getattr(step, "model_for", None)
-    if rule is not None:
-        return rule(profile)
-    knob = step.model_knob
-    name = profile.get(knob) if knob and profile.declares(knob) else None
-    return str(name) if name else None
+    ``model_for(profile)``, which reads its typed knob (Self-Contra judges each detection method with the
+    model the study used for it); None: the profile names none."""
+    return step.model_for(profile) or None
 
 
 # ------------------------------------------------------------------------------ what a study shows

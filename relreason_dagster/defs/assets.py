@@ -17,7 +17,7 @@ from typing import Any
 
 import dagster as dg
 
-from relreason_dagster.benchmarks.base import Sample
+from relreason_dagster.benchmarks.base import Sample, study_generation
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.common.duckdb_rows import fetch_dicts, markdown_table, replace_rows
 from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
@@ -229,8 +229,7 @@ def _generation_params(run_settings: RunSettings, families: list[str]) -> dict[s
     profile runs at temperature 0 and top-p 0, as the study did); they go on top of the model's."""
     out = {}
     for name in families:
-        profile = run_settings.profile_for(name)
-        stated = profile.get("generation") if profile.declares("generation") else None
+        stated = study_generation(run_settings.profile_for(name))
         if stated:
             out[name] = dict(stated)
     return out

@@ -176,7 +176,7 @@ class RunSettings(dg.ConfigurableResource):
 
     def samples_for(self, family: str) -> int:
         """How many times each of the family's prompts is asked: ``--samples``, else its profile's knob."""
-        return int(self.samples or self.profile_for(family).get("samples"))
+        return self.samples or self.profile_for(family).values().samples
 
     def models_path(self) -> str:
         return self.models_file or str(paths.models_path())

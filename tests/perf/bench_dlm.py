@@ -80,7 +80,7 @@ def bench_dlm(tasks: list[str] | None = None) -> dict[str, Any]:
         "total_s": round(total, 1),
         "sum_task_s": round(sum(r["wall_s"] for r in out), 1),
         "workers": workers,
-        "train_samples": int(paper.get("n_fewshot")),
+        "train_samples": paper.values().n_fewshot,
     }
 
 

@@ -28,16 +28,18 @@ def bench_flenqa() -> dict[str, Any]:
     from relreason_dagster.benchmarks.flenqa.family import FlenqaFamily
     from relreason_dagster.benchmarks.flenqa.generate import sample_text
     from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
+    from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
     from relreason_dagster.benchmarks.flenqa.prose import load_prose, prose_source
-    from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, vocab_model
+    from relreason_dagster.common.tokenizer import vocab_model
     from relreason_dagster.profiles import DEFAULT_SEED, get_profile
 
     profile = get_profile("paper", "flenqa")
     family = FlenqaFamily()
 
     start = time.perf_counter()
-    vocab_model(str(profile.get("tokenizer", DEFAULT_TOKENIZER)))
-    load_prose(prose_source(profile.get("prose_dir")))
+    knobs = profile.typed(Knobs)
+    vocab_model(knobs.tokenizer)
+    load_prose(prose_source(knobs.prose_dir, knobs.prose))
     setup_s = time.perf_counter() - start
 
     start = time.perf_counter()

@@ -11,6 +11,8 @@ import re
 
 from relreason_dagster.benchmarks.base import Parsed, Profile, Prompt, Sample, stable_hash
 
+from .profile_schema import Knobs
+
 BENCHMARK = "toy"
 TASK = "parity"
 SETTING = "direct"
@@ -30,7 +32,7 @@ class ToyFamily:
 
     def generate(self, profile: Profile, seed: int) -> list[Sample]:
         rng = random.Random(seed)
-        n = int(profile.get("n"))
+        n = profile.typed(Knobs).n
         numbers = [2 * rng.randrange(500) + (i % 2) for i in range(n)]
         return [
             Sample(
@@ -58,7 +60,7 @@ class ToyFamily:
                 SETTING,
                 [{"role": "user", "content": f"Is {s.input['number']} an even number? Answer yes or no."}],
                 TEMPLATE_VERSION,
-                int(profile.get("max_tokens")),
+                profile.typed(Knobs).max_tokens,
             )
             for s in samples
         ]

@@ -52,8 +52,9 @@ def token_counter(tokenizer: str) -> Callable[[str], int]:
     return lambda text: len(vocab.tokenize(text.encode("utf-8"))) if text else 0
 
 
-def _profile_list(profile: Profile, key: str, known: tuple[Any, ...]) -> list[Any]:
-    values = list(getattr(profile.typed(Knobs), key))
+def _profile_list(chosen: list[str], key: str, known: tuple[Any, ...]) -> list[Any]:
+    """The chosen values of one grid knob (``key`` names it in the error line), checked against ``known``."""
+    values = list(chosen)
     unknown = [v for v in values if v not in known]
     if unknown:
         raise ConfigError(f"flenqa profile {key}: unknown {unknown}; known: {', '.join(map(str, known))}")
@@ -77,13 +78,14 @@ def generate_samples(profile: Profile, seed: int) -> list[Sample]:
 
 
 def _generate(profile: Profile, seed: int) -> list[Sample]:
-    tasks = _profile_list(profile, "tasks", TASKS)
-    lengths = [int(x) for x in profile.typed(Knobs).lengths]
+    knobs = profile.typed(Knobs)
+    tasks = _profile_list(knobs.tasks, "tasks", TASKS)
+    lengths = list(knobs.lengths)
     if any(x < 100 for x in lengths):
         raise ConfigError(f"flenqa lengths must be at least 100 tokens, got {lengths}")
-    paddings = _profile_list(profile, "paddings", pad_mod.PADDINGS)
-    positions = _profile_list(profile, "positions", pad_mod.POSITIONS)
-    tokenizer = str(profile.typed(Knobs).tokenizer)
+    paddings = _profile_list(knobs.paddings, "paddings", pad_mod.PADDINGS)
+    positions = _profile_list(knobs.positions, "positions", pad_mod.POSITIONS)
+    tokenizer = knobs.tokenizer
     released = dataset.resolve(profile.typed(Knobs).dataset_file)
     if released is not None:
         return _released(released, profile, seed, tasks, lengths, paddings, positions, tokenizer)
@@ -106,7 +108,7 @@ def _generate(profile: Profile, seed: int) -> list[Sample]:
             for inst in pool
         }
         all_paragraphs = [p for inst in pool for p in keys[inst.base_id]]
-        for inst in select_balanced(pool, int(profile.typed(Knobs).n_base)):
+        for inst in select_balanced(pool, profile.typed(Knobs).n_base):
             own = keys[inst.base_id]
             others = [
                 p for p in all_paragraphs if p not in own
@@ -147,7 +149,7 @@ def _released(
         "lengths": lengths,
         "paddings": paddings,
         "positions": positions,
-        "n_base": int(profile.typed(Knobs).n_base),
+        "n_base": profile.typed(Knobs).n_base,
     }
     samples, skipped = dataset.released_samples(file, seed, token_counter(tokenizer), grid, tokenizer)
     for row in skipped:

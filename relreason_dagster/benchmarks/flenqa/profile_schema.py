@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.base import GenerationKnobs
 from relreason_dagster.benchmarks.flenqa import padding, prompts
 from relreason_dagster.benchmarks.flenqa import reading as reading_rules
 from relreason_dagster.benchmarks.flenqa.instances import TASKS
@@ -34,7 +34,7 @@ POOL_SIZE = 100
 LENGTHS = (250, 500, 1000, 2000, 3000)
 
 
-class Knobs(FamilyKnobs):
+class Knobs(GenerationKnobs):  # generation: the study's decoding, on top of each model's
     """A flenqa section: the grid (tasks x base instances x lengths x paddings x positions), the settings."""
 
     n_base: int = POOL_SIZE
@@ -50,7 +50,6 @@ class Knobs(FamilyKnobs):
     # smoke and paper prompts were built from it) or novels (public-domain books, enough for 128k tokens).
     prose: Literal["python-docs", "novels"] = PROSE_DEFAULT
     prose_dir: str | None = None  # a folder of .txt files instead of the built-in prose
-    generation: dict[str, float] | None = None
     # The study's released dataset (FLenQA_hf.jsonl or its parquet) instead of generated items: a path,
     # or auto = the file `relreason flenqa import` stored, generated items when there is none.
     dataset_file: str | None = None

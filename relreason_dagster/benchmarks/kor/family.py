@@ -62,13 +62,13 @@ MAX_COUNTED_CHARS = 2_097_152
 
 
 def data_dir(profile: Profile) -> Path:
-    raw = Path(str(profile.typed(Knobs).data_dir)).expanduser()
+    raw = Path(profile.typed(Knobs).data_dir).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
 def resolve_source(profile: Profile) -> str:
     """``official`` or ``generated`` for this run (``auto`` looks for the data folder)."""
-    source = str(profile.typed(Knobs).source)
+    source = profile.typed(Knobs).source
     if source not in SOURCES:
         raise ConfigError(f"kor source {source!r} unknown; use one of {', '.join(SOURCES)}")
     if source == "auto":
@@ -84,7 +84,7 @@ def item_of(sample: Sample) -> KorItem:
 def pool(profile: Profile, seed: int) -> tuple[list[PoolItem], list[str]]:
     """The run's questions and the categories skipped (generated items needing absent rule texts)."""
     categories = check_categories(list(profile.typed(Knobs).categories))
-    per_rule = int(profile.typed(Knobs).questions_per_rule)
+    per_rule = profile.typed(Knobs).questions_per_rule
     source = resolve_source(profile)
     if source == "official":
         return official_items(data_dir(profile), categories, dict(profile.typed(Knobs).rules), per_rule), []
@@ -95,7 +95,7 @@ def pool(profile: Profile, seed: int) -> tuple[list[PoolItem], list[str]]:
         dict(profile.typed(Knobs).generated_rules),
         per_rule,
         seed,
-        int(profile.typed(Knobs).level),
+        profile.typed(Knobs).level,
     )
 
 
@@ -197,7 +197,7 @@ class KorFamily:
             steps = step_items(
                 data_dir(profile),
                 [str(r) for r in chosen] if chosen else None,
-                int(profile.typed(Knobs).questions_per_rule),
+                profile.typed(Knobs).questions_per_rule,
             )
             out.extend(self._step(item, facts, seed) for item, facts in steps)
         for setting, n in dict(profile.typed(Knobs).mixed).items():

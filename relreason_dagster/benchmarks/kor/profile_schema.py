@@ -22,7 +22,7 @@ class Knobs(FamilyKnobs):
     """A kor section: where the questions come from, which rules and settings, the follow-up steps."""
 
     source: str = "auto"  # official | generated | auto (official when the data folder exists)
-    data_dir: str | None = "korbench/data"  # relative to the reference folder
+    data_dir: str = "korbench/data"  # relative to the reference folder (null: this default)
     categories: list[str] = Field(default_factory=lambda: list(CATEGORIES))
     rules: dict[str, list[str]] = Field(default_factory=dict)
     generated_rules: dict[str, list[str]] = Field(default_factory=dict)

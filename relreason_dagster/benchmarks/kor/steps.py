@@ -69,7 +69,7 @@ ORDER BY a.prompt_id
 
 def rounds_of(profile: Profile) -> int:
     """The profile's ``self_correction_rounds`` (0..5); anything else is one ConfigError line."""
-    rounds = int(profile.typed(Knobs).self_correction_rounds)
+    rounds = profile.typed(Knobs).self_correction_rounds
     if not 0 <= rounds <= MAX_SELF_CORRECTION_ROUNDS:
         raise ConfigError(f"kor self_correction_rounds must be 0..{MAX_SELF_CORRECTION_ROUNDS}, got {rounds}")
     return rounds
@@ -178,7 +178,7 @@ class SelfCorrection(Step):
         self, stored: dict[str, list[dict[str, Any]]], profile: Profile, model: str, replies: dict[str, Reply]
     ) -> Iterator[tuple[dict[str, Any], list[_Round]]]:
         rounds = rounds_of(profile)
-        limit = int(profile.typed(Knobs).context_tokens)
+        limit = profile.typed(Knobs).context_tokens
         for base in stored["base"]:
             sample = Sample.from_row(base)
             wrong = base["parse_status"] != "error" and not base["correct"] and base["content"] is not None

@@ -130,12 +130,12 @@ def make_sample(
 
 def split_sizes(profile: Profile) -> list[tuple[str, int, int]]:
     """``(split, count, n)`` per split; few-shot covers both the nl/tv and the CoT exemplars."""
-    n_train = int(profile.typed(Knobs).n_train_nodes)
-    n_fewshot = max(int(profile.typed(Knobs).n_fewshot), int(profile.typed(Knobs).n_fewshot_cot))
+    knobs = profile.typed(Knobs)
+    n_train = knobs.n_train_nodes
     return [
-        ("fewshot", n_fewshot, n_train),
-        ("iid", int(profile.typed(Knobs).n_iid), n_train),
-        ("ood", int(profile.typed(Knobs).n_ood), int(profile.typed(Knobs).n_ood_nodes)),
+        ("fewshot", max(knobs.n_fewshot, knobs.n_fewshot_cot), n_train),
+        ("iid", knobs.n_iid, n_train),
+        ("ood", knobs.n_ood, knobs.n_ood_nodes),
     ]
 
 
@@ -147,7 +147,7 @@ def generate_samples(
     graph_params: GraphParams | None = None,
 ) -> list[Sample]:
     """All samples of the profile for ``tasks``, in task, split, index order."""
-    variant = str(profile.typed(Knobs).family_tree_variant)
+    variant = profile.typed(Knobs).family_tree_variant
     if variant not in VARIANTS:
         raise ConfigError(f"unknown family_tree_variant {variant!r}; known: {', '.join(VARIANTS)}")
     samples: list[Sample] = []

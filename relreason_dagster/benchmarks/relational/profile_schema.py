@@ -40,7 +40,7 @@ class Knobs(FamilyKnobs):
     dlm_overrides: dict[str, Any] = Field(default_factory=dict)
     dlm_recipe: str | None = None
     dlm_recipes: list[str] | None = None
-    dlm_recipe_overrides: dict[str, Any] | None = None
+    dlm_recipe_overrides: dict[str, dict[str, Any] | None] | None = None  # recipe -> its overrides
     # Which text the symbolic CoT check reads: the answer, the reasoning trace, or both (auto: both for a
     # model with traces, the answer otherwise; benchmarks/reasoning_source.py).
     reasoning_source: ReasoningSource = DEFAULT

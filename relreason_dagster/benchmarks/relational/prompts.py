@@ -237,9 +237,8 @@ def build_prompts(samples: list[Sample], profile: Profile) -> list[Prompt]:
     for setting in settings + [x for v in split_settings.values() for x in v]:
         if setting not in SETTINGS:
             raise ConfigError(f"unknown relational setting {setting!r}; known: {', '.join(SETTINGS)}")
-    n_fewshot = int(profile.typed(Knobs).n_fewshot)
-    n_fewshot_cot = int(profile.typed(Knobs).n_fewshot_cot)
-    max_tokens = int(profile.typed(Knobs).max_tokens)
+    knobs = profile.typed(Knobs)
+    n_fewshot, n_fewshot_cot, max_tokens = knobs.n_fewshot, knobs.n_fewshot_cot, knobs.max_tokens
     fewshot_by_task: dict[str, list[Sample]] = defaultdict(list)
     for s in samples:
         if s.split == "fewshot":

@@ -31,7 +31,7 @@ def order_of(setting: str) -> str:
 
 
 def data_dir(profile: Profile) -> Path:
-    raw = Path(str(profile.typed(Knobs).data_dir)).expanduser()
+    raw = Path(profile.typed(Knobs).data_dir).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
@@ -39,8 +39,9 @@ WINOBIAS_STEREOTYPES = ("anti", "pro")
 WINOBIAS_SPLITS = ("test", "dev")
 
 
-def _choice(profile: Profile, knob: str, known: tuple[str, ...]) -> tuple[str, ...]:
-    chosen = tuple(getattr(profile.typed(Knobs), knob))
+def _choice(values: list[str], knob: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """The chosen files of one WinoBias knob (``knob`` names it in the error line)."""
+    chosen = tuple(values)
     unknown = [value for value in chosen if value not in known]
     if unknown or not chosen:
         raise ConfigError(f"selfcontra {knob} {list(chosen)} invalid; choose from {', '.join(known)}")
@@ -49,7 +50,7 @@ def _choice(profile: Profile, knob: str, known: tuple[str, ...]) -> tuple[str, .
 
 def demonstrations_file(profile: Profile) -> Path:
     """The study's demonstrations JSON (knob ``demonstrations_file``, relative to the reference folder)."""
-    raw = Path(str(profile.typed(Knobs).demonstrations_file)).expanduser()
+    raw = Path(profile.typed(Knobs).demonstrations_file).expanduser()
     return raw if raw.is_absolute() else paths.reference_dir() / raw
 
 
@@ -61,7 +62,7 @@ _OTHER_GENDER = {"her": "his", "his": "her", "she": "he", "he": "she", "him": "h
 def selection(profile: Profile) -> str:
     """``first`` (the first n of each file: WinoBias lines 1..n, WinoGrande dev) or ``study`` (the study's
     own §2 items: its WinoBias lines in its order, WinoGrande train_xs; study_items.py)."""
-    value = str(profile.typed(Knobs).items)
+    value = profile.typed(Knobs).items
     if value not in study_items.SELECTIONS:
         raise ConfigError(
             f"selfcontra items {value!r} invalid; choose from {', '.join(study_items.SELECTIONS)}"
@@ -103,8 +104,8 @@ def load_items(dataset: str, n: int | None, profile: Profile, seed: int) -> list
         return _section3_items(dataset, n, profile, root)
     study = selection(profile) == "study"
     if dataset == "winobias":
-        stereotypes = _choice(profile, "stereotypes", WINOBIAS_STEREOTYPES)
-        splits = _choice(profile, "splits", WINOBIAS_SPLITS)
+        stereotypes = _choice(profile.typed(Knobs).stereotypes, "stereotypes", WINOBIAS_STEREOTYPES)
+        splits = _choice(profile.typed(Knobs).splits, "splits", WINOBIAS_SPLITS)
         items = loaders.load_winobias(root / "winobias", stereotypes=stereotypes, splits=splits)
         if study:
             return _study_winobias(list(items), n)
@@ -133,9 +134,9 @@ def _section3_items(dataset: str, n: int | None, profile: Profile, root: Path) -
     if dataset == "winogrande":
         raw = Path(knobs.s3_winogrande).expanduser()
         return study_items.section3_winogrande(raw if raw.is_absolute() else paths.reference_dir() / raw, n)
-    stereotypes = _choice(profile, "stereotypes", WINOBIAS_STEREOTYPES)
+    stereotypes = _choice(knobs.stereotypes, "stereotypes", WINOBIAS_STEREOTYPES)
     items = loaders.load_winobias(
-        root / "winobias", stereotypes=stereotypes, splits=_choice(profile, "splits", WINOBIAS_SPLITS)
+        root / "winobias", stereotypes=stereotypes, splits=_choice(knobs.splits, "splits", WINOBIAS_SPLITS)
     )
     return study_items.section3_winobias(list(items), knobs.s3_model, n)
 
@@ -199,8 +200,8 @@ class SelfContraFamily:
         unknown = [s for s in chosen if s not in prompts.SETTINGS]
         if unknown:
             raise ConfigError(f"selfcontra settings {unknown} unknown; known: {', '.join(prompts.SETTINGS)}")
-        max_tokens = int(profile.typed(Knobs).max_tokens)
-        wording = str(profile.typed(Knobs).prompts)
+        max_tokens = profile.typed(Knobs).max_tokens
+        wording = profile.typed(Knobs).prompts
         if wording not in prompts.WORDINGS:
             known = ", ".join(prompts.WORDINGS)
             raise ConfigError(f"selfcontra prompts {wording!r} unknown; choose from {known}")

@@ -75,6 +75,10 @@ class EvidenceProbe(Step):
     model_knob = "judge"
     after: tuple[str, ...] = ("selfcontra_annotations",)
 
+    def model_for(self, profile: Profile) -> str | None:
+        """The profile's ``judge`` (the probe asks the judge that labels every method without its own)."""
+        return profile.typed(Knobs).judge
+
     def reads(self, model: str | None, profile: Profile) -> dict[str, tuple[str, list[Any]]]:
         return self._reads(profile) if enabled(profile, EM) else {}
 
@@ -84,7 +88,7 @@ class EvidenceProbe(Step):
         if not enabled(profile, EM):
             return []
         targets = self._targets(stored, profile)
-        max_tokens = int(profile.typed(Knobs).judge_max_tokens)
+        max_tokens = profile.typed(Knobs).judge_max_tokens
         plan = []
         for meta, target in targets:
             probes = {
@@ -221,7 +225,7 @@ class PovChains(Step):
         ]
         if not kinds:
             return
-        max_tokens = int(profile.typed(Knobs).max_tokens)
+        max_tokens = profile.typed(Knobs).max_tokens
         annotated = stored.get("annotations", [])
         for meta, target in pov_targets(annotated, profile.typed(Knobs).pov_limit):
             for kind in kinds:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from relreason_dagster.benchmarks.base import FamilyKnobs
+from relreason_dagster.benchmarks.base import GenerationKnobs
 from relreason_dagster.benchmarks.reasoning_source import DEFAULT, ReasoningSource
 from relreason_dagster.benchmarks.selfcontra.detection import METHODS
 from relreason_dagster.benchmarks.selfcontra.prompts import SETTINGS
@@ -36,11 +36,11 @@ AppendixProbe = Literal["em", "pov", "pov_diagnostic"]
 Method = Literal[METHODS]  # type: ignore[valid-type]
 
 
-class Knobs(FamilyKnobs):
+class Knobs(GenerationKnobs):  # generation: the study's decoding, on top of each model's
     """A selfcontra section: the items, the prompt settings and wording, the judge and its detection."""
 
     sources: dict[str, int] = Field(default_factory=lambda: {"generated": 50})
-    data_dir: str | None = "wino"  # relative to the reference folder
+    data_dir: str = "wino"  # relative to the reference folder (null: this default)
     stereotypes: list[Stereotype] = Field(
         default_factory=lambda: ["anti"],
         min_length=1,
@@ -67,10 +67,9 @@ class Knobs(FamilyKnobs):
     # study asked it, other models GPT-3.5's: prompts.study_model_key, study_wording.csv) or ``gpt3.5``
     # (every model GPT-3.5's).
     wording: Wording = "gpt3.5"
-    demonstrations_file: str | None = "wino/self_contra_demonstrations.json"
+    demonstrations_file: str = "wino/self_contra_demonstrations.json"
     settings: list[str] = Field(default_factory=lambda: list(SETTINGS))
     max_tokens: int = 512
-    generation: dict[str, float] | None = None
     judge: str | None = None  # a model of models.yaml (or --judge): every method's, unless judges names one
     # The judge of each detection method (a model of models.yaml): §4.1 judged I+R→O and FGE with GPT-4 and
     # binary detection with GPT-4-turbo, so the paper profile names both; a method it leaves out is

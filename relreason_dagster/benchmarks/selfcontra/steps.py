@@ -261,7 +261,7 @@ class Detection(Step):
     table = "detections"
     stage = "across_models"
     kind = JUDGE_KIND
-    model_knob = "judge"  # the fallback knob; model_for reads the method's entry of ``judges`` first
+    model_knob = "judge"  # the fallback knob (as error lines name it); model_for reads ``judges`` first
     legacy_benchmark = JUDGE_ID_TAG  # its prompts' benchmark name before raw.prompts had a kind
     after: tuple[str, ...] = ("selfcontra_annotations",)
 
@@ -309,7 +309,7 @@ class Detection(Step):
     def _plan_targets(
         self, targets: list[Target], profile: Profile
     ) -> list[tuple[dict[str, Any], detection.DetectionTarget, str, dict[str, StepPrompt]]]:
-        max_tokens = int(profile.typed(Knobs).judge_max_tokens)
+        max_tokens = profile.typed(Knobs).judge_max_tokens
         plan = []
         for meta, target in targets:
             for method in self._methods(profile):

@@ -57,7 +57,7 @@ def test_paper_profile_requests_carry_the_studys_temperature(tmp_path):
         }
         use_profiles(mp, tmp_path / "profiles.yaml", written)
         profile = profiles.get_profile(PROFILE, "selfcontra")
-        assert profile.get("generation") == {"temperature": 0}  # the paper profile's, kept
+        assert profile.values().generation == {"temperature": 0}  # the paper profile's, kept
         family = get_family("selfcontra")
         built = family.build_prompts(family.generate(profile, profiles.DEFAULT_SEED), profile)
         assert {p.setting for p in built} == {"zero_answer", "zero_reason", "few_answer", "few_reason"}
@@ -75,7 +75,7 @@ def test_paper_profile_requests_carry_the_studys_temperature(tmp_path):
         sent = {
             (e.params.get("temperature"), e.params.get("top_p"), e.params.get("max_tokens")) for e in mine
         }
-        assert sent == {(0, MODEL_PARAMS["top_p"], profile.get("max_tokens"))}
+        assert sent == {(0, MODEL_PARAMS["top_p"], profile.values().max_tokens)}
         assert rows("SELECT count(*) FROM raw.responses WHERE error IS NOT NULL") == [(0,)]
     finally:
         mp.undo()

@@ -104,10 +104,10 @@ def test_flenqa_marts_and_plot_for_the_oracle(home):
     """FLenQA after the oracle's run: every metric at its known value, and the figure written."""
     flenqa = rows("SELECT min(accuracy), max(accuracy), sum(n), sum(n_refused) FROM marts.flenqa_accuracy")
     smoke = profiles.get_profile("smoke", "flenqa")
-    per_prompt = 3 * smoke.get("n_base") * (len(smoke.get("lengths")) + 1)  # + the minimal texts
+    per_prompt = 3 * smoke.values().n_base * (len(smoke.values().lengths) + 1)  # + the minimal texts
     assert flenqa == [(1.0, 1.0, 2 * per_prompt, 0)]  # direct + cot
     lengths = rows("SELECT DISTINCT length FROM marts.flenqa_accuracy_by_length ORDER BY 1")
-    assert [r[0] for r in lengths] == [0, *smoke.get("lengths")]
+    assert [r[0] for r in lengths] == [0, *smoke.values().lengths]
     bias = rows("SELECT min(false_share), max(false_share), max(refusal_rate) FROM marts.flenqa_label_bias")
     assert bias == [(0.5, 0.5, 0.0)]
     cot = rows(
@@ -350,7 +350,7 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     from relreason_dagster.pipeline import run_pipeline
 
     profile = profiles.get_profile("smoke", "relational")
-    tasks = profile.get("dlm_tasks")
+    tasks = profile.values().dlm_tasks
     report = run_pipeline(["dlm"], profile="smoke")
     assert report.failures == []
     assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
@@ -375,7 +375,7 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
     from relreason_dagster.pipeline import run_pipeline
 
     profile = profiles.get_profile("smoke", "relational")
-    tasks = profile.get("dlm_tasks")
+    tasks = profile.values().dlm_tasks
     before = rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
     assert report.baselines["dlm"] == {t: {"trained": 0, "reused": 1} for t in tasks}
@@ -396,7 +396,7 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
 def test_dlm_train_size_is_part_of_the_checkpoint_identity(home):
     from relreason_dagster.pipeline import run_pipeline
 
-    tasks = profiles.get_profile("smoke", "relational").get("dlm_tasks")
+    tasks = profiles.get_profile("smoke", "relational").values().dlm_tasks
     report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
     assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
     sizes = rows("SELECT train_size, count(*) FROM raw.dlm_runs WHERE train_size = 12 GROUP BY 1")

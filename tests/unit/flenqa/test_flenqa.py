@@ -438,7 +438,7 @@ def test_prompt_set(reduced, reduced_prompts):
     for p in reduced_prompts:
         # the paper profile lays its prompts out as the study's notebook does (layout: study)
         assert p.benchmark == "flenqa" and p.template_version == prompts.STUDY_TEMPLATE_VERSION
-        assert p.max_tokens == PAPER.get("max_tokens")[p.setting]
+        assert p.max_tokens == PAPER.values().max_tokens[p.setting]
         assert len(p.messages) == 1 and p.messages[0]["role"] == "user"
         if p.setting == prompts.NEXT_WORD:
             assert p.split == "test"
@@ -724,10 +724,10 @@ def test_other_config_errors(smoke):
 
 
 def test_profiles():
-    assert PAPER.get("n_base") == POOL_SIZE and list(PAPER.get("lengths")) == list(LENGTHS)
-    assert set(PAPER.get("paddings")) == set(padding.PADDINGS)
-    assert set(PAPER.get("positions")) == set(padding.POSITIONS)
-    assert SMOKE.get("n_base") == 2
+    assert PAPER.values().n_base == POOL_SIZE and list(PAPER.values().lengths) == list(LENGTHS)
+    assert set(PAPER.values().paddings) == set(padding.PADDINGS)
+    assert set(PAPER.values().positions) == set(padding.POSITIONS)
+    assert SMOKE.values().n_base == 2
 
 
 def test_parse_never_raises_on_any_sample_kind(smoke):

@@ -94,7 +94,7 @@ def test_paper_on_a_released_file_generates_nothing_and_asks_its_text_verbatim(t
     cells = {(s.variant["length"], s.variant["padding"], s.variant["position"]) for s in samples}
     assert cells == {(x, p, d) for x in LENGTHS for p in ("similar", "different") for d in DISPERSIONS}
     prompts = FAMILY.build_prompts(samples, profile)
-    assert len(prompts) == 40 * len(profile.get("settings"))
+    assert len(prompts) == 40 * len(profile.values().settings)
     text_of = {s.sample_id: s.input["paragraphs"][0] for s in samples}
     for prompt in prompts:
         message = prompt.messages[0]["content"]

@@ -19,8 +19,8 @@ MESSAGES = [{"role": "user", "content": "Is it true?"}]
 
 
 def test_the_paper_profile_states_the_studys_generation_params():
-    assert profiles.get_profile("paper", "flenqa").get("generation") == {"temperature": 0, "top_p": 0}
-    assert profiles.get_profile("smoke", "flenqa").get("generation") is None
+    assert profiles.get_profile("paper", "flenqa").values().generation == {"temperature": 0, "top_p": 0}
+    assert profiles.get_profile("smoke", "flenqa").values().generation is None
 
 
 def test_the_studys_params_win_over_the_models_and_are_in_the_cache_key():

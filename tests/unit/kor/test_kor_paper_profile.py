@@ -90,7 +90,7 @@ def test_settings_by_kind_errors_are_one_line() -> None:
 
 def test_paper_profile_takes_all_1000_records_of_each_mixed_setting() -> None:
     paper = profiles.get_profile("paper", "kor")
-    assert paper.get("mixed") == {"Multi-Q": 1000, "Multi-R": 1000, "Multi-RQ": 1000}
+    assert paper.values().mixed == {"Multi-Q": 1000, "Multi-R": 1000, "Multi-RQ": 1000}
     folder = data_dir(paper)
     if not folder.is_dir():
         pytest.skip(f"KOR-Bench reference data not found under {folder}")

@@ -326,4 +326,4 @@ def test_without_released_files_the_step_stores_nothing_and_says_why(tmp_path):
     assert out.rows == [] and out.summary["skipped"] == ["-: no released_dir in the profile"]
     missing = read_released(tmp_path / "nowhere", Path(tmp_path))
     assert missing.rows == [] and "folder not found" in missing.skipped[0][1]
-    assert get_profile("paper", "kor").get("released_dir") == "korbench/responses"
+    assert get_profile("paper", "kor").values().released_dir == "korbench/responses"

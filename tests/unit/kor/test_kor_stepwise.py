@@ -83,6 +83,6 @@ def test_stepwise_needs_the_official_file(tmp_path) -> None:
 
 def test_smoke_profile_does_not_ask_sub_steps() -> None:
     smoke = profiles.get_profile("smoke", "kor")
-    assert not smoke.get("stepwise")
+    assert not smoke.values().stepwise
     if data_dir(smoke).is_dir():
         assert not [s for s in KorFamily().generate(smoke, 1) if s.task == STEPWISE_TASK]

@@ -4,8 +4,8 @@
 profile and family, and for an ``empty`` section (a profile setting none of the family's knobs, so every
 knob at its call-site default), produced by running the old call sites (``profile.get(knob, default)``
 with their ``or`` / merge semantics) on the commit before the move (2305b70).  The test reads each knob
-the way the family reads it now (``profile.get(knob)``, no default at the call), so a declared default
-that differs from the old call site's fails here.
+the way the family reads it now (an attribute of ``profile.typed(Knobs)``, no default at the call), so a
+declared default that differs from the old call site's fails here.
 """
 
 from __future__ import annotations
@@ -328,8 +328,8 @@ def _now(family: str, knob: str, profile: Profile) -> Any:
     if (family, knob) == ("kor", "max_tokens"):  # one cap or one per setting: the cap each setting gets
         return {setting: kor_max_tokens(profile, setting) for setting in kor_prompts.SETTINGS}
     if (family, knob) == ("flenqa", "max_tokens"):  # per setting, on top of the default caps
-        return {**FLENQA_MAX_TOKENS, **profile.get("max_tokens")}
-    return profile.get(knob)
+        return {**FLENQA_MAX_TOKENS, **profile.values().max_tokens}  # type: ignore[attr-defined]
+    return profile.values().model_dump()[knob]  # every knob of the snapshot, by its name
 
 
 @pytest.mark.parametrize("section", sorted(BEFORE))
@@ -351,27 +351,30 @@ def test_the_snapshot_covers_every_declared_knob():
 
 
 def test_a_knob_left_out_reads_as_its_declared_default_and_a_typo_fails_loudly():
+    from relreason_dagster.benchmarks.base import FamilyKnobs
+    from relreason_dagster.benchmarks.kor.profile_schema import Knobs
+
     profile = profiles.get_profile("smoke", "kor")
-    assert "level" not in profile.params and profile.get("level") == 1
-    with pytest.raises(KeyError, match="'levle' is not a knob of Knobs"):
-        profile.get("levle")
-    with pytest.raises(TypeError, match="declared in Knobs"):
-        profile.get("level", 1)
-    bare = Profile("t", {"level": 2})  # no model: only what is set (and the generic knobs)
-    assert (bare.get("level"), bare.get("samples")) == (2, 1)
-    with pytest.raises(KeyError, match="no defaults are known"):
-        bare.get("questions_per_rule")
+    assert "level" not in profile.params and profile.typed(Knobs).level == 1
+    assert isinstance(profile.values(), Knobs)  # shared code's view: the family's own model
+    with pytest.raises(AttributeError):
+        profile.typed(Knobs).levle  # noqa: B018 - a typo fails at once
+    bare = Profile("t", {"level": 2, "samples": 3})  # no model: shared code sees the generic knobs only
+    assert type(bare.values()) is FamilyKnobs and bare.values().samples == 3
+    assert bare.typed(Knobs).level == 2
 
 
 def test_null_reads_as_the_declared_default_and_only_set_knobs_are_params():
+    from relreason_dagster.benchmarks.kor.profile_schema import Knobs
+
     kor = profiles.get_profile("smoke", "kor").with_params({"data_dir": None})
-    assert kor.get("data_dir") == "korbench/data"
+    assert kor.typed(Knobs).data_dir == "korbench/data"
     assert "context_tokens" in profiles.get_profile("smoke", "kor").params
     assert "level" not in profiles.get_profile("smoke", "kor").params  # defaults stay out of cache keys
 
 
 def test_typed_reads_every_knob_as_an_attribute_with_its_declared_default():
-    """What family code reads: ``profile.typed(Knobs).n_iid``, not ``int(profile.get("n_iid"))``."""
+    """What family code reads: ``profile.typed(Knobs).n_iid``, never a string name wrapped in a cast."""
     from relreason_dagster.benchmarks.base import Profile
     from relreason_dagster.benchmarks.relational.profile_schema import Knobs
 
@@ -380,3 +383,41 @@ def test_typed_reads_every_knob_as_an_attribute_with_its_declared_default():
     assert (knobs.n_iid, knobs.settings, knobs.n_ood) == (3, ["nl"], declared.n_ood)
     with pytest.raises(AttributeError):
         knobs.n_idd  # noqa: B018 - a typo fails at once
+
+
+def test_no_family_code_casts_or_names_a_typed_knob():
+    """Each knob is typed as its readers use it: no ``int(...typed(...))`` / ``str(...typed(...))`` and no
+    ``Profile.get`` left in the package (a cast would hide a knob typed too loosely)."""
+    import re
+    from pathlib import Path
+
+    import relreason_dagster
+
+    cast = re.compile(r"(int|str)\(.*typed\(")
+    found = [
+        f"{path.name}:{number}"
+        for path in Path(relreason_dagster.__file__).parent.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if cast.search(line) or "profile.get(" in line or "Profile.get" in line
+    ]
+    assert found == []
+
+
+def test_generation_is_read_typed_and_only_where_a_family_declares_it():
+    from relreason_dagster.benchmarks.base import study_generation
+
+    assert study_generation(profiles.get_profile("paper", "flenqa")) == {"temperature": 0, "top_p": 0}
+    assert study_generation(profiles.get_profile("smoke", "flenqa")) is None
+    assert study_generation(profiles.get_profile("paper", "kor")) is None  # kor states no decoding
+    with pytest.raises(profiles.ConfigError, match=r"p\.kor\.generation: unknown kor knob"):
+        profiles._check_section("f.yaml", "p.kor", "kor", {"generation": {"temperature": 0}})
+
+
+def test_a_null_knob_in_a_file_is_its_default_and_an_unknown_one_still_fails():
+    """``data_dir: null`` reads as the declared folder (the knob is ``str`` to its readers, never None);
+    a misspelt knob set to null is still an unknown knob, not silently dropped."""
+    assert profiles._check_section("f.yaml", "p.kor", "kor", {"data_dir": None}) == {"data_dir": None}
+    with pytest.raises(profiles.ConfigError, match=r"p\.kor\.data_dri: unknown kor knob"):
+        profiles._check_section("f.yaml", "p.kor", "kor", {"data_dri": None})
+    with pytest.raises(profiles.ConfigError, match=r"p\.kor\.data_dir: expected str, got 3"):
+        profiles._check_section("f.yaml", "p.kor", "kor", {"data_dir": 3})

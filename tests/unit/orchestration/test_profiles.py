@@ -55,7 +55,7 @@ def test_extends_changes_just_the_overridden_knob(tmp_path, monkeypatch):
     mine, smoke = profiles.resolve("mine"), profiles.resolve("smoke")
     assert mine["kor"] == {**smoke["kor"], "self_correction_rounds": 2}
     assert {k: v for k, v in mine.items() if k != "kor"} == {k: v for k, v in smoke.items() if k != "kor"}
-    assert profiles.get_profile("mine", "kor").get("self_correction_rounds") == 2
+    assert profiles.get_profile("mine", "kor").values().self_correction_rounds == 2
     assert profiles.profile_names() == ["long", "mine", "paper", "paper-s3", "smoke"]  # long: FLenQA's
 
 
@@ -99,9 +99,9 @@ def test_relreason_yaml_in_the_working_directory_is_read_and_the_env_file_wins(t
 
 def test_an_edited_file_is_read_again(tmp_path, monkeypatch):
     path = use_profiles(monkeypatch, tmp_path / "my.yaml", {"a": {"relational": {"n_iid": 1}}})
-    assert profiles.get_profile("a", "relational").get("n_iid") == 1
+    assert profiles.get_profile("a", "relational").values().n_iid == 1
     _write(path, "a: {relational: {n_iid: 12}}\nb: {extends: a}\n")
-    assert profiles.get_profile("b", "relational").get("n_iid") == 12
+    assert profiles.get_profile("b", "relational").values().n_iid == 12
 
 
 def test_use_profile_file_pins_an_absolute_path_for_the_command_only(tmp_path, monkeypatch):

@@ -48,8 +48,8 @@ def test_overrides_change_single_knobs_of_one_family(tmp_path, monkeypatch):
     )
     overrides = json.dumps({"selfcontra": {"detect_limit": 2}})
     profile = RunSettings(profile="it-steps", overrides=overrides).profile_for("selfcontra")
-    assert profile.get("detect_limit") == 2 and profile.get("judge") == "j"
-    assert RunSettings(profile="it-steps").profile_for("selfcontra").get("detect_limit") == 5
+    assert profile.values().detect_limit == 2 and profile.values().judge == "j"
+    assert RunSettings(profile="it-steps").profile_for("selfcontra").values().detect_limit == 5
 
 
 def test_a_launchs_resolved_sections_are_all_a_step_reads(tmp_path, monkeypatch):
@@ -66,7 +66,7 @@ def test_a_launchs_resolved_sections_are_all_a_step_reads(tmp_path, monkeypatch)
     path.unlink()
     monkeypatch.delenv("RELREASON_PROFILES")
     settings = RunSettings(profile="it-steps", sections=sections)
-    assert settings.profile_for("selfcontra").get("detect_limit") == 3
+    assert settings.profile_for("selfcontra").values().detect_limit == 3
     assert "selfcontra" in settings.family_names()
     with pytest.raises(ConfigError, match="unknown profile 'it-steps'"):
         RunSettings(profile="it-steps").profile_for("selfcontra")

@@ -58,22 +58,22 @@ def test_deterministic_for_a_seed(smoke):
 def test_ids_unique_and_counts(smoke):
     profile, samples, prompts = smoke
     per_task = (
-        max(profile.get("n_fewshot"), profile.get("n_fewshot_cot"))
-        + profile.get("n_iid")
-        + profile.get("n_ood")
+        max(profile.values().n_fewshot, profile.values().n_fewshot_cot)
+        + profile.values().n_iid
+        + profile.values().n_ood
     )
     assert len(samples) == len(TASKS) * per_task
     assert len({s.sample_id for s in samples}) == len(samples)
     tests = [s for s in samples if s.split in ("iid", "ood")]
-    per_split = profile.get("split_settings", {})
-    expected = sum(len(per_split.get(s.split, profile.get("settings"))) for s in tests)
+    per_split = profile.values().split_settings
+    expected = sum(len(per_split.get(s.split, profile.values().settings)) for s in tests)
     assert len(prompts) == expected
     assert len({p.prompt_id for p in prompts}) == len(prompts)
     for p in prompts:
-        assert p.max_tokens == profile.get("max_tokens")
+        assert p.max_tokens == profile.values().max_tokens
         assert p.messages[0]["role"] == "user" and len(p.messages) == 1
     for s in samples:
-        assert s.n == (profile.get("n_ood_nodes") if s.split == "ood" else profile.get("n_train_nodes"))
+        assert s.n == (profile.values().n_ood_nodes if s.split == "ood" else profile.values().n_train_nodes)
 
 
 def test_larger_profile_keeps_earlier_samples():
@@ -129,7 +129,7 @@ def test_paper_fewshot_counts():
     samples = FAMILY.generate(profile, 3)
     prompts = FAMILY.build_prompts(samples, profile)
     for p in prompts:
-        expected = (paper.get("n_fewshot_cot") if p.setting == "nl_cot" else paper.get("n_fewshot")) + 1
+        expected = (paper.values().n_fewshot_cot if p.setting == "nl_cot" else paper.values().n_fewshot) + 1
         assert p.messages[0]["content"].count("Question: ") == expected
 
 

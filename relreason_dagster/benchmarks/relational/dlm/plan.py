@@ -69,15 +69,15 @@ def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings
     tasks = tuple(profile.typed(Knobs).dlm_tasks or TASKS)
     for task in tasks:
         task_spec(task)
-    seeds = tuple(int(s) for s in profile.typed(Knobs).dlm_seeds)
+    seeds = tuple(profile.typed(Knobs).dlm_seeds)
     if not seeds:
         raise ConfigError("dlm_seeds is empty; give at least one seed")
     size = train_size if train_size else profile.typed(Knobs).dlm_train_size
-    if size is not None and int(size) < 1:
+    if size is not None and size < 1:
         raise ConfigError(f"DLM train size must be ≥ 1, got {size}")
     overrides = dict(profile.typed(Knobs).dlm_overrides)
     DLMConfig.from_dict(overrides)  # unknown keys fail here, with the known ones named
-    recipe = str(profile.typed(Knobs).dlm_recipe or "") or None
+    recipe = profile.typed(Knobs).dlm_recipe or None
     if recipe is not None and recipe not in RECIPES:
         raise ConfigError(f"unknown dlm_recipe {recipe!r}; known: {', '.join(RECIPES)}")
     recipes: list[str | None] = []
@@ -86,14 +86,12 @@ def dlm_settings(profile: Profile, train_size: int | None = None) -> DLMSettings
             known = ", ".join([DEFAULT, *RECIPES])
             raise ConfigError(f"unknown recipe {name!r} in dlm_recipes; known: {known}")
         recipes.append(None if name == DEFAULT else name)
-    per_recipe = {str(k): dict(v or {}) for k, v in (profile.typed(Knobs).dlm_recipe_overrides or {}).items()}
+    per_recipe = {k: dict(v or {}) for k, v in (profile.typed(Knobs).dlm_recipe_overrides or {}).items()}
     for name, values in per_recipe.items():
         if name not in RECIPES:
             raise ConfigError(f"unknown recipe {name!r} in dlm_recipe_overrides; known: {', '.join(RECIPES)}")
         DLMConfig.from_dict(values)
-    return DLMSettings(
-        tasks, seeds, int(size) if size is not None else None, overrides, recipe, tuple(recipes), per_recipe
-    )
+    return DLMSettings(tasks, seeds, size, overrides, recipe, tuple(recipes), per_recipe)
 
 
 def recipe_setting(recipe: str | None) -> str:
@@ -113,7 +111,7 @@ def training_samples(
         )
     size = size or len(ordered)
     n = int(ordered[0].input["n"])
-    variant = str(profile.typed(Knobs).family_tree_variant)
+    variant = profile.typed(Knobs).family_tree_variant
     extra = [make_sample(task, "fewshot", i, n, run_seed, variant) for i in range(len(ordered), size)]
     return tuple((ordered + extra)[:size])
 
