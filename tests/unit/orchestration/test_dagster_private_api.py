@@ -152,8 +152,15 @@ def test_the_run_origin_steps_keep_their_shape():
         private,
         "DagsterInstance.create_run_for_job",
         dg.DagsterInstance.create_run_for_job,
-        ("job_def", "run_config", "tags", "asset_selection", "remote_job_origin", "job_code_origin",
-         "repository_load_data"),
+        (
+            "job_def",
+            "run_config",
+            "tags",
+            "asset_selection",
+            "remote_job_origin",
+            "job_code_origin",
+            "repository_load_data",
+        ),
     )
     origins = _kept("dagster._core.remote_origin")
     registered = _import(origins, "RegisteredCodeLocationOrigin")

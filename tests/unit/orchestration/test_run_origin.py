@@ -54,9 +54,7 @@ def test_a_run_created_under_the_origin_is_stored_with_the_label(fresh_origin):
         noop()
 
     with dg.instance_for_test() as instance:
-        filed = instance.create_run_for_job(
-            job_def=tiny, remote_job_origin=run_origin.job_origin("tiny")
-        )
+        filed = instance.create_run_for_job(job_def=tiny, remote_job_origin=run_origin.job_origin("tiny"))
         instance.create_run_for_job(job_def=tiny)  # no origin: no label
         found = instance.get_runs(filters=dg.RunsFilter(job_name="tiny", tags={".dagster/repository": LABEL}))
         assert [run.run_id for run in found] == [filed.run_id]
