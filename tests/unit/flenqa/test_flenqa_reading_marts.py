@@ -4,7 +4,8 @@ A scripted oracle (named as such: its CoT reply is the verdict first, then both 
 answers the paper profile's prompts on a released-format file (``test_flenqa_dataset.released_rows``:
 one PIR problem in the release's 40 variants).  The family's own ``parse`` reads the same replies three
 ways, one model each: the study's reading on the released rows (``m-study``), relreason's on the same
-rows (``m-relreason``), and the study's on the same texts marked as generated items (``m-generated``).
+rows (``m-relreason``), and the study's on the same texts marked as generated items (``m-generated``);
+``m-duplicate`` is ``m-study`` with the duplicate padding built around the rows' key paragraphs.
 The real dbt project then builds ``flenqa_cot`` and ``flenqa_cot_dependence``.  The reply has 12 words
 after its verdict, so the study's answer-first rule (the verdict within the first 10 characters) calls
 every reply early and relreason's (15 words of reasoning after it) none: the two readings differ on the
@@ -89,8 +90,12 @@ def built(tmp_path_factory) -> dict[str, Any]:
         ensure_schema(con)
         file = write_jsonl(root / "FLenQA_hf.jsonl", released_rows())
         profile = Profile("paper", {**PAPER.params, "dataset_file": str(file)}, knobs=Knobs)
-        samples = FAMILY.generate(profile, DEFAULT_SEED)
+        every = FAMILY.generate(profile, DEFAULT_SEED)
+        # The rows and the minimal text read from them (released_keys.py); the duplicate padding built
+        # around their key paragraphs goes to a model of its own (m-duplicate).
+        samples = [s for s in every if s.variant["padding"] != "duplicate"]
         _store(con, samples, profile, "m-study", "study")
+        _store(con, every, profile, "m-duplicate", "study")
         _store(con, samples, profile, "m-relreason", "relreason")
         _store(con, [_as_generated(s) for s in samples], profile, "m-generated", "study")
     finally:
@@ -107,11 +112,12 @@ def test_flenqa_cot_says_which_reading_and_is_comparable_only_under_the_studys(b
     by_model: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_model.setdefault(r["model"], []).append(r)
-    assert set(by_model) == {"m-study", "m-relreason", "m-generated"}
+    assert set(by_model) == {"m-study", "m-relreason", "m-generated", "m-duplicate"}
     assert {r["reading"] for r in by_model["m-study"]} == {"study"}
     assert {r["reading"] for r in by_model["m-relreason"]} == {"relreason"}
-    # every length of the release: 2 paddings x 4 dispersions of the one problem per point
-    assert {(r["length"], r["n"]) for r in by_model["m-study"]} == {
+    # every length of the release: 2 paddings x 4 dispersions of the one problem per point; length 0:
+    # the problem's minimal text, read from its rows
+    assert {(r["length"], r["n"]) for r in by_model["m-study"]} == {(0, 1)} | {
         (x, 8) for x in (250, 500, 1000, 2000, 3000)
     }
     for r in by_model["m-study"]:
@@ -124,7 +130,16 @@ def test_flenqa_cot_says_which_reading_and_is_comparable_only_under_the_studys(b
         assert (
             r["comparable"] is False and r["why_not"] == "generated items, not the study's released dataset"
         )
-    assert [r for r in rows if r["comparable"]] == by_model["m-study"]
+    # Duplicate padding built around the released key paragraphs is no row of the release (4 a length
+    # beside its 8 rows): not what the study's Figures 8-9 read.  Its minimal text (length 0) is.
+    for r in by_model["m-duplicate"]:
+        if r["length"] == 0:
+            assert (r["n"], r["comparable"], r["why_not"]) == (1, True, None)
+        else:
+            assert r["n"] == 12 and r["comparable"] is False
+            assert r["why_not"].startswith("holds duplicate padding relreason built around the released key")
+    minimal = [r for r in by_model["m-duplicate"] if r["length"] == 0]
+    assert [r for r in rows if r["comparable"]] == minimal + by_model["m-study"]
 
 
 def test_the_dependence_tests_are_kept_apart_by_reading(built):
@@ -134,7 +149,8 @@ def test_the_dependence_tests_are_kept_apart_by_reading(built):
         " FROM marts.flenqa_cot_dependence WHERE factor = 'answer_first' GROUP BY ALL ORDER BY model",
     )
     assert [(r["model"], r["reading"], r["n_rows"], r["exposed"]) for r in rows] == [
-        ("m-generated", "study", 5, 40),
-        ("m-relreason", "relreason", 5, 0),
-        ("m-study", "study", 5, 40),
+        ("m-duplicate", "study", 6, 61),  # + the 20 built duplicate texts
+        ("m-generated", "study", 6, 41),  # 5 lengths and the minimal text
+        ("m-relreason", "relreason", 6, 0),
+        ("m-study", "study", 6, 41),
     ]

@@ -5,11 +5,13 @@
 -- 'trace' (the profile's reasoning_source; accuracy is always the answer's).  reading: the rules that
 -- read the answers ('study' = the study's analysis notebook, 'relreason' = ours; profile knob reading).
 -- Like with like (comparable / why_not, beside the study's Figure 8 and 9): only the study's reading of
--- the answer, on the study's released rows, reads what the study's figures read.
+-- the answer, on the study's released rows, reads what the study's figures read (duplicate padding
+-- built around the released key paragraphs, item_source 'released-keys', is not a row of the release).
 with agg as (
     select model, source, reading, task, length,
            count(*) as n,
            count(*) filter (where item_source = 'released') as n_released,
+           count(*) filter (where item_source = 'released-keys') as n_built,
            count(*) filter (where answer_first) as n_answer_first,
            count(*) filter (where keys_covered >= 2) as n_covered,
            count(*) filter (where keys_covered >= 2 and correct) as n_covered_correct,
@@ -35,6 +37,7 @@ select model, source, reading, task, length, n,
        case
            when reading <> 'study' then 'read by relreason''s rules (reading: relreason), not the study''s notebook''s'
            when source <> 'answer' then 'read from the reasoning trace; the study read the answer'
+           when n_built > 0 then 'holds duplicate padding relreason built around the released key paragraphs (the release has none)'
            when n_released < n then 'generated items, not the study''s released dataset'
        end as why_not
 from agg
