@@ -20,9 +20,12 @@ row (Figure 3).  Both are built here from each base problem's own key paragraphs
 - **Duplicate padding** (Figure 3, §3.3.1: "multiple copies of the key paragraph ... in alternating
   order until the desired sample length"): the two paragraphs again and again, padded with
   ``padding.pad`` to the profile's targets in the profile's tokenizer (the study's is not named), for
-  each length x position the profile asks and the file has no duplicate row for.  Copies are cut only
-  at sentence ends.  These are our texts around the study's keys (``variant.source`` ``released-keys``),
-  so no comparison with the study calls them its items.
+  each length the profile asks at each position a figure reads (``FIGURE_POSITIONS``: Figure 3's
+  alternation from the start is position ``first``, marts/flenqa_figure3.sql) that the file has no
+  duplicate row for.  The other positions feed no figure, so a run on the release does not pay for
+  them (generated runs keep every position the profile asks: their texts are ours throughout).
+  Copies are cut only at sentence ends.  These are our texts around the study's keys
+  (``variant.source`` ``released-keys``), so no comparison with the study calls them its items.
 
 Nothing here changes a released row's sample: the built samples are added beside them.
 """
@@ -44,6 +47,9 @@ KEYS_VERSION = "flenqa-released-keys-1"
 MINIMAL_SOURCE = "released"  # the study's own text: its minimal text is its 250-token row
 BUILT_SOURCE = "released-keys"  # our padding around the study's key paragraphs
 READ_FROM = "last"  # the dispersion whose rows end with the two key paragraphs
+# The positions of duplicate padding a figure pools: flenqa_figure3.sql reads 'first' only (the study's
+# copies alternate from the start, §3.3.1); a test holds the two together.
+FIGURE_POSITIONS = ("first",)
 MINIMAL = "none"
 _LOG = logging.getLogger(__name__)
 
@@ -116,15 +122,18 @@ def build(
     tokenizer: str | None,
 ) -> Built:
     """Minimal texts (``grid['minimal']``) and duplicate-padded texts (``'duplicate'`` in
-    ``grid['paddings']``, each of ``grid['lengths']`` x ``grid['positions']`` a problem has no released
-    duplicate row for) for every base problem among ``released`` (a run's released samples, file order)."""
+    ``grid['paddings']``, each of ``grid['lengths']`` x the ``grid['positions']`` among
+    ``FIGURE_POSITIONS`` a problem has no released duplicate row for) for every base problem among
+    ``released`` (a run's released samples, file order)."""
     by_base: dict[str, list[Sample]] = {}
     for sample in released:
         by_base.setdefault(str(sample.variant["base_id"]), []).append(sample)
     counter = pad_mod.TokenCounter(tokens)
     out: list[Sample] = []
     problems: list[str] = []
-    want_duplicate = "duplicate" in grid.get("paddings", ())
+    asked = grid.get("positions", pad_mod.POSITIONS)
+    positions = [p for p in FIGURE_POSITIONS if p in asked]
+    want_duplicate = "duplicate" in grid.get("paddings", ()) and bool(positions)
     if not grid.get("minimal", True) and not want_duplicate:
         return Built(out, problems)
     for base_id, rows in by_base.items():
@@ -142,7 +151,7 @@ def build(
             }
             own = (_sentences(keys.first), _sentences(keys.second))
             for length in grid.get("lengths", ()):
-                for position in grid.get("positions", pad_mod.POSITIONS):
+                for position in positions:
                     if (int(length), position) not in have:
                         out.append(
                             _duplicate(row, keys, own, int(length), position, seed, counter, tokenizer)

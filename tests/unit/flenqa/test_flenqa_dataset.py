@@ -86,10 +86,11 @@ def test_paper_on_a_released_file_generates_nothing_and_asks_its_text_verbatim(t
     profile = _paper_on(write_jsonl(tmp_path / "FLenQA_hf.jsonl", rows))
     every = FAMILY.generate(profile, DEFAULT_SEED)
     # Beside the rows, only what the release lacks, built from their key paragraphs
-    # (test_flenqa_released_keys.py): the minimal text and the 20 duplicate-padded cells.
+    # (test_flenqa_released_keys.py): the minimal text and a duplicate-padded text per length at the
+    # position Figure 3 reads.
     samples = [s for s in every if s.generator_version == dataset.RELEASED_VERSION]
     built = [s for s in every if s.generator_version != dataset.RELEASED_VERSION]
-    assert sorted(s.variant["padding"] for s in built) == ["duplicate"] * 20 + ["none"]
+    assert sorted(s.variant["padding"] for s in built) == ["duplicate"] * 5 + ["none"]
     assert len(samples) == 40  # one per row: no generated item
     assert {s.variant["source"] for s in samples} == {"released"}
     assert {s.split for s in samples} == {"test"}

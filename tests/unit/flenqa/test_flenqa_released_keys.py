@@ -159,15 +159,16 @@ def test_the_minimal_text_is_the_250_token_rows_text_byte_for_byte(tmp_path):
 
 def test_duplicate_padding_alternates_the_key_paragraphs_to_each_target(tmp_path):
     """§3.3.1 (Figure 3): "multiple copies of the key paragraph ... in alternating order until the desired
-    sample length".  The release has none, so each length x position of the profile is built: the two
-    paragraphs, unmodified, joined as the row joins them, cut at sentence ends only, within 5% of the
-    target in the profile's tokenizer; our texts (``released-keys``), with a token target to check."""
+    sample length".  The release has none, so each length of the profile is built at the position Figure
+    3 reads (``first``): the two paragraphs, unmodified, joined as the row joins them, cut at sentence ends
+    only, within 5% of the target in the profile's tokenizer; our texts (``released-keys``), with a token
+    target to check."""
     samples, profile = _run(tmp_path, rows())
     duplicate = [s for s in samples if s.variant["padding"] == "duplicate"]
     assert {(s.variant["length"], s.variant["position"]) for s in duplicate} == {
-        (x, d) for x in LENGTHS for d in DISPERSIONS
+        (x, "first") for x in LENGTHS
     }
-    assert len(duplicate) == 20 and {s.variant["source"] for s in duplicate} == {"released-keys"}
+    assert len(duplicate) == 5 and {s.variant["source"] for s in duplicate} == {"released-keys"}
     for s in duplicate:
         text = s.input["paragraphs"][0]
         pieces = text.split("\n")
@@ -185,6 +186,21 @@ def test_duplicate_padding_alternates_the_key_paragraphs_to_each_target(tmp_path
     assert all(p.target_tokens is not None and p.target_tokens > 0 for p in prompts)
 
 
+def test_duplicates_are_built_only_at_the_position_figure_3_reads(tmp_path):
+    """The paper profile asks duplicate padding at all four positions; built from the released rows, only
+    ``FIGURE_POSITIONS`` (``first``, the one ``flenqa_figure3`` pools) is asked: the other three would feed
+    no figure.  A profile without that position gets no duplicate built, and its minimal text still."""
+    figure3 = (Path(released_keys.__file__).parent / "dbt" / "marts" / "flenqa_figure3.sql").read_text()
+    assert released_keys.FIGURE_POSITIONS == ("first",)
+    assert "position = 'first'" in figure3  # the mart pools the position the builder builds
+    samples, _ = _run(tmp_path, rows())
+    built = [s for s in samples if s.variant["padding"] == "duplicate"]
+    assert {s.variant["position"] for s in built} == {"first"}
+    assert len(built) == len(LENGTHS)  # one problem: 1/4 of the 5 x 4 cells the profile asks
+    elsewhere = _built(_run(tmp_path, rows(), positions=["middle", "last"])[0])
+    assert [s.variant["padding"] for s in elsewhere] == ["none"]
+
+
 def test_duplicates_are_built_only_where_the_file_has_none(tmp_path):
     """A file that holds duplicate (``identity``) rows for some cells: those are asked as released, and
     only the cells it lacks are built."""
@@ -198,7 +214,7 @@ def test_duplicates_are_built_only_where_the_file_has_none(tmp_path):
     released = {s.variant["cell"] for s in duplicate if s.variant["source"] == "released"}
     assert released == {f"500/duplicate/{d}" for d in DISPERSIONS}
     built = {s.variant["cell"] for s in duplicate if s.variant["source"] == "released-keys"}
-    assert built == {f"{x}/duplicate/{d}" for x in LENGTHS if x != 500 for d in DISPERSIONS}
+    assert built == {f"{x}/duplicate/first" for x in LENGTHS if x != 500}
 
 
 def test_every_released_prompt_keeps_its_request_hash(tmp_path):
