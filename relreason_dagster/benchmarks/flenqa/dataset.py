@@ -10,7 +10,7 @@ row's question.  Nothing is generated on such a run: these rows are the samples.
 The study's names map onto ours: ``padding_type`` ``same`` (resampling from the task) -> ``similar``,
 ``books`` (Books Corpus) -> ``different``, ``identity`` / ``duplicate`` -> ``duplicate``;
 ``dispersion`` first / middle / last / random is our position; ``ctx_size`` our length.  The release
-holds no minimal texts (key paragraphs alone), so a run on it has none.
+holds no minimal texts and no duplicate rows: ``released_keys.py`` builds them from its key paragraphs.
 
 Every field of every row is checked for its type and bounded by the release's own ranges
 (``release_bounds.py``: the ``mixin``'s length by its ``ctx_size``, ``ctx_size`` by the study's five

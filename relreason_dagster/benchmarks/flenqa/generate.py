@@ -13,7 +13,8 @@ add their fixed instructions on top (``target_tokens`` of each prompt).
 Each sample's ``variant.reading`` is the profile's ``reading`` knob (``reading.py``), not part of its id.
 
 With the profile knob ``dataset_file`` (a path, or ``auto`` for the file `relreason flenqa import`
-stored) the samples are the study's released rows instead (``dataset.py``): nothing is generated.
+stored) the samples are the study's released rows instead (``dataset.py``), plus the minimal texts and
+duplicate padding the release lacks, built from its rows' own key paragraphs (``released_keys.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from importlib.metadata import version
 from typing import Any
 
 from relreason_dagster.benchmarks.base import Profile, Sample, stable_hash
-from relreason_dagster.benchmarks.flenqa import dataset
+from relreason_dagster.benchmarks.flenqa import dataset, released_keys
 from relreason_dagster.benchmarks.flenqa import padding as pad_mod
 from relreason_dagster.benchmarks.flenqa.instances import TASKS, BaseInstance, base_instances
 from relreason_dagster.benchmarks.flenqa.paragraphs import expand
@@ -142,8 +143,9 @@ def _released(
     positions: list[str],
     tokenizer: str,
 ) -> list[Sample]:
-    """The study's released rows in the profile's grid: no sample of our own (no minimal texts either:
-    the release has none); skipped rows are logged one line each."""
+    """The study's released rows in the profile's grid, plus what the release lacks built from each
+    problem's own key paragraphs (``released_keys.py``): its minimal text and duplicate padding.  Skipped
+    rows are logged one line each; problems left without built samples in one line."""
     grid = {
         "tasks": tasks,
         "lengths": lengths,
@@ -151,7 +153,8 @@ def _released(
         "positions": positions,
         "n_base": profile.typed(Knobs).n_base,
     }
-    samples, skipped = dataset.released_samples(file, seed, token_counter(tokenizer), grid, tokenizer)
+    counter = token_counter(tokenizer)
+    samples, skipped = dataset.released_samples(file, seed, counter, grid, tokenizer)
     for row in skipped:
         _LOG.warning("flenqa dataset %s: %s (skipped)", file, row)
     if not samples:
@@ -159,7 +162,17 @@ def _released(
             f"flenqa dataset_file {file}: no row in the profile's grid (tasks {tasks}, lengths {lengths}, "
             f"paddings {paddings}, positions {positions}); widen the grid or give the released file"
         )
-    return samples
+    built = released_keys.build(
+        samples, {**grid, "minimal": profile.typed(Knobs).minimal}, seed, counter, tokenizer
+    )
+    if built.problems:
+        _LOG.warning(
+            "flenqa dataset %s: no minimal text or duplicate padding for %d base problem(s) (first: %s)",
+            file,
+            len(built.problems),
+            built.problems[0],
+        )
+    return samples + built.samples
 
 
 def _sample(

@@ -1,13 +1,14 @@
 """FLenQA's comparisons say whether they are comparisons (issue 45, acceptance 5 for FLenQA).
 
 A paper-profile run of a scripted model (the family's own ``generate`` / ``build_prompts`` /
-``render_gold`` / ``parse``, on a released-format file written here, and on generated items) is stored
-in a small DuckDB and the real dbt project builds the FLenQA comparison marts on it.  The study's
-cells are not comparable as published.csv stands (its minimal texts are not in its released dataset;
-its §1 average and Appendix B token means name neither pool nor tokenizer), so a made-up published
-cell marked comparable (model "Made-up model", test-only) checks the other side: ours is comparable
-only on the study's released rows, 100 per task as the study pools them.  Every row marked comparable
-must then be on the same items and pool.
+``render_gold`` / ``parse``, on released-format files written here, and on generated items) is stored
+in a small DuckDB and the real dbt project builds the FLenQA comparison marts on it.  Appendix C's
+cells are comparable as published.csv stands: a run on the released rows asks the study's own minimal
+texts, read from the rows' key paragraphs (``released_keys.py``); its §1 average and Appendix B token
+means name neither pool nor tokenizer and are not.  Ours is comparable only on the study's released
+rows, read by its rules, 100 per task as the study pools them: a file of 100 MonoRel problems in the
+released format (``m-keys``) gives exactly that, and every row marked comparable must be on those
+items and pool.
 """
 
 from __future__ import annotations
@@ -30,7 +31,36 @@ from tests.unit.flenqa.test_flenqa_dataset import released_rows, write_jsonl
 FAMILY = FlenqaFamily()
 PAPER = get_profile("paper", "flenqa")
 PUBLISHED_CSV = paths.REPO_ROOT / "relreason_dagster" / "benchmarks" / "flenqa" / "published.csv"
-MADE_UP = "Made-up model"
+
+
+def _keys_file_rows() -> list[dict[str, Any]]:
+    """100 MonoRel problems as the release has them at 250 tokens with the keys last: the two key
+    paragraphs alone, joined by a newline (Appendix B; §3.1), once per padding type."""
+    out = []
+    for k in range(100):
+        facts = [f"Ann Vale{k} is older than Bo Lund{k}.", f"Cy Marsh{k} is older than Ann Vale{k}."]
+        keys = [
+            f"{facts[0]} She was born in a cold winter, years before him, and she still remembers the old "
+            "town as it was then.",
+            f"{facts[1]} He has had more birthdays than she has, and he likes to remind her of it whenever "
+            "they meet.",
+        ]
+        for n, padding in enumerate(("same", "books")):
+            out.append(
+                {
+                    "global_sample_id": 5000 + 2 * k + n,
+                    "sample_id": k,
+                    "label": bool(k % 2),
+                    "dataset": "MonoRel",
+                    "facts": facts,
+                    "assertion/question": f"Is Cy Marsh{k} older than Bo Lund{k}?",
+                    "mixin": "\n".join(keys),
+                    "padding_type": padding,
+                    "dispersion": "last",
+                    "ctx_size": 250,
+                }
+            )
+    return out
 
 
 def _store(con: duckdb.DuckDBPyConnection, samples: list[Any], profile: Profile, model: str) -> None:
@@ -66,8 +96,8 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> 
 
 
 def _made_up_minimal(task: str, n: int, released: bool, start: int, reading: str = "study") -> list[Any]:
-    """``n`` minimal-text samples of ``task`` (the test's own: the release has no minimal texts), read
-    by ``reading`` (a paper-profile run's samples carry ``study``)."""
+    """``n`` minimal-text samples of ``task``, made up for the test (``released`` marks them as the
+    study's items), read by ``reading`` (a paper-profile run's samples carry ``study``)."""
     from relreason_dagster.benchmarks.base import Sample
 
     out = []
@@ -124,25 +154,20 @@ def built(tmp_path_factory):
         _store(con, _made_up_minimal("MonoRel", 100, False, 0), direct, "m-generated")
         _store(con, _made_up_minimal("MonoRel", 40, True, 0), direct, "m-few")
         _store(con, _made_up_minimal("MonoRel", 100, True, 0, "relreason"), direct, "m-ours")
+        # 100 MonoRel problems in the released format: their minimal texts are read from the rows.
+        keys = Profile(
+            "keys",
+            {
+                **PAPER.params,
+                "dataset_file": str(write_jsonl(root / "keys.jsonl", _keys_file_rows())),
+                "settings": ["direct"],
+                "lengths": [250],
+                "paddings": ["similar", "different"],
+            },
+            knobs=Knobs,
+        )
+        _store(con, FAMILY.generate(keys, DEFAULT_SEED), keys, "m-keys")
         store_family(con, "flenqa", read_published("flenqa", PUBLISHED_CSV))
-        # A made-up published cell the study could have released: MonoRel direct minimal, comparable.
-        row = {
-            "family": "flenqa",
-            "source": "Appendix C Table 1",
-            "model": MADE_UP,
-            "task": "MonoRel",
-            "setting": "direct",
-            "length": 0,
-            "padding": "none",
-            "position": "none",
-            "metric": "accuracy",
-            "value": 0.5,
-            "printed": "0.50",
-            "keys": "{}",
-            "line": 999,
-            "comparable": True,
-        }
-        _insert(con, "study_reference", row)
     finally:
         con.close()
     dbt_build(db, root, select="+flenqa_vs_study +flenqa_token_stats +flenqa_model_average")
@@ -160,9 +185,21 @@ def _dicts(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
 
 def test_every_comparable_row_is_on_the_studys_items_and_pool(built):
     rows = _dicts(built, "SELECT * FROM marts.flenqa_vs_study")
-    ours = {(r["model"], r["task"]): r for r in rows if not r["published"]}
+    ours = {(r["model"], r["task"], r["setting"]): r for r in rows if not r["published"]}
     comparable = [r for r in rows if r["comparable"]]
-    assert {(r["model"], r["task"]) for r in comparable} == {(MADE_UP, "MonoRel"), ("m-pool", "MonoRel")}
+    assert {(r["model"], r["task"]) for r in comparable if not r["published"]} == {
+        ("m-pool", "MonoRel"),
+        ("m-pool", "PIR"),
+        ("m-keys", "MonoRel"),
+    }
+    published = [r for r in rows if r["published"]]
+    assert published and all(r["comparable"] for r in published)  # Appendix C, beside tasks we ran
+    # m-keys's minimal texts are the files' rows, read from their key paragraphs: the rows' mixin whole
+    texts = built.execute(
+        "SELECT DISTINCT json_extract_string(input, '$.paragraphs[0]') FROM raw.samples "
+        "WHERE split = 'minimal' AND task = 'MonoRel' AND generator_version = 'flenqa-released-keys-1'"
+    ).fetchall()
+    assert sorted(t for (t,) in texts) == sorted({r["mixin"] for r in _keys_file_rows()})
     for r in comparable:
         if r["published"]:
             continue
@@ -172,11 +209,18 @@ def test_every_comparable_row_is_on_the_studys_items_and_pool(built):
             [r["model"], r["task"], r["setting"]],
         ).fetchall()
         assert sources == [("released", 100)] and r["n"] == 100
-    assert ours[("m-pool", "PIR")]["why_not"].startswith("the study's minimal texts")
-    assert ours[("m-generated", "MonoRel")]["why_not"] == "generated items, not the study's released dataset"
-    assert ours[("m-few", "MonoRel")]["why_not"] == "40 answers where the study pools 100 per task"
+    # the released-format file of one PIR problem: its minimal text, built from its rows, is one answer
+    for setting in ("direct", "cot"):
+        assert (
+            ours[("oracle-released", "PIR", setting)]["why_not"]
+            == "1 answers where the study pools 100 per task"
+        )
+    assert ours[("m-generated", "MonoRel", "direct")]["why_not"] == (
+        "generated items, not the study's released dataset"
+    )
+    assert ours[("m-few", "MonoRel", "direct")]["why_not"] == "40 answers where the study pools 100 per task"
     # the study's items and pool, read by relreason's rules: not what the study's numbers read
-    assert ours[("m-ours", "MonoRel")]["why_not"].startswith("read by relreason's rules")
+    assert ours[("m-ours", "MonoRel", "direct")]["why_not"].startswith("read by relreason's rules")
     assert all(r["why_not"] for r in rows if not r["comparable"])
     assert not any(r["why_not"] for r in rows if r["comparable"])
 
@@ -184,12 +228,18 @@ def test_every_comparable_row_is_on_the_studys_items_and_pool(built):
 def test_the_released_run_stands_beside_the_token_means_and_the_headline_marked_not_comparable(built):
     tokens = _dicts(built, "SELECT * FROM marts.flenqa_token_stats")
     ours = [r for r in tokens if not r["published"]]
-    assert {r["item_source"] for r in ours} == {"released"}
-    assert {(r["task"], r["n"]) for r in ours} == {("PIR", 4)}  # 4 dispersions per padding x length
+    # 4 dispersions per padding x length of the PIR file (its duplicate padding built around its key
+    # paragraphs at position first only), and m-keys's 100 MonoRel problems at 250 tokens per padding
+    assert {(r["task"], r["item_source"], r["n"]) for r in ours} == {
+        ("PIR", "released", 4),
+        ("PIR", "released-keys", 1),
+        ("MonoRel", "released", 100),
+    }
     assert len([r for r in tokens if r["published"]]) == 30  # Figures 10-12 in published.csv
     assert not any(r["comparable"] for r in tokens)
     assert {r["why_not"] for r in tokens} == {
-        "the text does not name the tokenizer these means were counted with"
+        "the text does not name the tokenizer these means were counted with",
+        "the study printed no mean for this task, padding and length",  # duplicate padding
     }
     average = _dicts(
         built, "SELECT * FROM marts.flenqa_model_average ORDER BY published, setting, length NULLS FIRST"

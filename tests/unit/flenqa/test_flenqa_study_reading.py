@@ -199,7 +199,8 @@ def _released_prompts(tmp_path: Path, rows: list[dict[str, Any]], layout: str) -
     path = tmp_path / "FLenQA.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     profile = Profile("paper", {**PAPER.params, "dataset_file": str(path), "layout": layout}, knobs=Knobs)
-    samples = FAMILY.generate(profile, DEFAULT_SEED)
+    every = FAMILY.generate(profile, DEFAULT_SEED)
+    samples = [s for s in every if s.generator_version == dataset.RELEASED_VERSION]  # the rows, one a task
     built = FAMILY.build_prompts(samples, profile)
     task_of = {s.sample_id: s.task for s in samples}
     return {(task_of[p.sample_id], p.setting): p.messages[0]["content"] for p in built}

@@ -3,7 +3,8 @@
 -- study's notebook, or 'relreason'; a row parsed before the knob was read by relreason's) and the
 -- prompt's input tokens.  length 0 /
 -- padding 'none' is the minimal text (key paragraphs only).  item_source: 'released' for a row of the
--- study's released dataset (profile knob dataset_file), 'generated' for ours.  cut: the token or thinking
+-- study's released dataset (profile knob dataset_file) or its minimal text read from them,
+-- 'released-keys' for duplicate padding built around its key paragraphs, 'generated' for ours.  cut: the token or thinking
 -- budget stopped the reply (int_answers, macros/cut.sql).  Provider errors are left out.
 select a.prompt_id, a.model, a.task, a.setting, a.sample_id, a.parse_status, a.correct,
        a.label,

@@ -5,10 +5,10 @@
 -- Figures only), so this is the one grid where the two meet.
 -- The study's rows appear only where we have a row on the same keys: the table compares, it does not
 -- reprint the paper (published.csv and marts.study_reference hold it whole).
--- Like with like (comparable / why_not): a published row carries its study_reference marking (the
--- study's minimal texts are not in its released dataset, so no run can ask them: false).  Ours is
--- comparable only when every answer of the cell is on a row of the study's released dataset
--- (item_source 'released') read by the study's rules (reading 'study': its analysis notebook's), the
+-- Like with like (comparable / why_not): a published row carries its study_reference marking.  Ours is
+-- comparable only when every answer of the cell is on the study's own minimal text (item_source
+-- 'released': its released rows' key paragraphs, released_keys.py) read by the study's rules (reading
+-- 'study': its analysis notebook's), the
 -- cell holds the study's 100 base instances per task (Appendix B), and the published cell on the same
 -- keys is comparable.
 with counts as (
