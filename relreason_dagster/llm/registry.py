@@ -265,7 +265,9 @@ class ModelEntry(BaseModel):
     # How its thinking arrives when not in LiteLLM's ``reasoning_content`` (llm/reasoning.py):
     # None splits a reply that starts with ``<think>``; "think_tags" also one with only ``</think>``;
     # "none" never splits.
-    reasoning: str | None = Field(None, json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES)))
+    reasoning: str | None = Field(
+        None, json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
+    )
     # Budget in USD of all this model's calls (stored ones included): calls stop cleanly once reached.
     max_cost: float | None = Field(None, gt=0, json_schema_extra=_says("a positive number of US dollars"))
     # Requests and estimated tokens per minute the provider allows (llm/rate_limits.py).
@@ -453,7 +455,9 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelEntry:
         raise _entry_error(where, prefix, entry, exc) from None
     reserved = reserved_names().get(spec.name)
     if reserved is not None:
-        raise ConfigError(f"{where}: {prefix}.name: {spec.name!r} is the built-in {reserved}; pick another name")
+        raise ConfigError(
+            f"{where}: {prefix}.name: {spec.name!r} is the built-in {reserved}; pick another name"
+        )
     if spec.tokenizer is not None:
         _check_tokenizer(where, prefix, spec.tokenizer)
     if spec.transport == "direct" and not (spec.api_base and spec.provider in ("openai", "hosted_vllm")):
@@ -691,7 +695,8 @@ def resolve_model(
                 f"{spec.sweep_base}'s sweep of {spec.sweep_param}; drop -M {top}, or run another level "
                 f"with --model {spec.sweep_base}@{spec.sweep_param}=LEVEL"
             )
-        if spec.timeout_s == default_timeout_s(spec.kind, spec.params, spec.stream) and "timeout_s" not in options:
+        default = default_timeout_s(spec.kind, spec.params, spec.stream)
+        if spec.timeout_s == default and "timeout_s" not in options:
             del entry["timeout_s"]  # a default, chosen again for the options (-M reasoning_effort=high)
     params = {k: v for k, v in options.items() if k not in ENTRY_OPTIONS}
     entry.update({k: v for k, v in options.items() if k in ENTRY_OPTIONS})

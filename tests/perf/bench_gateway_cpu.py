@@ -93,7 +93,9 @@ async def _direct_calls(api_base: str, n: int) -> None:
     from relreason_dagster.llm.registry import ModelEntry
     from relreason_dagster.llm.transports.direct import DirectTransport
 
-    spec = ModelEntry(name="bench-direct", litellm_model="openai/bench-zero-priced", api_base=api_base, timeout_s=30.0)
+    spec = ModelEntry(
+        name="bench-direct", litellm_model="openai/bench-zero-priced", api_base=api_base, timeout_s=30.0
+    )
     client = DirectTransport(spec, "sk-bench")
     try:
         for i in range(n):

@@ -11,7 +11,6 @@ provider that refuses ``n`` or ignores it gets one request per draw and the same
 
 from __future__ import annotations
 
-
 import pytest
 
 from relreason_dagster.llm.gateway import run_model

@@ -12,7 +12,6 @@ prompt had before the columns existed (nothing is asked again).
 
 from __future__ import annotations
 
-
 import pytest
 
 from relreason_dagster.llm.gateway import run_model

@@ -28,7 +28,8 @@ def test_the_entry_window_wins_over_litellm():
 def test_litellm_max_input_tokens_when_the_entry_names_none():
     expected = litellm_module().get_model_info(model="openai/gpt-4o-mini")["max_input_tokens"]
     assert expected  # the offline cost map knows it
-    assert context_window(ModelEntry(name="m", litellm_model="openai/gpt-4o-mini")) == (expected, FROM_LITELLM)
+    spec = ModelEntry(name="m", litellm_model="openai/gpt-4o-mini")
+    assert context_window(spec) == (expected, FROM_LITELLM)
 
 
 def test_a_model_litellm_does_not_map_has_no_window():

@@ -7,7 +7,6 @@ tiktoken counts are checked against tiktoken itself on the data LiteLLM ships.
 
 from __future__ import annotations
 
-
 import pytest
 
 from relreason_dagster.common import model_tokenizers
