@@ -248,13 +248,12 @@ def test_switching_transport_re_asks_nothing(store, monkeypatch, first, then):
 
 def test_the_default_transport_follows_the_protocol():
     base = "http://127.0.0.1:8000/v1"
-    assert ModelEntry(name="a", litellm_model="openai/x", api_base=base).transport_used == "direct"
-    assert ModelEntry(name="b", litellm_model="hosted_vllm/x", api_base=base).transport_used == "direct"
-    assert (
-        ModelEntry(name="c", litellm_model="openai/gpt-4o-mini").transport_used == "litellm"
-    )  # no api_base: OpenAI itself
-    assert ModelEntry(name="d", litellm_model="anthropic/claude", api_base=base).transport_used == "litellm"
-    assert (
-        ModelEntry(name="e", litellm_model="openai/x", api_base=base, transport="litellm").transport_used
-        == "litellm"
-    )
+
+    def used(litellm_model: str, **fields: str) -> str:
+        return ModelEntry(name="m", litellm_model=litellm_model, **fields).transport_used
+
+    assert used("openai/x", api_base=base) == "direct"
+    assert used("hosted_vllm/x", api_base=base) == "direct"
+    assert used("openai/gpt-4o-mini") == "litellm"  # no api_base: OpenAI itself
+    assert used("anthropic/claude", api_base=base) == "litellm"
+    assert used("openai/x", api_base=base, transport="litellm") == "litellm"
