@@ -13,6 +13,9 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import (
     DEFAULT_TIMEOUT_S,
     REASONING_TIMEOUT_S,
@@ -133,3 +136,15 @@ def test_a_sweep_level_equal_to_the_old_params_asks_nothing_again(tmp_path: Path
     messages = [{"role": "user", "content": "hi"}]
     before = ModelEntry(name="swept", litellm_model="openai/gpt-4o-mini", params={"temperature": 0})
     assert request_hash(specs["swept@temperature=0"], messages, 16) == request_hash(before, messages, 16)
+
+
+@pytest.mark.parametrize("field", ["sweep_base", "sweep_param", "sweep_level", "sweep_rank"])
+def test_a_variant_field_is_the_registrys_and_never_written(tmp_path: Path, field: str) -> None:
+    """The variant fields are ModelEntry's, but only the registry sets them (from ``sweep:``)."""
+    path = tmp_path / "models.yaml"
+    path.write_text(f"models:\n  - {{name: m, litellm_model: openai/x, {field}: 0}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_registry(path)
+    message = str(info.value)
+    assert f"models[0].{field}: unknown field; expected one of name, litellm_model," in message
+    assert "sweep_" not in message.split("expected one of", 1)[1]
