@@ -36,7 +36,7 @@ from relreason_dagster.common.tokenizer import chat_prompt_tokens_many
 from relreason_dagster.llm.context_window import context_window, split_too_long
 from relreason_dagster.llm.draw_plan import Work, draw_hash, plan_requests
 from relreason_dagster.llm.litellm_overhead import call_cost
-from relreason_dagster.llm.registry import ModelSpec, resolve_model
+from relreason_dagster.llm.registry import ModelEntry, resolve_model
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import first_samples
 from relreason_dagster.storage.responses import ResponseStore
@@ -101,14 +101,14 @@ def run_prompts(
     return out
 
 
-def _asked(spec: ModelSpec, name: str, section: Any, rows: list[dict[str, Any]], **run: Any) -> list[dict]:
+def _asked(spec: ModelEntry, name: str, section: Any, rows: list[dict[str, Any]], **run: Any) -> list[dict]:
     """The family's rows this model is asked, as the gateway takes them, each with its draws in
     ``draws`` (its ``samples`` left at one: the plan is built for the first draw)."""
     asks = getattr(get_family(name), "asks", None)
     rows = [r for r in rows if asks is None or asks(section, spec.kind, r["setting"])]
     pick = getattr(get_family(name), "prompts_for_model", None)  # e.g. each model in the study's wording
     if pick is not None:
-        rows = pick(section, dataclasses.asdict(spec), [{**r, "benchmark": name} for r in rows])
+        rows = pick(section, spec.model_dump(), [{**r, "benchmark": name} for r in rows])
     if run.get("limit"):
         rows = first_samples([{**r, "benchmark": name} for r in rows], run["limit"])
     generation = study_generation(section)
@@ -117,7 +117,7 @@ def _asked(spec: ModelSpec, name: str, section: Any, rows: list[dict[str, Any]],
 
 
 def _draws_to_call(
-    spec: ModelSpec, works: dict[str, Work], draws: dict[str, int], store: ResponseStore | None
+    spec: ModelEntry, works: dict[str, Work], draws: dict[str, int], store: ResponseStore | None
 ) -> tuple[int, dict[str, int]]:
     """All requests of the plan (each first-draw request times its draws) and, per first-draw request,
     how many of its draws still need a call (a draw is stored when the lake has its answer for every
@@ -219,7 +219,7 @@ def estimate(
     return out
 
 
-def _price_groups(spec: ModelSpec, est: Estimate) -> None:
+def _price_groups(spec: ModelEntry, est: Estimate) -> None:
     """Each group's cost at the model's prices (and batch prices when the model runs as batch jobs)."""
     for group in est.groups:
         group.cost_usd = (
@@ -307,7 +307,7 @@ def step_estimates(
 
 
 def _plan_estimate(
-    spec: ModelSpec,
+    spec: ModelEntry,
     name: str,
     families: dict[str, tuple[Any, list[dict[str, Any]]]],
     store: ResponseStore | None,
@@ -336,7 +336,7 @@ def _plan_estimate(
 
 
 def _estimate_rows(
-    spec: ModelSpec,
+    spec: ModelEntry,
     name: str,
     prompts: list[dict[str, Any]],
     store: ResponseStore | None,

@@ -28,7 +28,6 @@ the registry as read (so a step's redaction and the report read no file) and the
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +48,7 @@ from relreason_dagster.llm.batch_choice import BatchChoice
 from relreason_dagster.llm.context_window import context_window
 from relreason_dagster.llm.launch_checks import check_at_the_door, check_windows
 from relreason_dagster.llm.registry import (
-    ModelSpec,
+    ModelEntry,
     RegistrySnapshot,
     require_api_key,
     resolve_model,
@@ -70,8 +69,8 @@ class LaunchPlan:
     families: tuple[str, ...]  # the families the launch runs
     benchmarks: tuple[str, ...]  # --benchmark, when given
     seed: int
-    specs: tuple[ModelSpec, ...]  # the benchmark LLMs (-M laid over), in order
-    step_specs: tuple[ModelSpec, ...]  # the models the families' across-models steps ask (a judge)
+    specs: tuple[ModelEntry, ...]  # the benchmark LLMs (-M laid over), in order
+    step_specs: tuple[ModelEntry, ...]  # the models the families' across-models steps ask (a judge)
     baseline_tasks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     registry: RegistrySnapshot | None = None  # models.yaml as read at the door
     dlm_train_size: int | None = None
@@ -90,7 +89,7 @@ class LaunchPlan:
         return Profile(self.profile, dict(self.sections.get(family, {})), profiles.family_knobs(family))
 
     @property
-    def every_spec(self) -> tuple[ModelSpec, ...]:
+    def every_spec(self) -> tuple[ModelEntry, ...]:
         """Every LLM the launch may call, each once: the benchmark models, then the step models."""
         seen = {spec.name: spec for spec in (*self.specs, *self.step_specs)}
         return tuple(seen.values())
@@ -217,10 +216,10 @@ def build_plan(
         models = expand_names(models, registry.specs)
         llms = [m for m in models if m not in baselines]
     options = dict(model_options or {})
-    checked: dict[str, ModelSpec] = {}
+    checked: dict[str, ModelEntry] = {}
     batch_notes: list[str] = []
 
-    def resolved(name: str, with_options: Mapping[str, Any] | None) -> ModelSpec:
+    def resolved(name: str, with_options: Mapping[str, Any] | None) -> ModelEntry:
         """The model resolved, its key, provider and budget checked (once per name)."""
         if name not in checked:
             spec = resolve_model(path, name, with_options, registry=registry)
@@ -268,6 +267,6 @@ def build_plan(
     )
 
 
-def spec_record(spec: ModelSpec) -> dict[str, Any]:
+def spec_record(spec: ModelEntry) -> dict[str, Any]:
     """A spec as plain JSON values (what a run's settings carry)."""
-    return dataclasses.asdict(spec)
+    return spec.model_dump()

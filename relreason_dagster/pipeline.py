@@ -12,7 +12,6 @@ an error is a full disk is ``storage/disk_space.py``'s to say.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import json
 import os
@@ -491,7 +490,7 @@ def run_steps(
     families = run_settings.family_names()  # a profile without the family's section fails here, in one line
     specs = _step_specs(run_settings, families)
     step_models = [spec.name for spec in specs]
-    launch_specs = json.dumps([dataclasses.asdict(spec) for spec in specs])
+    launch_specs = json.dumps([spec.model_dump() for spec in specs])
     run_settings = RunSettings(**fields, launch_specs=launch_specs, keys_checked=True)
     jobs = ["judge"] + (["marts"] if run_dbt else [])
     log = paths.relreason_home() / "logs" / "dbt.log"

@@ -6,7 +6,6 @@ file share the ``duckdb`` pool (one slot); ``model_responses`` only reads it
 (briefly) and writes the lake, so models run side by side.
 """
 
-import dataclasses
 import json
 import os
 import socket
@@ -208,7 +207,7 @@ def _asked(run_settings: RunSettings, spec: Any, rows: list[dict[str, Any]]) -> 
         or row.get("setting") is None  # a snapshot written before prompts carried their setting
         or deciders[row["benchmark"]][0](deciders[row["benchmark"]][1], kind, row["setting"])
     ]
-    return model_prompts(kept, dataclasses.asdict(spec), run_settings.profile_for)
+    return model_prompts(kept, spec.model_dump(), run_settings.profile_for)
 
 
 def model_prompts(

@@ -22,10 +22,10 @@ def launch_specs(run_settings: RunSettings) -> list:
     models.yaml, so a sweep run there is described too."""
     import json
 
-    from relreason_dagster.llm.registry import ModelSpec, load_registry
+    from relreason_dagster.llm.registry import ModelEntry, load_registry
 
     if run_settings.launch_specs:
-        return [ModelSpec(**record) for record in json.loads(run_settings.launch_specs)]
+        return [ModelEntry(**record) for record in json.loads(run_settings.launch_specs)]
     return list(load_registry(run_settings.models_path()).values())
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import functools
 import json
 from collections.abc import Iterator
@@ -96,7 +95,7 @@ class RunSettings(dg.ConfigurableResource):
             samples=plan.samples or 0,
             model_options=json.dumps(dict(plan.model_options), sort_keys=True) if plan.model_options else "",
             limit=plan.limit or 0,
-            launch_specs=json.dumps([dataclasses.asdict(spec) for spec in plan.every_spec]),
+            launch_specs=json.dumps([spec.model_dump() for spec in plan.every_spec]),
             registry=json.dumps(plan.registry.record()) if plan.registry else "",
             keys_checked=True,
             left_out_steps=list(getattr(plan, "left_out_steps", ())),
@@ -149,13 +148,13 @@ class RunSettings(dg.ConfigurableResource):
         return str(name)
 
     def model(self, name: str) -> Any:
-        """The ModelSpec of ``name``: as the launch resolved it, else (a run from the UI) its registry
+        """The ModelEntry of ``name``: as the launch resolved it, else (a run from the UI) its registry
         entry (or an ad-hoc one) with this run's ``-M``, its key checked here."""
-        from relreason_dagster.llm.registry import ModelSpec, require_api_key, resolve_model
+        from relreason_dagster.llm.registry import ModelEntry, require_api_key, resolve_model
 
         for record in _parsed(self.launch_specs) if self.launch_specs else []:
             if record["name"] == name:
-                return ModelSpec(**copy.deepcopy(record))
+                return ModelEntry(**copy.deepcopy(record))
         self.seed_registry()
         options = _parsed(self.model_options) if self.model_options else {}
         spec = resolve_model(self.models_path(), name, options)
@@ -170,7 +169,7 @@ class RunSettings(dg.ConfigurableResource):
         from relreason_dagster.llm.registry import load_registry
 
         try:
-            return [dataclasses.asdict(spec) for spec in load_registry(self.models_path()).values()]
+            return [spec.model_dump() for spec in load_registry(self.models_path()).values()]
         except ConfigError:
             return []
 

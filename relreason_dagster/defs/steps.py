@@ -12,7 +12,6 @@ follows the step's stage:
   the profile knob the step names).
 """
 
-import dataclasses
 import sys
 from typing import Any
 
@@ -26,7 +25,7 @@ from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_pa
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
 from relreason_dagster.llm.ask import ask_model, run_step
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.run_stats import ProgressPrinter
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
@@ -76,11 +75,11 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 for name, (sql, params) in step.reads(model, profile).items()
             }
         if per_model and getattr(step, "reads_model_entry", False):  # as the launch resolved it
-            stored[MODEL_ENTRY] = [dataclasses.asdict(run_settings.model(model))]
+            stored[MODEL_ENTRY] = [run_settings.model(model).model_dump()]
         counts = {"prompts": 0, "model_calls": 0, "shared_prompts": 0, "from_cache": 0, "errors": 0}
         store = ResponseStore.default()
         progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-        specs: list[ModelSpec] = []
+        specs: list[ModelEntry] = []
 
         def ask(batch: list[StepPrompt]) -> dict[str, Reply]:
             if not specs:  # a step with nothing to ask needs no model (nor its key)

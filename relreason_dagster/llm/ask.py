@@ -20,7 +20,7 @@ from relreason_dagster.benchmarks.base import FollowUpStep, Profile, Reply, Step
 from relreason_dagster.common.duckdb_rows import upsert_rows
 from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, chat_prompt_tokens_many
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats
 from relreason_dagster.storage.responses import ResponseStore
 
@@ -58,7 +58,7 @@ def prompt_rows(
 
 
 def ask_model(
-    spec: ModelSpec,
+    spec: ModelEntry,
     prompts: Sequence[StepPrompt],
     *,
     benchmark: str,

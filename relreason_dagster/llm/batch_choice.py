@@ -8,10 +8,9 @@ line and runs live, because a launch of several models should not fail for one s
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.transports.batch_limits import BATCH_PROVIDERS, batch_provider
 
 
@@ -28,7 +27,7 @@ class BatchChoice:
     def any(self) -> bool:
         return self.batch or not self.wait or self.fallback is not None
 
-    def apply(self, spec: ModelSpec, notes: list[str] | None = None) -> ModelSpec:
+    def apply(self, spec: ModelEntry, notes: list[str] | None = None) -> ModelEntry:
         """``spec`` as this run sends it; a model ``--batch`` cannot batch adds a line to ``notes``."""
         if self.batch and spec.transport_used != "batch":
             if batch_provider(spec.litellm_model) is None:
@@ -38,11 +37,12 @@ class BatchChoice:
                         f"jobs LiteLLM can send (only {', '.join(BATCH_PROVIDERS)})"
                     )
                 return spec
-            spec = dataclasses.replace(spec, batch=True, transport=None)
+            spec = spec.model_copy(update={"batch": True, "transport": None})
         if spec.transport_used != "batch":
             return spec
-        return dataclasses.replace(
-            spec,
-            batch_wait=self.wait and spec.batch_wait,
-            batch_fallback=self.fallback or spec.batch_fallback,
+        return spec.model_copy(
+            update={
+                "batch_wait": self.wait and spec.batch_wait,
+                "batch_fallback": self.fallback or spec.batch_fallback,
+            }
         )

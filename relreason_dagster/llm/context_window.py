@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from relreason_dagster.llm import litellm_files, litellm_overhead
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 # Where a window came from (said in the door's line and in --dry-run).
 FROM_ENTRY = "models.yaml"
@@ -33,7 +33,7 @@ _TEMPLATE_PER_MESSAGE = 64
 _TEMPLATE_PER_PROMPT = 64
 
 
-def context_window(spec: ModelSpec) -> tuple[int | None, str]:
+def context_window(spec: ModelEntry) -> tuple[int | None, str]:
     """(tokens, where from) of ``spec``'s context window: its entry's ``context_window``, else LiteLLM's
     ``max_input_tokens`` for its model, else ``(None, "unknown")``."""
     if spec.context_window:

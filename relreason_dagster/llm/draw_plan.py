@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from relreason_dagster.llm.rate_limits import CHARS_PER_TOKEN
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import canonical_messages, effective_params, hash_payload
 
 
@@ -60,13 +60,13 @@ def samples_of(prompt: Mapping[str, Any]) -> int:
     return value
 
 
-def draw_hash(spec: ModelSpec, work: Work, k: int) -> str:
+def draw_hash(spec: ModelEntry, work: Work, k: int) -> str:
     """The request hash of draw ``k`` of ``work``'s messages and params (what :func:`plan_requests`
     gives that draw), for counting draws without listing them."""
     return hash_payload(spec.litellm_model, work.params, spec.api_base, work.messages, k)
 
 
-def plan_requests(spec: ModelSpec, prompts: Sequence[dict[str, Any]]) -> dict[str, Work]:
+def plan_requests(spec: ModelEntry, prompts: Sequence[dict[str, Any]]) -> dict[str, Work]:
     """Group prompts by request hash (one call serves identical requests).
 
     A prompt with ``samples: K`` is K requests, one per draw, each with its own hash: draws are never

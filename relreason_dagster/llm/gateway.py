@@ -95,7 +95,7 @@ from relreason_dagster.llm.provider_errors import (
 )
 from relreason_dagster.llm.rate_limits import RateLimiter
 from relreason_dagster.llm.redaction import redactor_for
-from relreason_dagster.llm.registry import ModelSpec, api_key, require_api_key
+from relreason_dagster.llm.registry import ModelEntry, api_key, require_api_key
 from relreason_dagster.llm.replies import Outcome
 from relreason_dagster.llm.response_row import OutcomeRows, copied_row
 from relreason_dagster.llm.run_stats import ProgressFn, RunStats, add_counters, counters
@@ -147,7 +147,7 @@ class _Runner:
     def __init__(
         self,
         store: ResponseStore,
-        spec: ModelSpec,
+        spec: ModelEntry,
         progress: ProgressFn | None,
         backoff_base_s: float,
         backoff_cap_s: float,
@@ -579,7 +579,7 @@ class _Runner:
 
 async def run_model_async(
     store: ResponseStore,
-    spec: ModelSpec,
+    spec: ModelEntry,
     prompts: Sequence[dict[str, Any]],
     *,
     progress: ProgressFn | None = None,
@@ -605,7 +605,7 @@ async def run_model_async(
 
 def run_model(
     store: ResponseStore,
-    spec: ModelSpec,
+    spec: ModelEntry,
     prompts: Sequence[dict[str, Any]],
     *,
     progress: ProgressFn | None = None,
@@ -664,7 +664,7 @@ def run_slice(payload: dict[str, Any], send: Callable[[dict[str, Any]], None]) -
     files written and ``failure`` (one line, or None): a failed store ends the
     slice, and what was written before it is still reported, so nothing is lost.
     """
-    spec: ModelSpec = payload["spec"]
+    spec: ModelEntry = payload["spec"]
     base_s, cap_s = payload["backoff_s"]
     runner = _Runner(
         ResponseStore(Lake.open(payload["lake_url"])),

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm import litellm_files, litellm_overhead
 from relreason_dagster.llm.context_window import context_window
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 # The in-process llama.cpp provider (llm/local_provider.py): relreason's own, registered on first call.
 LOCAL_PROVIDER = "local"
@@ -44,7 +44,7 @@ def _first_line(exc: BaseException) -> str:
 LOOKUP_DOES_MORE = frozenset({"chatgpt", "github_copilot", "ragflow"})
 
 
-def _cannot_route(spec: ModelSpec, reason: str) -> ConfigError:
+def _cannot_route(spec: ModelEntry, reason: str) -> ConfigError:
     return ConfigError(
         f"model {spec.name!r}: LiteLLM cannot route {spec.litellm_model!r} ({reason}); write "
         "PROVIDER/MODEL with a provider LiteLLM knows, e.g. openai/gpt-4o-mini, "
@@ -80,7 +80,7 @@ def routable_from_files(model: str, api_base: str | None) -> bool | None:
     return False
 
 
-def check_provider(spec: ModelSpec) -> None:
+def check_provider(spec: ModelEntry) -> None:
     """One line unless LiteLLM can route ``spec``: a known provider (or a registered custom one) and a
     model name after it."""
     model = spec.litellm_model
@@ -106,7 +106,7 @@ def check_provider(spec: ModelSpec) -> None:
         raise _cannot_route(spec, _first_line(exc)) from None
 
 
-def check_budget_priced(spec: ModelSpec) -> None:
+def check_budget_priced(spec: ModelEntry) -> None:
     """One line when ``spec`` has a ``max_cost`` that LiteLLM's cost map cannot price (no price, no
     budget: the spend would stay at zero and the budget would never stop anything)."""
     if spec.max_cost is None:
@@ -118,7 +118,7 @@ def check_budget_priced(spec: ModelSpec) -> None:
         )
 
 
-def check_at_the_door(spec: ModelSpec) -> None:
+def check_at_the_door(spec: ModelEntry) -> None:
     """Every check of a model that needs no call: its provider, then its budget's price."""
     check_provider(spec)
     check_budget_priced(spec)
@@ -127,7 +127,7 @@ def check_at_the_door(spec: ModelSpec) -> None:
 SKIP_OPTION = "--skip-too-long"
 
 
-def window_overflow(spec: ModelSpec, budgets: Mapping[str, Mapping[int, int]]) -> str | None:
+def window_overflow(spec: ModelEntry, budgets: Mapping[str, Mapping[int, int]]) -> str | None:
     """What of the launch does not fit ``spec``'s context window, as a phrase (None: all fits, or the
     window is unknown).  ``budgets``: per family that states them, per length the most tokens a prompt
     of that length needs with its reply."""
@@ -147,7 +147,7 @@ def window_overflow(spec: ModelSpec, budgets: Mapping[str, Mapping[int, int]]) -
 
 
 def check_windows(
-    specs: tuple[ModelSpec, ...],
+    specs: tuple[ModelEntry, ...],
     budgets: Mapping[str, Mapping[int, int]],
     skip_too_long: bool,
     dry_run: bool = False,

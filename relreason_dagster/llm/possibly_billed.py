@@ -17,10 +17,10 @@ from __future__ import annotations
 from relreason_dagster.llm.draw_plan import Work, work_size
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.rate_limits import CHARS_PER_TOKEN
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 
-def estimate_usd(spec: ModelSpec, work: Work, draws: int = 1) -> float | None:
+def estimate_usd(spec: ModelEntry, work: Work, draws: int = 1) -> float | None:
     """The most one send of ``work`` asking ``draws`` choices can cost in USD; None: no price known."""
     prompt_tokens = work_size(work) // CHARS_PER_TOKEN
     completion_tokens = int(work.params.get("max_tokens") or 0) * max(1, draws)

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from relreason_dagster.llm.registry import ModelSpec, load_registry
+from relreason_dagster.llm.registry import ModelEntry, load_registry
 
 MIN_SECRET_CHARS = 8
 _CREDENTIAL_NAME = re.compile(r"API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD", re.IGNORECASE)
@@ -103,7 +103,7 @@ def _key_names(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
     return frozenset(spec.api_key_env for spec in specs.values() if spec.api_key_env)
 
 
-def redactor_for(spec: ModelSpec) -> Redactor:
+def redactor_for(spec: ModelEntry) -> Redactor:
     """The redactor of a run of ``spec``: its key, every registry key that is set, credential variables."""
     names = registry_key_names()
     if spec.api_key_env:

@@ -1,4 +1,5 @@
-"""The model registry: ``models.yaml`` parsed into :class:`ModelSpec` objects.
+"""The model registry: ``models.yaml`` parsed into :class:`ModelEntry` objects, the one type of a model
+(an entry as checked is the model the pipeline uses: its defaults resolved, declared once).
 
 The registry is the only place a model is described, so it is validated
 strictly: a typo in a field name or a string where a number belongs would
@@ -12,19 +13,26 @@ holds its key (``api_key_env``) and :func:`require_api_key` reads it.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from relreason_dagster.common import atomic_files
@@ -61,92 +69,6 @@ _INT_PARAMS = {"seed", "top_k"}
 _POSITIVE_INT_PARAMS = {"max_tokens", "n_ctx", "n_threads"}
 # How a local/ model is loaded (llm/local_provider.py): flash attention, llama.cpp's extra buffer types.
 _BOOL_PARAMS = {"flash_attn", "extra_buffers"}
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """One model as the pipeline sees it.
-
-    ``name`` is the pipeline's key (column ``model`` in ``raw.responses``);
-    ``litellm_model`` is what LiteLLM is asked for.  Two names may share one
-    ``litellm_model`` (e.g. an alias), in which case the response cache lets
-    the second reuse the first's answers.
-    """
-
-    name: str
-    litellm_model: str
-    params: dict[str, Any] = field(default_factory=dict)
-    concurrency: int = 4
-    api_base: str | None = None
-    api_key_env: str | None = None
-    enabled: bool = True
-    # Seconds a request may take; models.yaml's default depends on the entry (:func:`default_timeout_s`).
-    timeout_s: float = 120.0
-    max_attempts: int = 5
-    # Sends again of a request that timed out after it was sent (possibly billed each time):
-    # provider_errors.RETRY_RULES.
-    timeout_retries: int = DEFAULT_TIMEOUT_RETRIES
-    context_window: int | None = None
-    # Processes that share this model's calls (llm/workers.py); 1 = the run's own process.
-    workers: int = 1
-    # "chat" (instruction-tuned) or "base" (a pretrained model): studies that prompt the two
-    # differently (KOR-Bench: chat zero-shot, base three-shot) ask each only what the paper asked it.
-    # "reasoning": a chat model that thinks before it answers (prompted as chat; a long timeout_s).
-    kind: str = "chat"
-    # A base model's entry may name its chat model (KOR-Bench §5 pairs them: marts.kor_base_vs_chat).
-    base_of: str | None = None
-    # How its thinking arrives when not in LiteLLM's ``reasoning_content`` (llm/reasoning.py):
-    # None splits a reply that starts with ``<think>``; "think_tags" also one with only ``</think>``;
-    # "none" never splits.
-    reasoning: str | None = None
-    # Budget in USD of all this model's calls (stored ones included): calls stop cleanly once reached.
-    max_cost: float | None = None
-    # Requests and estimated tokens per minute the provider allows (llm/rate_limits.py).
-    rpm: int | None = None
-    tpm: int | None = None
-    # How calls are sent: a name in llm/transports/table.py ("direct", "litellm", or one registered
-    # there); None: ``transport_used``'s rule.
-    transport: str | None = None
-    # Draws asked in one request (the OpenAI API's ``n``): ``--samples K`` sends ⌈K / n⌉ requests per
-    # prompt (llm/draw_plan.bundle); a provider that refuses or ignores it gets one request per draw.
-    n: int = 1
-    # Read the answer as it arrives (both transports, docs/pipeline.md "Streaming"): ``timeout_s`` is then
-    # the ceiling of one whole request and ``stall_timeout_s`` the longest wait for the next byte or
-    # chunk.  Not part of the request hash: a streamed answer is the same answer.
-    stream: bool = False
-    stall_timeout_s: float = 60.0
-    # Batch jobs (``batch: true`` or ``relreason run --batch``: transport "batch", llm/transports/batch.py)
-    # at about half the price; whether a run waits for their results
-    # (``--no-wait``: False), and how a line that failed or expired is asked again ("batch": in the next
-    # job; "live": as a live call, ``--batch-fallback live``).
-    batch: bool = False
-    batch_wait: bool = True
-    batch_fallback: str = "batch"
-    # A level of an entry's ``sweep:`` (llm/sweeps.py; named ``<sweep_base>@<sweep_param>=<level>``):
-    # the entry's name, the swept param, this level's value and its 0-based place in the list as
-    # written.  All None on an ordinary entry.
-    sweep_base: str | None = None
-    sweep_param: str | None = None
-    sweep_level: Any = None
-    sweep_rank: int | None = None
-    # The model's own tokenizer (common/model_tokenizers.py: a local Hugging Face tokenizer folder or
-    # tokenizer.json, or ``tiktoken:<encoding>``): its prompts are also counted in it (raw.prompt_tokens).
-    # None: counted in relreason's default only.  Not part of the request hash.
-    tokenizer: str | None = None
-
-    @property
-    def provider(self) -> str:
-        """The LiteLLM provider prefix (``openai`` in ``openai/gpt-4o``), or '' if none."""
-        return self.litellm_model.split("/", 1)[0] if "/" in self.litellm_model else ""
-
-    @property
-    def transport_used(self) -> str:
-        """``transport`` if set, else "direct" for an OpenAI-protocol model with an api_base, else LiteLLM."""
-        if self.transport:
-            return self.transport
-        if self.batch:
-            return "batch"
-        return "direct" if self.api_base and self.provider in ("openai", "hosted_vllm") else "litellm"
 
 
 def _display(path: Path) -> str:
@@ -252,27 +174,62 @@ def _says(expected: str) -> dict[str, Any]:
     return {"expected": expected}
 
 
-# ModelSpec's defaults are the entry's: an entry leaving a field out gets exactly these.
-_DEFAULT = {f.name: f.default for f in dataclasses.fields(ModelSpec) if f.default is not dataclasses.MISSING}
 _POSITIVE = _says("a positive integer")
 # How a batch line that failed or expired is asked again: in the next job, or as a live call.
 BATCH_FALLBACKS = ("batch", "live")
 # The most draws one request may ask (``n``; OpenAI's own limit).
 MAX_CHOICES = 128
 
+# ``timeout_s`` of an entry that sets none: a chat or base model answers in well under two minutes; a
+# reasoning model may think for several, and a timeout there is a send the provider may still bill
+# (provider_errors.RETRY_RULES), so its default is long enough for a long think.
+DEFAULT_TIMEOUT_S = 120.0
+REASONING_TIMEOUT_S = 600.0
+# The ceiling of one streamed request when the entry names no timeout_s: a stream that stops sending is
+# ended by stall_timeout_s, so the ceiling only bounds an answer that keeps coming (a long generation).
+STREAM_TIMEOUT_S = 600.0
+
+
+def is_reasoning(kind: str, params: Mapping[str, Any]) -> bool:
+    """Whether an entry is a reasoning model's: ``kind: reasoning``, or params that turn its thinking on
+    (``reasoning_effort``, ``thinking``, ... : ``reasoning.asks_thinking``)."""
+    return kind == "reasoning" or asks_thinking(params)
+
+
+def default_timeout_s(kind: str, params: Mapping[str, Any], stream: bool = False) -> float:
+    """The ``timeout_s`` of an entry that sets none (docs/pipeline.md, "Timeouts").  A streamed
+    request's is at least :data:`STREAM_TIMEOUT_S`: stall_timeout_s ends a stream that stops sending, so
+    its ceiling only bounds an answer that keeps coming (a long generation)."""
+    timeout = REASONING_TIMEOUT_S if is_reasoning(kind, params) else DEFAULT_TIMEOUT_S
+    return max(timeout, STREAM_TIMEOUT_S) if stream else timeout
+
 
 class ModelEntry(BaseModel):
-    """One ``models:`` entry as written in models.yaml, checked: each field's type, its bounds and what
-    the error line says it expects (the defaults are :class:`ModelSpec`'s).  Strict, so ``true`` is not
-    a number and ``"4"`` is not an integer; an unknown field is an error, never a silently ignored typo.
-    ``params`` is checked by :func:`_check_params` with the file and key path from the context."""
+    """One model: a ``models:`` entry of models.yaml checked, and the model the pipeline uses.
+
+    ``name`` is the pipeline's key (column ``model`` in ``raw.responses``); ``litellm_model`` is what
+    LiteLLM is asked for.  Two names may share one ``litellm_model`` (e.g. an alias), in which case the
+    response cache lets the second reuse the first's answers.
+
+    One type for both, so each field and its default is declared once, here.  Validated, an entry holds
+    resolved values: ``params`` a dict, ``timeout_s`` its default when the entry names none (None only as
+    written).  Strict, so ``true`` is not a number and ``"4"`` is not an integer; an unknown field is an
+    error, never a silently ignored typo.  What the error line says a field expects is its
+    ``json_schema_extra``.  Validated with the registry's context (the file and key path: models.yaml,
+    ``-M``), ``params`` is checked by :func:`_check_params` naming them, and ``name`` must be one a user
+    may write; a record of an entry the registry made (a sweep's variant ``base@param=level``, an ad-hoc
+    model named by its LiteLLM string, in a run's settings) is validated again without it.  Frozen;
+    :meth:`model_copy` makes a changed one without validating (the gateway's per-worker shares), so
+    reading it in the hot path is attribute reads only.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     name: str = Field(json_schema_extra=_says("a name of letters, digits, '.', '_', ':' or '-'"))
     litellm_model: str = Field(json_schema_extra=_says("a LiteLLM model string such as 'openai/gpt-4o-mini'"))
-    params: Any = Field(None, validate_default=True)  # None: no params of its own ({})
-    concurrency: int = Field(_DEFAULT["concurrency"], gt=0, json_schema_extra=_POSITIVE)
+    # Written None or left out: no params of its own ({}).
+    params: dict[str, Any] = Field(None, validate_default=True)
+    concurrency: int = Field(4, gt=0, json_schema_extra=_POSITIVE)
     api_base: str | None = Field(
         None,
         pattern=r"^https?://\S+$",
@@ -283,54 +240,98 @@ class ModelEntry(BaseModel):
         pattern=_ENV_RE.pattern,
         json_schema_extra=_says("the NAME of an environment variable such as 'OPENAI_API_KEY'"),
     )
-    enabled: bool = Field(_DEFAULT["enabled"], json_schema_extra=_says("true or false"))
-    # None: the entry's default (:func:`default_timeout_s`: long for a reasoning model).
+    enabled: bool = Field(True, json_schema_extra=_says("true or false"))
+    # Seconds a request may take.  None (as written): the entry's default, set when validated
+    # (:func:`default_timeout_s`: long for a reasoning model or a stream).
     timeout_s: float | None = Field(None, gt=0, json_schema_extra=_says("a positive number of seconds"))
-    max_attempts: int = Field(_DEFAULT["max_attempts"], gt=0, json_schema_extra=_POSITIVE)
+    max_attempts: int = Field(5, gt=0, json_schema_extra=_POSITIVE)
+    # Sends again of a request that timed out after it was sent (possibly billed each time):
+    # provider_errors.RETRY_RULES.
     timeout_retries: int = Field(
-        _DEFAULT["timeout_retries"], ge=0, json_schema_extra=_says("a number of retries, 0 or more")
+        DEFAULT_TIMEOUT_RETRIES, ge=0, json_schema_extra=_says("a number of retries, 0 or more")
     )
-    context_window: int | None = Field(_DEFAULT["context_window"], gt=0, json_schema_extra=_POSITIVE)
-    workers: int = Field(_DEFAULT["workers"], gt=0, json_schema_extra=_POSITIVE)
+    context_window: int | None = Field(None, gt=0, json_schema_extra=_POSITIVE)
+    # Processes that share this model's calls (llm/workers.py); 1 = the run's own process.
+    workers: int = Field(1, gt=0, json_schema_extra=_POSITIVE)
+    # "chat" (instruction-tuned) or "base" (a pretrained model): studies that prompt the two
+    # differently (KOR-Bench: chat zero-shot, base three-shot) ask each only what the paper asked it.
+    # "reasoning": a chat model that thinks before it answers (prompted as chat; a long timeout_s).
     kind: str = Field(
-        _DEFAULT["kind"],
+        "chat",
         json_schema_extra=_says(", ".join(map(repr, MODEL_KINDS[:-1])) + f" or {MODEL_KINDS[-1]!r}"),
     )
+    # A base model's entry may name its chat model (KOR-Bench §5 pairs them: marts.kor_base_vs_chat).
     base_of: str | None = Field(None, json_schema_extra=_says("the name of this base model's chat model"))
+    # How its thinking arrives when not in LiteLLM's ``reasoning_content`` (llm/reasoning.py):
+    # None splits a reply that starts with ``<think>``; "think_tags" also one with only ``</think>``;
+    # "none" never splits.
     reasoning: str | None = Field(
-        _DEFAULT["reasoning"], json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
+        None, json_schema_extra=_says(" or ".join(repr(k) for k in REASONING_MODES))
     )
-    max_cost: float | None = Field(
-        _DEFAULT["max_cost"], gt=0, json_schema_extra=_says("a positive number of US dollars")
-    )
-    rpm: int | None = Field(_DEFAULT["rpm"], gt=0, json_schema_extra=_POSITIVE)
-    tpm: int | None = Field(_DEFAULT["tpm"], gt=0, json_schema_extra=_POSITIVE)
-    # A name in the transport table (llm/transports/table.py), read when checked: a transport a
-    # test or a plugin registers is as good a name as the built-ins.
-    transport: str | None = Field(_DEFAULT["transport"])
-    n: int = Field(_DEFAULT["n"], gt=0, le=MAX_CHOICES, json_schema_extra=_says(f"1 to {MAX_CHOICES} draws"))
-    stream: bool = Field(_DEFAULT["stream"], json_schema_extra=_says("true or false"))
-    stall_timeout_s: float = Field(
-        _DEFAULT["stall_timeout_s"], gt=0, json_schema_extra=_says("a positive number of seconds")
-    )
-    # Batch jobs (llm/transports/batch.py; docs/pipeline.md, "Batch jobs").
-    batch: bool = Field(_DEFAULT["batch"], json_schema_extra=_says("true or false"))
-    batch_wait: bool = Field(_DEFAULT["batch_wait"], json_schema_extra=_says("true or false"))
-    batch_fallback: str = Field(_DEFAULT["batch_fallback"], json_schema_extra=_says("'batch' or 'live'"))
+    # Budget in USD of all this model's calls (stored ones included): calls stop cleanly once reached.
+    max_cost: float | None = Field(None, gt=0, json_schema_extra=_says("a positive number of US dollars"))
+    # Requests and estimated tokens per minute the provider allows (llm/rate_limits.py).
+    rpm: int | None = Field(None, gt=0, json_schema_extra=_POSITIVE)
+    tpm: int | None = Field(None, gt=0, json_schema_extra=_POSITIVE)
+    # How calls are sent: a name in the transport table (llm/transports/table.py: "direct", "litellm",
+    # or one registered there), read when checked, so a transport a test or a plugin registers is as
+    # good a name as the built-ins; None: ``transport_used``'s rule.
+    transport: str | None = Field(None)
+    # Draws asked in one request (the OpenAI API's ``n``): ``--samples K`` sends ⌈K / n⌉ requests per
+    # prompt (llm/draw_plan.bundle); a provider that refuses or ignores it gets one request per draw.
+    n: int = Field(1, gt=0, le=MAX_CHOICES, json_schema_extra=_says(f"1 to {MAX_CHOICES} draws"))
+    # Read the answer as it arrives (both transports, docs/pipeline.md "Streaming"): ``timeout_s`` is then
+    # the ceiling of one whole request and ``stall_timeout_s`` the longest wait for the next byte or
+    # chunk.  Not part of the request hash: a streamed answer is the same answer.
+    stream: bool = Field(False, json_schema_extra=_says("true or false"))
+    stall_timeout_s: float = Field(60.0, gt=0, json_schema_extra=_says("a positive number of seconds"))
+    # Batch jobs (``batch: true`` or ``relreason run --batch``: transport "batch", llm/transports/batch.py;
+    # docs/pipeline.md, "Batch jobs") at about half the price; whether a run waits for their results
+    # (``--no-wait``: False), and how a line that failed or expired is asked again ("batch": in the next
+    # job; "live": as a live call, ``--batch-fallback live``).
+    batch: bool = Field(False, json_schema_extra=_says("true or false"))
+    batch_wait: bool = Field(True, json_schema_extra=_says("true or false"))
+    batch_fallback: str = Field("batch", json_schema_extra=_says("'batch' or 'live'"))
+    # The model's own tokenizer (common/model_tokenizers.py: a local Hugging Face tokenizer folder or
+    # tokenizer.json, or ``tiktoken:<encoding>``): its prompts are also counted in it (raw.prompt_tokens).
+    # None: counted in relreason's default only.  Not part of the request hash.
     tokenizer: str | None = Field(
         None,
         json_schema_extra=_says(
             "a Hugging Face tokenizer folder or tokenizer.json file, or tiktoken:<encoding>"
         ),
     )
-    # One param and its levels (llm/sweeps.py): the entry becomes one model per level.  Checked by
-    # :func:`_check_entries`, which names the level in its error lines.
-    sweep: Any = None
+    # As written only: one param and its levels (llm/sweeps.py), which the registry turns into one model
+    # per level (:func:`_check_entries`, which checks it and names the level in its error lines).  The
+    # models a run uses hold none, and a record (``model_dump``) leaves it out.
+    sweep: Any = Field(None, exclude=True)
+    # Set by the registry only (never written; :data:`_WRITTEN_FIELDS`): a level of an entry's
+    # ``sweep:``, named ``<sweep_base>@<sweep_param>=<level>``: the entry's name, the swept param, this
+    # level's value and its 0-based place in the list as written.  All None on an ordinary entry.
+    sweep_base: str | None = None
+    sweep_param: str | None = None
+    sweep_level: Any = None
+    sweep_rank: int | None = None
+
+    @property
+    def provider(self) -> str:
+        """The LiteLLM provider prefix (``openai`` in ``openai/gpt-4o``), or '' if none."""
+        return self.litellm_model.split("/", 1)[0] if "/" in self.litellm_model else ""
+
+    @property
+    def transport_used(self) -> str:
+        """``transport`` if set, else "direct" for an OpenAI-protocol model with an api_base, else LiteLLM."""
+        if self.transport:
+            return self.transport
+        if self.batch:
+            return "batch"
+        return "direct" if self.api_base and self.provider in ("openai", "hosted_vllm") else "litellm"
 
     @field_validator("name")
     @classmethod
-    def _name(cls, value: str) -> str:
-        if not _NAME_RE.match(value):
+    def _name(cls, value: str, info: ValidationInfo) -> str:
+        """As written (the registry's context) a name of letters, digits, ...; in a record, not blank."""
+        if not (_NAME_RE.match(value) if info.context is not None else value.strip()):
             raise ValueError("bad name")
         return value
 
@@ -341,9 +342,10 @@ class ModelEntry(BaseModel):
             raise ValueError("blank or padded")
         return value
 
-    @field_validator("params")
+    @field_validator("params", mode="before")
     @classmethod
     def _params(cls, value: Any, info: ValidationInfo) -> dict[str, Any]:
+        """Before the type check, so ``params: 3`` gets the line naming the file and the key."""
         context = info.context or {}
         return _check_params(context.get("where", "-"), f"{context.get('prefix', 'models[0]')}.params", value)
 
@@ -388,28 +390,28 @@ class ModelEntry(BaseModel):
             raise ValueError("unknown reasoning mode")
         return value
 
-
-# ``timeout_s`` of an entry that sets none: a chat or base model answers in well under two minutes; a
-# reasoning model may think for several, and a timeout there is a send the provider may still bill
-# (provider_errors.RETRY_RULES), so its default is long enough for a long think.
-DEFAULT_TIMEOUT_S = 120.0
-REASONING_TIMEOUT_S = 600.0
-
-
-def is_reasoning(kind: str, params: Mapping[str, Any]) -> bool:
-    """Whether an entry is a reasoning model's: ``kind: reasoning``, or params that turn its thinking on
-    (``reasoning_effort``, ``thinking``, ... : ``reasoning.asks_thinking``)."""
-    return kind == "reasoning" or asks_thinking(params)
+    @model_validator(mode="after")
+    def _default_timeout(self) -> ModelEntry:
+        """``timeout_s`` resolved once, here, so no reader of an entry has to know the default's rule."""
+        if self.timeout_s is None:  # frozen: set in place, once, before anyone holds the entry
+            self.__dict__["timeout_s"] = default_timeout_s(self.kind, self.params, self.stream)
+        return self
 
 
-def default_timeout_s(kind: str, params: Mapping[str, Any]) -> float:
-    """The ``timeout_s`` of an entry that sets none (docs/pipeline.md, "Timeouts")."""
-    return REASONING_TIMEOUT_S if is_reasoning(kind, params) else DEFAULT_TIMEOUT_S
+# A variant's own fields (llm/sweeps.py), which only the registry sets.
+_SWEEP_FIELDS = ("sweep_base", "sweep_param", "sweep_level", "sweep_rank")
+# The fields an entry may write in models.yaml (or -M): all but the registry's own.
+_WRITTEN_FIELDS = tuple(k for k in ModelEntry.model_fields if k not in _SWEEP_FIELDS)
+_OPTIONAL_FIELDS = tuple(k for k in _WRITTEN_FIELDS if not ModelEntry.model_fields[k].is_required())
 
 
-_REQUIRED_FIELDS = tuple(k for k, f in ModelEntry.model_fields.items() if f.is_required())
-_OPTIONAL_FIELDS = tuple(k for k, f in ModelEntry.model_fields.items() if not f.is_required())
-_ALL_FIELDS = tuple(ModelEntry.model_fields)
+def _unknown_field(where: str, prefix: str, key: Any) -> ConfigError:
+    hint = (
+        "; keys never go in this file, name their environment variable with api_key_env"
+        if key == "api_key"
+        else f"; expected one of {', '.join(_WRITTEN_FIELDS)}"
+    )
+    return ConfigError(f"{where}: {prefix}.{key}: unknown field{hint}")
 
 
 def _entry_error(where: str, prefix: str, entry: dict[str, Any], exc: ValidationError) -> ConfigError:
@@ -426,12 +428,7 @@ def _entry_error(where: str, prefix: str, entry: dict[str, Any], exc: Validation
     first = min(exc.errors(), key=rank)
     key = str(first["loc"][0]) if first["loc"] else ""
     if first["type"] == "extra_forbidden":
-        hint = (
-            "; keys never go in this file, name their environment variable with api_key_env"
-            if key == "api_key"
-            else f"; expected one of {', '.join(_ALL_FIELDS)}"
-        )
-        return ConfigError(f"{where}: {prefix}.{key}: unknown field{hint}")
+        return _unknown_field(where, prefix, key)
     if first["type"] == "missing":
         return ConfigError(f"{where}: {prefix}.{key}: missing required field")
     if first["type"] == "expected":
@@ -442,27 +439,25 @@ def _entry_error(where: str, prefix: str, entry: dict[str, Any], exc: Validation
     return ConfigError(f"{where}: {prefix}.{key}: expected {expected}, got {_got(entry[key])}")
 
 
-def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
-    """One ``models:`` entry, checked against :class:`ModelEntry`, as the :class:`ModelSpec` a run uses."""
+def _check_entry(where: str, index: int, entry: Any) -> ModelEntry:
+    """One ``models:`` entry, checked, as the :class:`ModelEntry` a run uses (its defaults resolved)."""
     prefix = f"models[{index}]"
     if not isinstance(entry, dict):
         raise ConfigError(
             f"{where}: {prefix}: expected a mapping with name and litellm_model, got {_got(entry)}"
         )
+    unknown = [key for key in entry if key not in _WRITTEN_FIELDS]
+    if unknown:  # the first in file order, as the validation errors would rank it
+        raise _unknown_field(where, prefix, unknown[0])
     try:
-        checked = ModelEntry.model_validate(entry, context={"where": where, "prefix": prefix})
+        spec = ModelEntry.model_validate(entry, context={"where": where, "prefix": prefix})
     except ValidationError as exc:
         raise _entry_error(where, prefix, entry, exc) from None
-    reserved = reserved_names().get(checked.name)
+    reserved = reserved_names().get(spec.name)
     if reserved is not None:
         raise ConfigError(
-            f"{where}: {prefix}.name: {checked.name!r} is the built-in {reserved}; pick another name"
+            f"{where}: {prefix}.name: {spec.name!r} is the built-in {reserved}; pick another name"
         )
-    fields = checked.model_dump()
-    del fields["sweep"]  # the variants are made by _check_entries
-    if fields["timeout_s"] is None:
-        fields["timeout_s"] = default_timeout_s(fields["kind"], fields["params"])
-    spec = ModelSpec(**fields)
     if spec.tokenizer is not None:
         _check_tokenizer(where, prefix, spec.tokenizer)
     if spec.transport == "direct" and not (spec.api_base and spec.provider in ("openai", "hosted_vllm")):
@@ -470,8 +465,11 @@ def _check_entry(where: str, index: int, entry: Any) -> ModelSpec:
             f"{where}: {prefix}.transport: 'direct' speaks the OpenAI protocol to an api_base; give an "
             "openai/ or hosted_vllm/ model an api_base, or remove transport"
         )
-    if spec.stream:
-        spec = _streaming(where, prefix, entry, spec)
+    if spec.stream and spec.provider == "local":
+        raise ConfigError(
+            f"{where}: {prefix}.stream: a local model answers in this process and does not stream; "
+            "remove stream"
+        )
     if spec.transport_used == "batch" and batch_provider(spec.litellm_model) is None:
         raise ConfigError(
             f"{where}: {prefix}.{'batch' if spec.batch else 'transport'}: {spec.provider or 'this provider'} "
@@ -495,24 +493,7 @@ def _check_tokenizer(where: str, prefix: str, name: str) -> None:
         raise ConfigError(f"{where}: {prefix}.tokenizer: {exc}") from None
 
 
-# The ceiling of one streamed request when the entry names no timeout_s: a stream that stops sending is
-# ended by stall_timeout_s, so the ceiling only bounds an answer that keeps coming (a long generation).
-STREAM_TIMEOUT_S = 600.0
-
-
-def _streaming(where: str, prefix: str, entry: dict[str, Any], spec: ModelSpec) -> ModelSpec:
-    """A ``stream: true`` entry checked, with its default ceiling (:data:`STREAM_TIMEOUT_S`)."""
-    if spec.provider == "local":
-        raise ConfigError(
-            f"{where}: {prefix}.stream: a local model answers in this process and does not stream; "
-            "remove stream"
-        )
-    if "timeout_s" not in entry:
-        spec = dataclasses.replace(spec, timeout_s=max(spec.timeout_s, STREAM_TIMEOUT_S))
-    return spec
-
-
-def _check_entries(where: str, index: int, entry: Any) -> list[ModelSpec]:
+def _check_entries(where: str, index: int, entry: Any) -> list[ModelEntry]:
     """One ``models:`` entry as the models it runs: itself, or with ``sweep:`` one variant per level
     (llm/sweeps.py), each checked as an entry whose params carry the level (the level wins)."""
     spec = _check_entry(where, index, entry)
@@ -528,20 +509,22 @@ def _check_entries(where: str, index: int, entry: Any) -> list[ModelSpec]:
         params = sweeps.with_level(where, prefix, spec.params, param, level)
         one = {key: value for key, value in entry.items() if key != "sweep"}
         variant = _check_entry(where, index, {**one, "params": params})
+        # Not validated again: the variant's name (``base@param=level``) is one only the registry gives.
         variants.append(
-            dataclasses.replace(
-                variant,
-                name=sweeps.variant_name(spec.name, param, level),
-                sweep_base=spec.name,
-                sweep_param=param,
-                sweep_level=level,
-                sweep_rank=rank,
+            variant.model_copy(
+                update={
+                    "name": sweeps.variant_name(spec.name, param, level),
+                    "sweep_base": spec.name,
+                    "sweep_param": param,
+                    "sweep_level": level,
+                    "sweep_rank": rank,
+                }
             )
         )
     return variants
 
 
-def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
+def parse_registry(data: Any, where: str) -> dict[str, ModelEntry]:
     """Validate already-parsed YAML ``data``; ``where`` names the file in errors."""
     if data is None:
         raise ConfigError(f"{where}: empty file; expected a top-level 'models:' list")
@@ -557,7 +540,7 @@ def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
         models = []
     if not isinstance(models, list):
         raise ConfigError(f"{where}: models: expected a list of model entries, got {_got(models)}")
-    specs: dict[str, ModelSpec] = {}
+    specs: dict[str, ModelEntry] = {}
     # Entry names, a swept entry's included: `--model NAME` selects its variants, so it is taken too.
     first_index: dict[str, int] = {}
     for index, entry in enumerate(models):
@@ -573,7 +556,7 @@ def parse_registry(data: Any, where: str) -> dict[str, ModelSpec]:
     return specs
 
 
-def entry_names(specs: Mapping[str, ModelSpec]) -> list[str]:
+def entry_names(specs: Mapping[str, ModelEntry]) -> list[str]:
     """The names the entries of ``specs`` were written with (a swept entry once, by its own name)."""
     return list(dict.fromkeys(spec.sweep_base or spec.name for spec in specs.values()))
 
@@ -586,7 +569,7 @@ class RegistrySnapshot:
 
     path: str
     stamp: tuple[int, int, int]  # mtime_ns, size, inode of the file read
-    specs: dict[str, ModelSpec]
+    specs: dict[str, ModelEntry]
     digest: str = ""  # sha256 of the bytes read (what a launch's up-to-date check hashes)
 
     def record(self) -> dict[str, Any]:
@@ -594,13 +577,13 @@ class RegistrySnapshot:
         return {
             "path": self.path,
             "stamp": list(self.stamp),
-            "specs": [dataclasses.asdict(spec) for spec in self.specs.values()],
+            "specs": [spec.model_dump() for spec in self.specs.values()],
             "digest": self.digest,
         }
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> RegistrySnapshot:
-        specs = [ModelSpec(**entry) for entry in record["specs"]]
+        specs = [ModelEntry(**entry) for entry in record["specs"]]
         stamp = tuple(int(x) for x in record["stamp"])
         by_name = {s.name: s for s in specs}
         digest = str(record.get("digest", ""))
@@ -643,17 +626,17 @@ def seed_registry(snapshot: RegistrySnapshot) -> None:
     _LOADED.setdefault(snapshot.path, snapshot)
 
 
-def load_registry(path: str | Path) -> dict[str, ModelSpec]:
+def load_registry(path: str | Path) -> dict[str, ModelEntry]:
     """All models of ``path`` (enabled and disabled), by name, in file order."""
     return dict(snapshot_registry(path).specs)
 
 
-def enabled_models(path: str | Path) -> dict[str, ModelSpec]:
+def enabled_models(path: str | Path) -> dict[str, ModelEntry]:
     """The models a run uses: those with ``enabled: true`` (the default)."""
     return {name: spec for name, spec in load_registry(path).items() if spec.enabled}
 
 
-def get_model(path: str | Path, name: str, registry: RegistrySnapshot | None = None) -> ModelSpec:
+def get_model(path: str | Path, name: str, registry: RegistrySnapshot | None = None) -> ModelEntry:
     """The model ``name``; an unknown name is a one-line error listing the known ones."""
     specs = registry.specs if registry is not None else load_registry(path)
     if name not in specs:
@@ -663,9 +646,8 @@ def get_model(path: str | Path, name: str, registry: RegistrySnapshot | None = N
 
 
 # Keys of ``relreason run -M KEY=VALUE`` that set an entry field; every other key is a generation param.
+# A variant's own fields (:data:`_SWEEP_FIELDS`) are kept through -M, which is laid over the level's entry.
 ENTRY_OPTIONS = tuple(f for f in _OPTIONAL_FIELDS if f not in ("params", "enabled", "sweep"))
-# A variant's own fields (llm/sweeps.py): kept through -M, which is laid over the level's entry.
-_SWEEP_FIELDS = ("sweep_base", "sweep_param", "sweep_level", "sweep_rank")
 
 
 def resolve_model(
@@ -674,7 +656,7 @@ def resolve_model(
     options: Mapping[str, Any] | None = None,
     *,
     registry: RegistrySnapshot | None = None,
-) -> ModelSpec:
+) -> ModelEntry:
     """The model a run asks for ``name``: its registry entry, or, for a name with a ``/`` that has none,
     an ad-hoc model whose LiteLLM model string (and name in the results) is ``name``.
 
@@ -700,7 +682,7 @@ def resolve_model(
     if spec is None:
         entry: dict[str, Any] = {"name": "adhoc", "litellm_model": name, "params": {}}
     else:
-        entry = {k: v for k, v in dataclasses.asdict(spec).items() if v is not None}
+        entry = {k: v for k, v in spec.model_dump().items() if v is not None}
         if not options:
             return spec
         swept = {key: entry.pop(key, None) for key in _SWEEP_FIELDS}
@@ -713,7 +695,8 @@ def resolve_model(
                 f"{spec.sweep_base}'s sweep of {spec.sweep_param}; drop -M {top}, or run another level "
                 f"with --model {spec.sweep_base}@{spec.sweep_param}=LEVEL"
             )
-        if spec.timeout_s == default_timeout_s(spec.kind, spec.params) and "timeout_s" not in options:
+        default = default_timeout_s(spec.kind, spec.params, spec.stream)
+        if spec.timeout_s == default and "timeout_s" not in options:
             del entry["timeout_s"]  # a default, chosen again for the options (-M reasoning_effort=high)
     params = {k: v for k, v in options.items() if k not in ENTRY_OPTIONS}
     entry.update({k: v for k, v in options.items() if k in ENTRY_OPTIONS})
@@ -723,16 +706,17 @@ def resolve_model(
     except ConfigError as exc:
         text = str(exc).replace("-M: models[0].params.", "-M ").replace("-M: models[0].", "-M ")
         raise ConfigError(f"{text} (model {name!r})") from None
-    return dataclasses.replace(checked, name=name, **swept)
+    # Not validated again: the name asked for may be a variant's or a LiteLLM model string (ad hoc).
+    return checked.model_copy(update={"name": name, **swept})
 
 
-def api_key(spec: ModelSpec) -> str | None:
+def api_key(spec: ModelEntry) -> str | None:
     """The API key of ``spec`` as its environment variable holds it now (None: it names none, or it is
     unset).  Read where the call is made; whether it is set was checked once, at the door."""
     return os.environ.get(spec.api_key_env) or None if spec.api_key_env else None
 
 
-def require_api_key(spec: ModelSpec) -> str | None:
+def require_api_key(spec: ModelEntry) -> str | None:
     """The API key of ``spec`` from its environment variable, or None if it needs none.
 
     Checked before a run starts (once per model and launch: ``launch_plan.build_plan``) so a missing
@@ -813,7 +797,7 @@ def _entry_lines(entry: NewModel, indent: str) -> list[str]:
 WRITE_FIX = "make it and its folder writable, or set RELREASON_MODELS to a file you can write"
 
 
-def add_models(path: str | Path, entries: list[NewModel]) -> dict[str, ModelSpec]:
+def add_models(path: str | Path, entries: list[NewModel]) -> dict[str, ModelEntry]:
     """Append ``entries`` to ``path`` as text, so the file's comments and layout survive; one write.
     Returns the models they run, by name (a swept entry's variants, one per level).
 
@@ -869,7 +853,7 @@ def add_model(
     workers: int | None = None,
     kind: str | None = None,
     base_of: str | None = None,
-) -> ModelSpec:
+) -> ModelEntry:
     """Append one model entry to ``path`` (:func:`add_models`, which says how)."""
     entry = NewModel(name, litellm_model, params, concurrency, api_base, api_key_env, workers, kind, base_of)
     return add_models(path, [entry])[name]

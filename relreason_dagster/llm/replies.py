@@ -15,7 +15,7 @@ from typing import Any
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.provider_errors import MalformedReply
 from relreason_dagster.llm.reasoning import reply_mode, split_reasoning
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 
 @dataclass
@@ -95,7 +95,7 @@ def served_by(response: Any) -> str | None:
     return served_text(carried) or served_text(getattr(response, "model", None))
 
 
-def read_reply(response: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> Outcome:
+def read_reply(response: Any, latency: float, attempts: int, spec: ModelEntry | None = None) -> Outcome:
     """The outcome of a 200 reply; :class:`MalformedReply` when it carries no message to store.
 
     ``content: null`` is an empty answer (stored as ``""``); content given as a list of parts
@@ -175,7 +175,7 @@ _LEADING_THINKING = re.compile(
 )
 
 
-def read_body(body: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> Outcome:
+def read_body(body: Any, latency: float, attempts: int, spec: ModelEntry | None = None) -> Outcome:
     """:func:`read_reply` for the direct transport's parsed JSON body: the same :class:`Outcome`.
 
     Where LiteLLM normalises a reply before :func:`read_reply` sees it, this does the same: a
@@ -235,7 +235,7 @@ def _outcome(
     raw_reasoning_tokens: Any,
     latency: float,
     attempts: int,
-    spec: ModelSpec | None,
+    spec: ModelEntry | None,
     served_model: str | None = None,
     system_fingerprint: str | None = None,
 ) -> Outcome:

@@ -13,11 +13,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 
 def effective_params(
-    spec: ModelSpec, max_tokens: int | None, study: Mapping[str, Any] | None = None
+    spec: ModelEntry, max_tokens: int | None, study: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """The generation params actually sent: ``spec.params``, the study's on top, max_tokens capped.
 
@@ -71,7 +71,7 @@ def hash_payload(
 
 
 def request_hash(
-    spec: ModelSpec,
+    spec: ModelEntry,
     messages: Any,
     max_tokens: int | None,
     study: Mapping[str, Any] | None = None,

@@ -32,7 +32,7 @@ from typing import Any
 from relreason_dagster.benchmarks.registry import family_folder, family_names
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import (
-    ModelSpec,
+    ModelEntry,
     NewModel,
     add_models,
     enabled_models,
@@ -140,7 +140,7 @@ def study_models(which: str) -> list[StudyModel]:
     return [model for study, path in chosen.items() for model in read_study_models(study, path)]
 
 
-def missing_key(spec: ModelSpec | StudyModel) -> str | None:
+def missing_key(spec: ModelEntry | StudyModel) -> str | None:
     """The environment variable ``spec`` needs and that is not set, or None."""
     env = spec.api_key_env
     return env if env and not os.environ.get(env) else None
@@ -207,7 +207,7 @@ def add_study(path: Path, which: str, sweep: dict[str, list[Any]] | None = None)
     return lines
 
 
-def leave_out_missing_keys(names: list[str], specs: dict[str, ModelSpec]) -> tuple[list[str], list[str]]:
+def leave_out_missing_keys(names: list[str], specs: dict[str, ModelEntry]) -> tuple[list[str], list[str]]:
     """``names`` without the registry entries whose key is not set, and one line for each left out."""
     kept, said = [], []
     for name in names:
@@ -254,7 +254,7 @@ def registry_models(path: Path, *, keep_missing_keys: bool = False) -> list[str]
 _SAID: set[str] = set()
 
 
-def said_missing_key(name: str, specs: dict[str, ModelSpec] | None = None) -> bool:
+def said_missing_key(name: str, specs: dict[str, ModelEntry] | None = None) -> bool:
     """For a dry run: whether registry model ``name`` has no key set, saying so once in one line."""
     from relreason_dagster import paths
 

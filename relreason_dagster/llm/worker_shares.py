@@ -8,27 +8,27 @@ that drives them (``llm/gateway.py``).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from relreason_dagster.llm.draw_plan import Work
 from relreason_dagster.llm.rate_limits import share
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 
-def worker_spec(spec: ModelSpec, n: int, k: int, spent: float) -> ModelSpec:
+def worker_spec(spec: ModelEntry, n: int, k: int, spent: float) -> ModelEntry:
     """Worker ``k`` of ``n``'s spec: its share of the concurrency, the rate limits and the budget left."""
     total = spec.concurrency
-    return dataclasses.replace(
-        spec,
-        concurrency=total // n + (1 if k < total % n else 0),
-        workers=1,
-        rpm=share(spec.rpm, n, k),
-        tpm=share(spec.tpm, n, k),
-        # Each process gets an equal share of what is left of the budget.
-        max_cost=None if spec.max_cost is None else max(spec.max_cost - spent, 0.0) / n,
+    return spec.model_copy(
+        update={
+            "concurrency": total // n + (1 if k < total % n else 0),
+            "workers": 1,
+            "rpm": share(spec.rpm, n, k),
+            "tpm": share(spec.tpm, n, k),
+            # Each process gets an equal share of what is left of the budget.
+            "max_cost": None if spec.max_cost is None else max(spec.max_cost - spent, 0.0) / n,
+        }
     )
 
 
@@ -36,7 +36,7 @@ def slice_payloads(
     to_call: Sequence[list[Work]],
     n: int,
     *,
-    spec: ModelSpec,
+    spec: ModelEntry,
     spent: float,
     common: Mapping[str, Any],
     benchmarks: Mapping[str, str],

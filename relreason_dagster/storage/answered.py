@@ -19,12 +19,11 @@ record that cannot be read, takes the full path, which decides prompt by prompt.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import pyarrow.fs as pafs
 
@@ -36,16 +35,17 @@ from relreason_dagster.storage.responses import TABLE as RESPONSES
 STATE_DIR = "_state/answered"
 
 
-class ModelSpec(Protocol):
-    """What a pass key reads of a model's spec (``llm/registry.py``'s ``ModelSpec``, a dataclass hashed
-    whole): a protocol, since the llm layer sits above storage/ and a spec is only read here."""
+class PassModel(Protocol):
+    """What a pass key reads of a model (``llm/registry.py``'s ``ModelEntry``, its fields hashed whole):
+    a protocol, since the llm layer sits above storage/ and a model is only read here."""
 
     name: str
-    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    def model_dump(self) -> dict[str, Any]: ...
 
 
 def pass_key(
-    lake: Lake, spec: ModelSpec, benchmarks: Sequence[str], generation: Mapping[str, Any] | None = None
+    lake: Lake, spec: PassModel, benchmarks: Sequence[str], generation: Mapping[str, Any] | None = None
 ) -> str | None:
     """The key of a pass of ``spec`` over ``benchmarks``' current prompts; None without a snapshot.
 
@@ -53,7 +53,7 @@ def pass_key(
     prompts asked with other params are a pass still to make.
     """
     digest = hashlib.sha256()
-    digest.update(json.dumps(dataclasses.asdict(spec), sort_keys=True, default=str).encode())
+    digest.update(json.dumps(spec.model_dump(), sort_keys=True, default=str).encode())
     if generation:
         digest.update(json.dumps(generation, sort_keys=True, default=str).encode())
     digest.update(code_digest().encode())

@@ -18,7 +18,7 @@ from relreason_dagster.storage.schema import TEST_KIND
 
 
 def model_tokenizers(specs: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """``{model: tokenizer}`` of the specs (``ModelSpec`` fields as dicts) whose entry names a tokenizer."""
+    """``{model: tokenizer}`` of the specs (``ModelEntry.model_dump()``) whose entry names a tokenizer."""
     return {str(s["name"]): str(s["tokenizer"]) for s in specs if s.get("tokenizer")}
 
 

@@ -8,7 +8,7 @@ import pytest
 from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, count_tokens, resolve_gguf
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.local_provider import register_local_provider
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 pytestmark = pytest.mark.e2e
 
@@ -67,7 +67,7 @@ def test_count_tokens():
 
 
 def test_too_long_prompt_is_stored_as_context_length_exceeded(duck, store):
-    spec = ModelSpec(
+    spec = ModelEntry(
         name="smol-tiny-ctx",
         litellm_model="local/smollm2-135m",
         params={"temperature": 0, "seed": 0, "max_tokens": 8, "n_ctx": 256},

@@ -34,7 +34,6 @@ itself) and reports the bare round trip with and without it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -199,11 +198,11 @@ def _level(
     transport: str = "direct",
 ) -> dict[str, Any]:
     from relreason_dagster.llm.gateway import run_model
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
 
     n = n_prompts_for(c, mode)
     tag = f"{mode}-{transport}" if workers == 1 else f"{mode}-{transport}-w{workers}"
-    spec = ModelSpec(
+    spec = ModelEntry(
         name=f"fake-{tag}-c{c}",
         litellm_model="openai/fake",
         params={"temperature": 0},
@@ -370,7 +369,7 @@ def bench_concurrency(
     (a quick check of the bench itself).
     """
     from relreason_dagster.llm.gateway import run_model
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
 
     out: dict[str, Any] = {
         "delay_s": delay_s,
@@ -383,7 +382,7 @@ def bench_concurrency(
             with _serve(mode, delay_s) as server:
                 # One warm-up request per transport: LiteLLM builds its HTTP client and imports the
                 # provider lazily; the direct transport imports aiohttp.
-                warm = ModelSpec(
+                warm = ModelEntry(
                     name=f"warm-{mode}",
                     litellm_model="openai/fake",
                     api_base=server.api_base,
@@ -395,7 +394,7 @@ def bench_concurrency(
                     message = [{"role": "user", "content": f"warm {mode} {transport}"}]
                     run_model(
                         store,
-                        dataclasses.replace(warm, transport=transport),
+                        warm.model_copy(update={"transport": transport}),
                         [{"prompt_id": "w", "messages": message, "max_tokens": 8}],
                     )
                     con.close()
@@ -407,13 +406,13 @@ def bench_concurrency(
                     ]
                     # The calls split over worker processes (``workers:``), at the levels where one
                     # process is the limit; a warm-up run starts the workers' forkserver first.
-                    warm_workers = dataclasses.replace(warm, name="warm-workers", workers=WORKERS)
+                    warm_workers = warm.model_copy(update={"name": "warm-workers", "workers": WORKERS})
                     con, store = fresh_duckdb(root / "warm-workers.duckdb")
                     pair = [
                         {"prompt_id": f"ww{i}", "messages": [{"role": "user", "content": f"ww{i}"}]}
                         for i in (0, 1)
                     ]
-                    run_model(store, dataclasses.replace(warm_workers, concurrency=WORKERS), pair)
+                    run_model(store, warm_workers.model_copy(update={"concurrency": WORKERS}), pair)
                     con.close()
                     out["child_workers"] = [
                         _level(server, root, mode, c, delay_s, WORKERS, "litellm") for c in levels if c >= 32

@@ -90,10 +90,12 @@ async def _litellm_calls(api_base: str, model: str, extra: dict[str, Any], n: in
 
 async def _direct_calls(api_base: str, n: int) -> None:
     from relreason_dagster.llm.draw_plan import Work
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
     from relreason_dagster.llm.transports.direct import DirectTransport
 
-    spec = ModelSpec("bench-direct", "openai/bench-zero-priced", api_base=api_base, timeout_s=30.0)
+    spec = ModelEntry(
+        name="bench-direct", litellm_model="openai/bench-zero-priced", api_base=api_base, timeout_s=30.0
+    )
     client = DirectTransport(spec, "sk-bench")
     try:
         for i in range(n):
@@ -130,7 +132,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
     import os
 
     from relreason_dagster.llm import gateway, litellm_overhead
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
     from tests.perf._common import fresh_duckdb, isolated_env
 
     os.environ.setdefault("RELREASON_BENCH_KEY", "sk-bench")
@@ -147,7 +149,7 @@ def run_model_ab(api_base: str, prompts: int = 200, rounds: int = 6, concurrency
                     litellm_overhead.quiet_kwargs, litellm_overhead.price_unknown_model_at_zero = (
                         off if name == "untuned" else hooks
                     )
-                    spec = ModelSpec(
+                    spec = ModelEntry(
                         name=name,
                         litellm_model=f"openai/bench-{name}",
                         params={"temperature": 0},
@@ -202,7 +204,7 @@ def kor_paper_cpu(api_base: str, concurrency: int = 64, limit: int | None = None
     from relreason_dagster import profiles
     from relreason_dagster.benchmarks.kor.family import KorFamily, data_dir
     from relreason_dagster.llm import gateway
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
     from tests.perf._common import fresh_duckdb, isolated_env
 
     paper = profiles.get_profile("paper", "kor")
@@ -214,7 +216,7 @@ def kor_paper_cpu(api_base: str, concurrency: int = 64, limit: int | None = None
     out: dict[str, Any] = {"prompts": len(built), "concurrency": concurrency}
     with isolated_env("kor-paper-cpu") as root:
         for transport in ("direct", "litellm"):
-            spec = ModelSpec(
+            spec = ModelEntry(
                 name=f"kor-{transport}",
                 litellm_model="openai/bench-kor",
                 params={"temperature": 0},

@@ -60,7 +60,7 @@ def bench_retries(
 ) -> dict[str, Any]:
     """One run of ``run_model`` against a server that answers 429 + Retry-After to a fraction of requests."""
     from relreason_dagster.llm.gateway import run_model
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
     from tests.fakes.openai_server import FakeOpenAIServer
 
     with isolated_env("retries") as root:
@@ -68,7 +68,7 @@ def bench_retries(
         with FakeOpenAIServer(
             delay_s=delay_s, rate_limit_fraction=rate_limit_fraction, retry_after_s=retry_after_s, seed=11
         ) as server:
-            spec = ModelSpec(
+            spec = ModelEntry(
                 name="retries",
                 litellm_model="openai/fake",
                 concurrency=concurrency,

@@ -27,7 +27,6 @@ only *when* a reply comes back, which the protocol's ``send`` already hides behi
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import sys
@@ -47,7 +46,7 @@ from relreason_dagster.storage.batch_jobs import ENDED, JobRecord
 
 if TYPE_CHECKING:
     from relreason_dagster.llm.draw_plan import Work
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
 
 # The chat endpoint every line asks (LiteLLM translates it for the providers that name it otherwise).
 ENDPOINT = "/v1/chat/completions"
@@ -73,7 +72,7 @@ _ENV = {
 }
 
 
-def can_batch(spec: ModelSpec) -> bool:
+def can_batch(spec: ModelEntry) -> bool:
     """Whether LiteLLM's batch API serves ``spec``'s provider (``relreason run --batch`` asks only these)."""
     return batch_provider(spec.litellm_model) is not None
 
@@ -100,9 +99,9 @@ def batch_call_cost(
     return prompt_cost + completion_cost
 
 
-def live_transport_name(spec: ModelSpec) -> str:
+def live_transport_name(spec: ModelEntry) -> str:
     """The transport the entry would use live (``batch_fallback: live``)."""
-    return dataclasses.replace(spec, transport=None, batch=False).transport_used
+    return spec.model_copy(update={"transport": None, "batch": False}).transport_used
 
 
 @dataclass
@@ -132,7 +131,7 @@ class BatchTransport(Transport):
 
     name = BATCH
 
-    def __init__(self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any]) -> None:
+    def __init__(self, spec: ModelEntry, api_key: str | None, extra_kwargs: dict[str, Any]) -> None:
         super().__init__(spec, api_key, extra_kwargs)
         provider = batch_provider(spec.litellm_model)
         if provider is None:
@@ -227,7 +226,7 @@ class BatchTransport(Transport):
         return await future
 
     @staticmethod
-    def read(reply: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> Outcome:
+    def read(reply: Any, latency: float, attempts: int, spec: ModelEntry | None = None) -> Outcome:
         """A batch line's body at the batch price; a live fallback's reply as its transport reads it."""
         if not isinstance(reply, dict):
             return read_reply(reply, latency, attempts, spec)

@@ -4,7 +4,7 @@ Why not LiteLLM for these: LiteLLM spends 2–4 ms of CPU on every call in every
 (docs/measured.md), a bare aiohttp call ~0.2 ms.  Against a self-hosted vLLM / SGLang / llama.cpp / TGI
 server answering thousands of short prompts at high concurrency, that CPU, not the GPU, set the rate:
 0.57 of the ideal at 64 in flight.  A model that speaks the OpenAI protocol to an ``api_base``
-(``openai/…`` or ``hosted_vllm/…``, ``ModelSpec.transport_used``) is therefore sent here by default;
+(``openai/…`` or ``hosted_vllm/…``, ``ModelEntry.transport_used``) is therefore sent here by default;
 every other provider, and any entry with ``transport: litellm``, goes through LiteLLM (``litellm.py``).
 
 Nothing else changes for the user, and the tests hold both transports to it
@@ -56,7 +56,7 @@ from relreason_dagster.llm.transports.table import DIRECT
 
 if TYPE_CHECKING:
     from relreason_dagster.llm.draw_plan import Work
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
 
 # The environment variable LiteLLM reads a key from when the entry names none, per provider.
 _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "hosted_vllm": "HOSTED_VLLM_API_KEY"}
@@ -80,7 +80,7 @@ class DirectTransport(Transport):
     read = staticmethod(read_body)
 
     def __init__(
-        self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any] | None = None
+        self, spec: ModelEntry, api_key: str | None, extra_kwargs: dict[str, Any] | None = None
     ) -> None:
         super().__init__(spec, api_key, extra_kwargs or {})
         if not spec.api_base:

@@ -34,7 +34,7 @@ from relreason_dagster.llm.transports.table import LITELLM
 
 if TYPE_CHECKING:
     from relreason_dagster.llm.draw_plan import Work
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
 
 # Slack on top of timeout_s before we abandon a call LiteLLM failed to time out.
 _HARD_TIMEOUT_SLACK_S = 5.0
@@ -48,7 +48,7 @@ class LiteLLMTransport(Transport):
     read = staticmethod(read_reply)
 
     def __init__(
-        self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any] | None = None
+        self, spec: ModelEntry, api_key: str | None, extra_kwargs: dict[str, Any] | None = None
     ) -> None:
         super().__init__(spec, api_key, extra_kwargs or {})
         # In-process llama.cpp cannot hang on a network and cannot be interrupted (a cancelled call

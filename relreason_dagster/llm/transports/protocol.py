@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from relreason_dagster.llm.draw_plan import Work
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
     from relreason_dagster.llm.replies import Outcome
     from relreason_dagster.storage.lake import Lake
 
@@ -70,7 +70,7 @@ class Transport:
     # its process (a batch transport's job ids, ``storage/batch_jobs.py``).
     lake: Lake | None = None
 
-    def __init__(self, spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any]) -> None:
+    def __init__(self, spec: ModelEntry, api_key: str | None, extra_kwargs: dict[str, Any]) -> None:
         self.spec = spec
         self.api_key = api_key
         self.extra_kwargs = extra_kwargs
@@ -98,7 +98,7 @@ class Transport:
         raise NotImplementedError
 
     @staticmethod
-    def read(reply: Any, latency: float, attempts: int, spec: ModelSpec | None = None) -> Outcome:
+    def read(reply: Any, latency: float, attempts: int, spec: ModelEntry | None = None) -> Outcome:
         """The outcome of a one-choice reply (``replies.read_reply``'s contract: ``MalformedReply``
         when it carries no message to store)."""
         raise NotImplementedError

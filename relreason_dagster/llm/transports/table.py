@@ -2,7 +2,7 @@
 
 Why names of modules and not the classes: ``llm/registry.py`` reads :func:`names` to check an entry
 (``transport: fast`` is one error line naming the choices), and the transports' modules read the
-registry's ``ModelSpec``; the built-in classes are therefore loaded on first use, by name, which also
+registry's ``ModelEntry``; the built-in classes are therefore loaded on first use, by name, which also
 keeps checking models.yaml from loading aiohttp or LiteLLM.  A transport defined elsewhere (a test's
 scripted one, a plugin) is added with :func:`register` and is then as good a name as the built-ins.
 """
@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from relreason_dagster.llm.registry import ModelSpec
+    from relreason_dagster.llm.registry import ModelEntry
     from relreason_dagster.llm.transports.protocol import Transport
 
 DIRECT = "direct"
@@ -54,6 +54,6 @@ def transport_class(name: str) -> type[Transport]:
     return entry
 
 
-def transport_for(spec: ModelSpec, api_key: str | None, extra_kwargs: dict[str, Any]) -> Transport:
+def transport_for(spec: ModelEntry, api_key: str | None, extra_kwargs: dict[str, Any]) -> Transport:
     """The transport that sends ``spec``'s requests in this run (its ``transport_used``)."""
     return transport_class(spec.transport_used)(spec, api_key, extra_kwargs)

@@ -9,13 +9,12 @@ batch run that must be interchangeable use servers on the same port.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.transports.batch import batch_call_cost
 from relreason_dagster.storage import batch_jobs
 from relreason_dagster.storage.lake import Lake
@@ -44,8 +43,8 @@ def _prompts(n: int = 5) -> list[dict[str, Any]]:
     ]
 
 
-def _spec(api_base: str, transport: str = "batch", **kw: Any) -> ModelSpec:
-    return ModelSpec(
+def _spec(api_base: str, transport: str = "batch", **kw: Any) -> ModelEntry:
+    return ModelEntry(
         name="batched",
         litellm_model=MODEL,
         params={"temperature": 0},
@@ -57,7 +56,7 @@ def _spec(api_base: str, transport: str = "batch", **kw: Any) -> ModelSpec:
     )
 
 
-def _run(store: ResponseStore, spec: ModelSpec, prompts: list[dict[str, Any]], **knobs: Any):
+def _run(store: ResponseStore, spec: ModelEntry, prompts: list[dict[str, Any]], **knobs: Any):
     return run_model(store, spec, prompts, backoff_base_s=0.001, extra_kwargs={**KNOBS, **knobs})
 
 
@@ -230,6 +229,6 @@ def test_a_400_line_is_stored_as_a_live_400_is_and_requests_split_at_the_line_li
 
 
 def test_an_entry_that_cannot_batch_is_refused_with_the_providers_named():
-    spec = dataclasses.replace(_spec("http://127.0.0.1:9"), litellm_model="hosted_vllm/x")
+    spec = _spec("http://127.0.0.1:9").model_copy(update={"litellm_model": "hosted_vllm/x"})
     with pytest.raises(ValueError, match="batch jobs need one of openai"):
         run_model(ResponseStore(Lake.open("memory://nowhere")), spec, _prompts(1), key_checked=True)

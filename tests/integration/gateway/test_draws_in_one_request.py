@@ -11,12 +11,10 @@ provider that refuses ``n`` or ignores it gets one request per draw and the same
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -47,8 +45,8 @@ def _prompts() -> list[dict]:
     ]
 
 
-def _spec(server: FakeOpenAIServer, transport: str, n: int, **more) -> ModelSpec:
-    return ModelSpec(
+def _spec(server: FakeOpenAIServer, transport: str, n: int, **more) -> ModelEntry:
+    return ModelEntry(
         name="fake-n",
         litellm_model="openai/fake-n",
         params={"temperature": 0.7},
@@ -103,8 +101,8 @@ def test_samples_4_with_n_2_sends_2_requests_per_prompt_and_stores_4_draws(tmp_p
         again = run_model(store, spec, prompts, seed=0)
         assert again.called == 0 and server.entries() == [], again.summary()
         # Another n re-asks nothing either: each draw's key does not depend on how it was asked.
-        other = run_model(store, dataclasses.replace(spec, n=3), prompts, seed=0)
-        single = run_model(store, dataclasses.replace(spec, n=1), prompts, seed=0)
+        other = run_model(store, spec.model_copy(update={"n": 3}), prompts, seed=0)
+        single = run_model(store, spec.model_copy(update={"n": 1}), prompts, seed=0)
         assert other.called == single.called == 0 and server.entries() == []
 
 
@@ -113,7 +111,7 @@ def test_more_draws_later_ask_only_the_new_ones_n_at_a_time(tmp_path):
     with FakeOpenAIServer() as server:
         spec = _spec(server, "direct", n=2)
         first = [{**p, "samples": 1} for p in _prompts()]
-        assert run_model(store, dataclasses.replace(spec, n=1), first, seed=0).called == PROMPTS
+        assert run_model(store, spec.model_copy(update={"n": 1}), first, seed=0).called == PROMPTS
         server.reset_log()
         stats = run_model(store, spec, _prompts(), seed=0)
         # Draw 0 is stored; draws 1-3 take one request of n=2 and one of a single draw per prompt.
@@ -126,7 +124,7 @@ def test_more_draws_later_ask_only_the_new_ones_n_at_a_time(tmp_path):
 def test_a_provider_refusing_n_gets_one_request_per_draw(tmp_path, transport):
     store = ResponseStore(Lake.open(tmp_path / "lake"))
     with FakeOpenAIServer(reject_params={"n": "parameter"}) as server:
-        spec = dataclasses.replace(_spec(server, transport, n=2), concurrency=1)
+        spec = _spec(server, transport, n=2).model_copy(update={"concurrency": 1})
         stats = run_model(store, spec, _prompts(), seed=0)
         log = server.entries()
     assert stats.errors == 0, stats.summary()
@@ -140,7 +138,7 @@ def test_a_provider_refusing_n_gets_one_request_per_draw(tmp_path, transport):
 def test_a_provider_ignoring_n_gets_the_missing_draws_one_per_request(tmp_path):
     store = ResponseStore(Lake.open(tmp_path / "lake"))
     with FakeOpenAIServer(ignore_n=True) as server:
-        spec = dataclasses.replace(_spec(server, "direct", n=2), concurrency=1)
+        spec = _spec(server, "direct", n=2).model_copy(update={"concurrency": 1})
         stats = run_model(store, spec, _prompts(), seed=0)
         log = server.entries()
     assert stats.errors == 0, stats.summary()

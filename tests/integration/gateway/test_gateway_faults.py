@@ -17,7 +17,7 @@ from collections import defaultdict
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.openai_server import DROP, FakeOpenAIServer, default_answer, prompt_key
 
 N_PROMPTS = 500
@@ -62,7 +62,7 @@ def _prompts() -> list[dict]:
 
 def test_faults_retries_and_resume(duck, store, server, monkeypatch, transport):
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
-    spec = ModelSpec(
+    spec = ModelEntry(
         name="fake-gpt",
         litellm_model="openai/fake-model",
         params={"temperature": 0, "seed": 0},
@@ -142,7 +142,7 @@ def test_concurrency_is_bounded_and_used(duck, store, monkeypatch, transport):
     """
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     with FakeOpenAIServer(delay_s=0.05, hold_until_in_flight=16, meet_timeout_s=300) as srv:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="slow",
             litellm_model="openai/fake-model",
             concurrency=16,
@@ -184,7 +184,7 @@ def test_a_retry_is_sent_before_prompts_not_yet_tried(duck, store, monkeypatch, 
         return 429 if key == first and attempt == 1 else 200
 
     with FakeOpenAIServer(faults=faults, retry_after_s=0) as srv:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="one-at-a-time",
             litellm_model="openai/fake-model",
             concurrency=1,
@@ -204,7 +204,7 @@ def test_a_server_that_never_answers_times_out_into_an_error_row(duck, store, mo
     """Client timeouts: every request hangs, so the timeout fires whatever the machine's speed."""
     monkeypatch.setenv("RELREASON_FAKE_KEY", "sk-fake")
     with FakeOpenAIServer(hang_fraction=1.0) as srv:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="silent",
             litellm_model="openai/fake-model",
             concurrency=2,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from relreason_dagster.llm.gateway import run_model, run_model_async
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.openai_server import FakeOpenAIServer, default_answer, prompt_key
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -42,9 +42,9 @@ def _prompts() -> list[dict]:
     ]
 
 
-def _spec(server: FakeOpenAIServer, name: str, concurrency: int, **fields) -> ModelSpec:
+def _spec(server: FakeOpenAIServer, name: str, concurrency: int, **fields) -> ModelEntry:
     """A model on the fake server whose calls run in two worker processes."""
-    return ModelSpec(
+    return ModelEntry(
         name=name,
         litellm_model="openai/fake-model",
         concurrency=concurrency,
@@ -146,14 +146,14 @@ def test_a_cancelled_run_stops_its_workers(store, monkeypatch):
 _ORPHAN_SCRIPT = """
 import multiprocessing, os, sys, threading, time
 from relreason_dagster.llm.gateway import run_model, run_model_async
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 
 if __name__ == "__main__":
     api_base, lake_dir = sys.argv[1], sys.argv[2]
     os.environ["RELREASON_FAKE_KEY"] = "sk-fake"
-    spec = ModelSpec(name="orphan", litellm_model="openai/fake-model", concurrency=4, workers=2,
+    spec = ModelEntry(name="orphan", litellm_model="openai/fake-model", concurrency=4, workers=2,
                      api_base=api_base, api_key_env="RELREASON_FAKE_KEY", timeout_s=600)
     prompts = [{"prompt_id": f"o{i}", "messages": [{"role": "user", "content": f"o{i}"}], "max_tokens": 8}
                for i in range(40)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.openai_server import FakeOpenAIServer, default_answer, prompt_key
 
 pytestmark = pytest.mark.integration
@@ -70,7 +70,7 @@ def test_malformed_replies_become_rows_and_the_run_goes_on(duck, store, monkeypa
         return script[attempt - 1] if attempt <= len(script) else None
 
     with FakeOpenAIServer(malformed=malformed) as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="fake-malformed",
             litellm_model="openai/fake-model",
             api_base=server.api_base,
@@ -122,7 +122,7 @@ def test_a_run_again_asks_only_the_malformed_ones(duck, store, monkeypatch, tran
     with FakeOpenAIServer(
         malformed=lambda _key, attempt: "empty_choices" if attempt == 1 else None
     ) as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="fake-malformed-once",
             litellm_model="openai/fake-model",
             api_base=server.api_base,
@@ -170,7 +170,7 @@ def test_a_200_with_invalid_utf8_is_one_kind_sent_twice_at_most(duck, store, mon
         return None if key in bad_first and attempt > 1 else "invalid_utf8"
 
     with FakeOpenAIServer(malformed=malformed) as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="fake-utf8",
             litellm_model="openai/fake-model",
             api_base=server.api_base,

@@ -25,7 +25,7 @@ import pytest
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.possibly_billed import estimate_usd
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage import sent_requests
 from tests.fakes.openai_server import FakeOpenAIServer, prompt_key
 
@@ -54,8 +54,8 @@ def _prompt(i: int = 0) -> dict:
     }
 
 
-def _spec(api_base: str, transport: str, **fields) -> ModelSpec:
-    return ModelSpec(
+def _spec(api_base: str, transport: str, **fields) -> ModelEntry:
+    return ModelEntry(
         name="slow-thinker",
         litellm_model=PRICED_MODEL,
         api_base=api_base,
@@ -115,7 +115,7 @@ def test_earlier_estimates_count_against_a_later_runs_max_cost(store, monkeypatc
     assert second.spent_usd == pytest.approx(first.possibly_billed_usd)
 
 
-def _work(spec: ModelSpec, prompt: dict):
+def _work(spec: ModelEntry, prompt: dict):
     from relreason_dagster.llm.draw_plan import plan_requests
 
     return next(iter(plan_requests(spec, [prompt]).values()))

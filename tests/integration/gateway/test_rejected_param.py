@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.integration
@@ -24,8 +24,8 @@ STUDY = {"temperature": 0}
 N = 3
 
 
-def _spec(api_base: str) -> ModelSpec:
-    return ModelSpec(
+def _spec(api_base: str) -> ModelEntry:
+    return ModelEntry(
         name="fake-reasoner",
         litellm_model="openai/fake-reasoner",
         params=dict(MODEL_PARAMS),

@@ -12,12 +12,10 @@ prompt had before the columns existed (nothing is asked again).
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
@@ -61,8 +59,8 @@ def _server(**more) -> FakeOpenAIServer:
     )
 
 
-def _spec(server: FakeOpenAIServer, transport: str, name: str = "gpt-x", **more) -> ModelSpec:
-    return ModelSpec(
+def _spec(server: FakeOpenAIServer, transport: str, name: str = "gpt-x", **more) -> ModelEntry:
+    return ModelEntry(
         name=name,
         litellm_model="openai/gpt-x",
         params={"temperature": 0},
@@ -121,7 +119,7 @@ def test_no_fingerprint_is_null_and_a_cache_copy_keeps_the_original(tmp_path, tr
 def test_every_draw_of_one_request_keeps_the_served_model(tmp_path, transport):
     store = ResponseStore(Lake.open(tmp_path / "lake"))
     with _server() as server:
-        spec = dataclasses.replace(_spec(server, transport), params={"temperature": 0.7}, n=3)
+        spec = _spec(server, transport).model_copy(update={"params": {"temperature": 0.7}, "n": 3})
         run_model(store, spec, _prompts(samples=3))
         assert {e.params.get("n") for e in server.entries()} == {3}  # one request asked the three draws
     draws = store.draws("gpt-x")

@@ -20,7 +20,7 @@ import pytest
 
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.provider_errors import sends_allowed
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer, stream_events
@@ -46,9 +46,9 @@ def _prompts(count: int = 2) -> list[dict[str, Any]]:
     ]
 
 
-def _spec(api_base: str, transport: str, served: str = "fake-plain", **kw: Any) -> ModelSpec:
+def _spec(api_base: str, transport: str, served: str = "fake-plain", **kw: Any) -> ModelEntry:
     fields: dict[str, Any] = {"timeout_s": 30, "stall_timeout_s": 20, "max_attempts": 3, **kw}
-    return ModelSpec(
+    return ModelEntry(
         name=MODEL,
         litellm_model=f"openai/{served}",
         params={"temperature": 0},

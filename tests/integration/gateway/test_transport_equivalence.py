@@ -23,7 +23,7 @@ import json
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import DROP, FakeOpenAIServer, prompt_key
@@ -119,8 +119,8 @@ def _server(reasoning: str | None, port: int = 0) -> FakeOpenAIServer:
     )
 
 
-def _spec(api_base: str, transport: str, served: str, provider: str = "openai", **kw) -> ModelSpec:
-    return ModelSpec(
+def _spec(api_base: str, transport: str, served: str, provider: str = "openai", **kw) -> ModelEntry:
+    return ModelEntry(
         name="same-model",
         litellm_model=f"{provider}/{served}",
         params={"temperature": 0},
@@ -215,8 +215,8 @@ def test_a_server_that_never_answers_times_out_alike(tmp_path, monkeypatch):
     for transport in ("litellm", "direct"):
         store = ResponseStore(Lake.open(tmp_path / transport))
         with FakeOpenAIServer(hang_fraction=1.0) as server:
-            spec = dataclasses.replace(
-                _spec(server.api_base, transport, "fake-silent"), timeout_s=0.5, max_attempts=2
+            spec = _spec(server.api_base, transport, "fake-silent").model_copy(
+                update={"timeout_s": 0.5, "max_attempts": 2}
             )
             prompts = _prompts()[:2]
             stats = run_model(store, spec, prompts, backoff_base_s=0.0)
@@ -248,8 +248,12 @@ def test_switching_transport_re_asks_nothing(store, monkeypatch, first, then):
 
 def test_the_default_transport_follows_the_protocol():
     base = "http://127.0.0.1:8000/v1"
-    assert ModelSpec("a", "openai/x", api_base=base).transport_used == "direct"
-    assert ModelSpec("b", "hosted_vllm/x", api_base=base).transport_used == "direct"
-    assert ModelSpec("c", "openai/gpt-4o-mini").transport_used == "litellm"  # no api_base: OpenAI itself
-    assert ModelSpec("d", "anthropic/claude", api_base=base).transport_used == "litellm"
-    assert ModelSpec("e", "openai/x", api_base=base, transport="litellm").transport_used == "litellm"
+
+    def used(litellm_model: str, **fields: str) -> str:
+        return ModelEntry(name="m", litellm_model=litellm_model, **fields).transport_used
+
+    assert used("openai/x", api_base=base) == "direct"
+    assert used("hosted_vllm/x", api_base=base) == "direct"
+    assert used("openai/gpt-4o-mini") == "litellm"  # no api_base: OpenAI itself
+    assert used("anthropic/claude", api_base=base) == "litellm"
+    assert used("openai/x", api_base=base, transport="litellm") == "litellm"

@@ -15,7 +15,7 @@ import pytest
 from relreason_dagster import paths
 from relreason_dagster.cli import main
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer, snapshots
@@ -54,8 +54,8 @@ def _prompts(n: int, tag: str) -> list[dict]:
     ]
 
 
-def _spec(server: FakeOpenAIServer, name: str, served: str) -> ModelSpec:
-    return ModelSpec(
+def _spec(server: FakeOpenAIServer, name: str, served: str) -> ModelEntry:
+    return ModelEntry(
         name=name,
         litellm_model=f"openai/{served}",
         params={"temperature": 0},

@@ -37,13 +37,13 @@ _RUN_SCRIPT = """
 import sys
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.run_stats import ProgressPrinter
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 
 if __name__ == "__main__":
     api_base, lake_dir, name, litellm_model, workers = sys.argv[1:6]
-    spec = ModelSpec(name=name, litellm_model=litellm_model, concurrency=4, workers=int(workers),
+    spec = ModelEntry(name=name, litellm_model=litellm_model, concurrency=4, workers=int(workers),
                      api_base=api_base, api_key_env="RELREASON_FAKE_KEY", timeout_s=600)
     prompts = [{"prompt_id": f"s{i}", "messages": [{"role": "user", "content": f"same {i}"}],
                 "max_tokens": 8, "benchmark": "toy"} for i in range(int(sys.argv[6]))]

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from relreason_dagster import profiles
 from relreason_dagster.benchmarks.flenqa import report
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import effective_params, request_hash
 
-SPEC = ModelSpec(name="m", litellm_model="openai/x", params={"temperature": 0.7, "top_p": 0.9}, concurrency=1)
+SPEC = ModelEntry(
+    name="m", litellm_model="openai/x", params={"temperature": 0.7, "top_p": 0.9}, concurrency=1
+)
 MESSAGES = [{"role": "user", "content": "Is it true?"}]
 
 

@@ -13,7 +13,6 @@ reference KOR-Bench data (the questions and golds behind the records' ids).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 from pathlib import Path
@@ -165,7 +164,7 @@ def built(scores, tmp_path_factory):
             f"models:\n  - {{name: {BASE}, litellm_model: x/b, kind: base, base_of: {ORACLE}}}\n"
             f"  - {{name: {ORACLE}, litellm_model: x/c}}\n"
         )
-        entries = {name: dataclasses.asdict(spec) for name, spec in load_registry(models_file).items()}
+        entries = {name: spec.model_dump() for name, spec in load_registry(models_file).items()}
         for model in (BASE, ORACLE):
             assert base_of(entries[model]) == (ORACLE if model == BASE else None)
         _insert_new(con, "kor_model_pairs", {"model": BASE, "base_of": base_of(entries[BASE])}, None)

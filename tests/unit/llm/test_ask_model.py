@@ -10,7 +10,7 @@ import pytest
 from relreason_dagster.benchmarks.base import StepPrompt
 from relreason_dagster.common.tokenizer import count_tokens
 from relreason_dagster.llm.ask import NO_RESPONSE, ask_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls, set_responder
 
 
@@ -46,7 +46,7 @@ def test_prompts_are_stored_with_their_kind_and_tokens_then_answered(duck, store
         return "reply to " + messages[-1]["content"]
 
     set_responder("asker", answer)
-    spec = ModelSpec(name="asker", litellm_model="scripted/asker", params={"temperature": 0})
+    spec = ModelEntry(name="asker", litellm_model="scripted/asker", params={"temperature": 0})
     batch = [_prompt(0), _prompt(1), _prompt(0), _prompt(2, "please fail")]  # q0 twice: asked once
 
     asked = ask_model(
@@ -70,7 +70,7 @@ def test_prompts_are_stored_with_their_kind_and_tokens_then_answered(duck, store
 
 
 def test_an_empty_batch_asks_nothing(duck, store):
-    spec = ModelSpec(name="asker", litellm_model="scripted/asker")
+    spec = ModelEntry(name="asker", litellm_model="scripted/asker")
     connect = lambda: contextlib.nullcontext(duck)  # noqa: E731
     asked = ask_model(spec, [], benchmark="toy", kind="judge", connect=connect, store=store)
     assert asked.replies == {} and call_count() == 0

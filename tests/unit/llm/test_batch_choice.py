@@ -7,7 +7,7 @@ import pytest
 
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.batch_choice import BatchChoice
-from relreason_dagster.llm.registry import ModelSpec, parse_registry
+from relreason_dagster.llm.registry import ModelEntry, parse_registry
 from relreason_dagster.storage import batch_jobs
 from relreason_dagster.storage.batch_jobs import JobRecord
 from relreason_dagster.storage.lake import Lake
@@ -43,13 +43,13 @@ def test_a_bad_batch_setting_is_one_line(entry, expected):
 def test_the_batch_flag_batches_what_can_and_says_what_runs_live():
     notes: list[str] = []
     choice = BatchChoice(batch=True, wait=False, fallback="live")
-    cloud = choice.apply(ModelSpec(name="a", litellm_model="anthropic/claude-x", transport="litellm"), notes)
+    cloud = choice.apply(ModelEntry(name="a", litellm_model="anthropic/claude-x", transport="litellm"), notes)
     assert cloud.transport_used == "batch" and not cloud.batch_wait and cloud.batch_fallback == "live"
     compatible = choice.apply(
-        ModelSpec(name="b", litellm_model="openai/served", api_base="http://127.0.0.1:9/v1"), notes
+        ModelEntry(name="b", litellm_model="openai/served", api_base="http://127.0.0.1:9/v1"), notes
     )
     assert compatible.transport_used == "batch"  # an OpenAI-compatible api_base counts as openai
-    local = ModelSpec(name="c", litellm_model="hosted_vllm/x", api_base="http://127.0.0.1:9/v1")
+    local = ModelEntry(name="c", litellm_model="hosted_vllm/x", api_base="http://127.0.0.1:9/v1")
     assert choice.apply(local, notes) == local and local.transport_used == "direct"
     assert notes == [
         "relreason: c runs live: hosted_vllm runs no batch jobs LiteLLM can send (only openai, azure, "
@@ -57,7 +57,7 @@ def test_the_batch_flag_batches_what_can_and_says_what_runs_live():
     ]
     # --no-wait alone changes only models that batch already; a live model is left as it is.
     assert BatchChoice(wait=False).apply(local) == local
-    entry = ModelSpec(name="d", litellm_model="openai/gpt-4o-mini", batch=True)
+    entry = ModelEntry(name="d", litellm_model="openai/gpt-4o-mini", batch=True)
     assert not BatchChoice(wait=False).apply(entry).batch_wait
     assert not BatchChoice().any and BatchChoice(fallback="live").any
 

@@ -15,7 +15,7 @@ from relreason_dagster.llm import rate_limits
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.rate_limits import RateLimiter
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -34,8 +34,8 @@ def _prompts(n: int) -> list[dict]:
     ]
 
 
-def _spec(server: FakeOpenAIServer, **kw) -> ModelSpec:
-    return ModelSpec(
+def _spec(server: FakeOpenAIServer, **kw) -> ModelEntry:
+    return ModelEntry(
         name="budgeted", litellm_model=PRICED, api_base=server.api_base, params={"temperature": 0}, **kw
     )
 
@@ -68,7 +68,7 @@ def test_max_cost_stops_cleanly_keeps_rows_and_a_higher_budget_resumes(
 def test_max_cost_without_a_price_is_a_config_error(store: ResponseStore, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
     with FakeOpenAIServer() as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="u", litellm_model="openai/unpriced-fake", api_base=server.api_base, max_cost=1.0
         )
         with pytest.raises(ConfigError, match="max_cost needs a price"):
@@ -98,7 +98,7 @@ def test_rpm_holds_in_every_window_of_the_servers_log(store: ResponseStore, monk
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
     monkeypatch.setattr(rate_limits, "WINDOW_S", 2.0)
     with FakeOpenAIServer() as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="limited", litellm_model="openai/fake-rpm", api_base=server.api_base, rpm=rpm, concurrency=8
         )
         stats = run_model(store, spec, _prompts(n))

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.scripted_provider import call_count, register_scripted_provider, reset_calls
 
 
@@ -31,8 +31,8 @@ def _prompts(questions: list[str]) -> list[dict]:
     ]
 
 
-def _spec(name: str) -> ModelSpec:
-    return ModelSpec(name=name, litellm_model="scripted/counted", params={"temperature": 0}, concurrency=4)
+def _spec(name: str) -> ModelEntry:
+    return ModelEntry(name=name, litellm_model="scripted/counted", params={"temperature": 0}, concurrency=4)
 
 
 def test_identical_prompts_are_one_call_and_counted_as_shared(store):

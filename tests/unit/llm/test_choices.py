@@ -9,10 +9,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from relreason_dagster.llm.choices import _divide, choice_views, refuses_n, split_usage
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.replies import read_body, read_reply
 
-SPEC = ModelSpec("m", "openai/fake-choices", api_base="http://127.0.0.1:9/v1")
+SPEC = ModelEntry(name="m", litellm_model="openai/fake-choices", api_base="http://127.0.0.1:9/v1")
 
 
 def _body(*texts: str, index_order: list[int] | None = None) -> dict:

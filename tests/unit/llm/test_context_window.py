@@ -17,22 +17,23 @@ from relreason_dagster.llm.context_window import (
     split_too_long,
 )
 from relreason_dagster.llm.litellm_overhead import litellm_module
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 
 
 def test_the_entry_window_wins_over_litellm():
-    spec = ModelSpec(name="m", litellm_model="openai/gpt-4o-mini", context_window=16000)
+    spec = ModelEntry(name="m", litellm_model="openai/gpt-4o-mini", context_window=16000)
     assert context_window(spec) == (16000, FROM_ENTRY)
 
 
 def test_litellm_max_input_tokens_when_the_entry_names_none():
     expected = litellm_module().get_model_info(model="openai/gpt-4o-mini")["max_input_tokens"]
     assert expected  # the offline cost map knows it
-    assert context_window(ModelSpec(name="m", litellm_model="openai/gpt-4o-mini")) == (expected, FROM_LITELLM)
+    spec = ModelEntry(name="m", litellm_model="openai/gpt-4o-mini")
+    assert context_window(spec) == (expected, FROM_LITELLM)
 
 
 def test_a_model_litellm_does_not_map_has_no_window():
-    spec = ModelSpec(name="m", litellm_model="openai/surely-not-a-mapped-model-xyz")
+    spec = ModelEntry(name="m", litellm_model="openai/surely-not-a-mapped-model-xyz")
     assert context_window(spec) == (None, UNKNOWN)
 
 

@@ -13,7 +13,7 @@ import pytest
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.provider_errors import error_text
 from relreason_dagster.llm.redaction import MIN_SECRET_CHARS, Redactor, redactor_for, secrets_of
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from tests.fakes.openai_server import FakeOpenAIServer, prompt_key
 
 KEY = "sk-proj-Zq7rT4pLx9Wm2Nc8Vb1Hd5Kf3Gs6Ja0Yu"
@@ -76,7 +76,7 @@ def test_every_registry_key_is_redacted_not_only_the_running_models(tmp_path, mo
     monkeypatch.setenv("RELREASON_MODELS", str(models))
     monkeypatch.setenv("RELREASON_TEST_ECHO_KEY", KEY)
     monkeypatch.setenv("RELREASON_TEST_OTHER_SECRET_VAR", OTHER_KEY)
-    spec = ModelSpec(
+    spec = ModelEntry(
         name="echo-401", litellm_model="openai/fake-model", api_key_env="RELREASON_TEST_ECHO_KEY"
     )
     redactor = redactor_for(spec)
@@ -104,7 +104,7 @@ def test_an_echoed_key_is_stored_redacted(tmp_path, duck, store, monkeypatch, ca
         return 401 if key in refused else 200
 
     with FakeOpenAIServer(faults=faults, responder=lambda messages: f"I was told {OTHER_KEY}") as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="echo-401",
             litellm_model="openai/fake-model",
             api_base=server.api_base,

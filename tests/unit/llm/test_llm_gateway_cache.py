@@ -8,7 +8,7 @@ import litellm
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import effective_params, request_hash
 from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
 from tests.fakes.scripted_provider import (
@@ -40,8 +40,8 @@ def make_prompts(n: int = N, max_tokens: int = 64) -> list[dict]:
     ]
 
 
-def spec_for(name: str, script: str, **params) -> ModelSpec:
-    return ModelSpec(
+def spec_for(name: str, script: str, **params) -> ModelEntry:
+    return ModelEntry(
         name=name,
         litellm_model=f"scripted/{script}",
         params={"temperature": 0, "seed": 0, **params},
@@ -126,12 +126,12 @@ def test_request_hash_is_canonical():
     assert base == request_hash(spec, messages, 128)  # capped to 128 either way
     assert base != request_hash(spec, messages, 64)
     assert base != request_hash(spec, [{"role": "user", "content": "hi "}], 256)
-    reordered = ModelSpec(
+    reordered = ModelEntry(
         name="a", litellm_model="scripted/x", params={"max_tokens": 128, "seed": 0, "temperature": 0}
     )
     assert base == request_hash(reordered, messages, 256)
     assert effective_params(spec, 256)["max_tokens"] == 128
-    with_base = ModelSpec(name="a", litellm_model="scripted/x", params=spec.params, api_base="http://h:1/v1")
+    with_base = ModelEntry(name="a", litellm_model="scripted/x", params=spec.params, api_base="http://h:1/v1")
     assert base != request_hash(with_base, messages, 256)
 
 
@@ -178,13 +178,13 @@ def test_bad_request_not_retried_and_error_not_cached(duck, store):
         raise litellm.BadRequestError(message="nope", model="scripted/bad", llm_provider="scripted")
 
     set_responder("bad", bad)
-    spec = ModelSpec(name="b", litellm_model="scripted/bad", max_attempts=5)
+    spec = ModelEntry(name="b", litellm_model="scripted/bad", max_attempts=5)
     stats = run_model(store, spec, make_prompts(2))
     assert stats.errors == 2 and call_count("bad") == 2
     assert all(r[2].startswith("bad_request: ") for r in rows(duck, "b"))
     # an error row is never a cache source for another name
     set_responder("bad", None)
-    assert run_model(store, ModelSpec(name="c", litellm_model="scripted/bad"), make_prompts(2)).called == 2
+    assert run_model(store, ModelEntry(name="c", litellm_model="scripted/bad"), make_prompts(2)).called == 2
 
 
 def test_transient_errors_are_retried(duck, store):
@@ -198,18 +198,18 @@ def test_transient_errors_are_retried(duck, store):
         return "ok"
 
     set_responder("flaky", flaky)
-    spec = ModelSpec(name="f", litellm_model="scripted/flaky", max_attempts=3)
+    spec = ModelEntry(name="f", litellm_model="scripted/flaky", max_attempts=3)
     stats = run_model(store, spec, make_prompts(5), backoff_base_s=0.001, backoff_cap_s=0.01, seed=1)
     assert stats.errors == 0 and stats.attempts == 15
     assert all(r[1] == "ok" and r[4] == 3 for r in rows(duck, "f"))
-    spec2 = ModelSpec(name="g", litellm_model="scripted/flaky", max_attempts=2)
+    spec2 = ModelEntry(name="g", litellm_model="scripted/flaky", max_attempts=2)
     stats = run_model(store, spec2, make_prompts(7)[5:], backoff_base_s=0.001, backoff_cap_s=0.01)
     assert stats.errors == 2
     assert all(r[2].startswith("server_error: ") and r[4] == 2 for r in rows(duck, "g"))
 
 
 def test_litellm_mock_response(duck, store):
-    spec = ModelSpec(name="mock", litellm_model="openai/gpt-4o-mini", params={"temperature": 0})
+    spec = ModelEntry(name="mock", litellm_model="openai/gpt-4o-mini", params={"temperature": 0})
     stats = run_model(store, spec, make_prompts(3), extra_kwargs={"mock_response": "mocked!"})
     assert stats.called == 3 and stats.errors == 0
     assert {r[1] for r in rows(duck, "mock")} == {"mocked!"}
@@ -219,7 +219,7 @@ def test_missing_api_key_is_config_error_before_calls(duck, store, monkeypatch):
     from relreason_dagster.errors import ConfigError
 
     monkeypatch.delenv("RELREASON_TEST_KEY", raising=False)
-    spec = ModelSpec(name="k", litellm_model="scripted/k", api_key_env="RELREASON_TEST_KEY")
+    spec = ModelEntry(name="k", litellm_model="scripted/k", api_key_env="RELREASON_TEST_KEY")
     with pytest.raises(ConfigError, match="RELREASON_TEST_KEY"):
         run_model(store, spec, make_prompts(2))
     assert call_count("k") == 0
@@ -244,9 +244,9 @@ def test_progress_printer_lines(duck, store):
 
 
 def test_local_context_window_becomes_n_ctx():
-    spec = ModelSpec(name="l", litellm_model="local/smollm2-135m", context_window=2048, params={"seed": 0})
+    spec = ModelEntry(name="l", litellm_model="local/smollm2-135m", context_window=2048, params={"seed": 0})
     assert effective_params(spec, 64) == {"seed": 0, "n_ctx": 2048, "max_tokens": 64}
-    hosted = ModelSpec(name="h", litellm_model="openai/gpt-4o", context_window=128000)
+    hosted = ModelEntry(name="h", litellm_model="openai/gpt-4o", context_window=128000)
     assert "n_ctx" not in effective_params(hosted, 64)
 
 

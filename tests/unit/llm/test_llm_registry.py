@@ -9,7 +9,7 @@ import pytest
 
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import (
-    ModelSpec,
+    ModelEntry,
     add_model,
     enabled_models,
     get_model,
@@ -59,7 +59,7 @@ def test_good_file_loads(tmp_path):
     specs = load_registry(write(tmp_path, GOOD))
     assert list(specs) == ["small", "gpt", "vllm"]
     small = specs["small"]
-    assert small == ModelSpec(
+    assert small == ModelEntry(
         name="small",
         litellm_model="local/smollm2-135m",
         params={"temperature": 0, "seed": 0, "max_tokens": 256},
@@ -242,7 +242,7 @@ def test_add_model_creates_missing_file(tmp_path):
 
 
 def test_require_api_key(monkeypatch):
-    spec = ModelSpec(name="gpt4o", litellm_model="openai/gpt-4o", api_key_env="OPENAI_API_KEY")
+    spec = ModelEntry(name="gpt4o", litellm_model="openai/gpt-4o", api_key_env="OPENAI_API_KEY")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError) as info:
         require_api_key(spec)
@@ -251,4 +251,4 @@ def test_require_api_key(monkeypatch):
     )
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert require_api_key(spec) == "sk-test"
-    assert require_api_key(ModelSpec(name="x", litellm_model="local/smollm2-135m")) is None
+    assert require_api_key(ModelEntry(name="x", litellm_model="local/smollm2-135m")) is None

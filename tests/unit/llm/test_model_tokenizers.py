@@ -7,8 +7,6 @@ tiktoken counts are checked against tiktoken itself on the data LiteLLM ships.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from relreason_dagster.common import model_tokenizers
@@ -87,5 +85,5 @@ def test_a_named_tokenizer_is_kept_and_changes_no_request_hash(tmp_path):
     folder = _hf_folder(tmp_path / "tok", TEMPLATE)
     spec = parse_registry(_entry(str(folder)), "models.yaml")["m"]
     assert spec.tokenizer == str(folder)
-    plain = dataclasses.replace(spec, tokenizer=None)
+    plain = spec.model_copy(update={"tokenizer": None})
     assert request_hash(spec, MESSAGES, 16) == request_hash(plain, MESSAGES, 16)

@@ -14,7 +14,7 @@ import pytest
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.litellm_overhead import call_cost
 from relreason_dagster.llm.reasoning import split_reasoning
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.replies import read_reply
 from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.storage.responses import ResponseStore
@@ -26,7 +26,7 @@ QUESTION = [{"role": "user", "content": "Is the sky blue? Answer True or False."
 def test_a_k1_request_hashes_exactly_as_before_draws_existed():
     """Draw 0 keeps the hash every stored answer has: a literal from the code before sample_index, so
     adding draws never invalidates a user's cache (a new key field here would change this digest)."""
-    spec = ModelSpec(
+    spec = ModelEntry(
         name="m",
         litellm_model="openai/gpt-4o-mini",
         params={"temperature": 0.7},
@@ -40,14 +40,14 @@ def test_a_k1_request_hashes_exactly_as_before_draws_existed():
 
 
 def test_reasoning_params_are_part_of_the_cache_key():
-    plain = ModelSpec(name="m", litellm_model="openai/o4-mini")
-    effort = ModelSpec(name="m", litellm_model="openai/o4-mini", params={"reasoning_effort": "low"})
-    budget = ModelSpec(
+    plain = ModelEntry(name="m", litellm_model="openai/o4-mini")
+    effort = ModelEntry(name="m", litellm_model="openai/o4-mini", params={"reasoning_effort": "low"})
+    budget = ModelEntry(
         name="m",
         litellm_model="anthropic/claude-x",
         params={"thinking": {"type": "enabled", "budget_tokens": 1024}},
     )
-    budget2 = ModelSpec(
+    budget2 = ModelEntry(
         name="m",
         litellm_model="anthropic/claude-x",
         params={"thinking": {"type": "enabled", "budget_tokens": 2048}},
@@ -85,8 +85,8 @@ def _prompts(n: int, samples: int = 1) -> list[dict]:
     ]
 
 
-def _spec(name: str, server: FakeOpenAIServer, **kw) -> ModelSpec:
-    return ModelSpec(
+def _spec(name: str, server: FakeOpenAIServer, **kw) -> ModelEntry:
+    return ModelEntry(
         name=name,
         litellm_model=f"openai/{name}",
         api_base=server.api_base,
@@ -152,7 +152,7 @@ def test_a_reply_with_reasoning_content_keeps_its_answer_clean():
         ],
         usage=Obj(prompt_tokens=10, completion_tokens=30, completion_tokens_details=Obj(reasoning_tokens=25)),
     )
-    outcome = read_reply(reply, 0.1, 1, ModelSpec(name="x", litellm_model="openai/gpt-4o-mini"))
+    outcome = read_reply(reply, 0.1, 1, ModelEntry(name="x", litellm_model="openai/gpt-4o-mini"))
     assert outcome.content == "True"
     assert outcome.reasoning == "from the field\n\nalso inline"
     assert outcome.reasoning_tokens == 25

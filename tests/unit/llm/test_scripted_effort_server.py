@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.scripted_effort import LEVELS, THINKING_WORDS, WRONG, ScriptedEffort, is_right
@@ -28,8 +28,8 @@ def _prompts() -> list[dict]:
     return [{"prompt_id": f"p{i}", "messages": _messages(i), "max_tokens": 32} for i in range(N)]
 
 
-def _spec(level: str, server: FakeOpenAIServer) -> ModelSpec:
-    return ModelSpec(
+def _spec(level: str, server: FakeOpenAIServer) -> ModelEntry:
+    return ModelEntry(
         name=f"o4@reasoning_effort={level}",
         litellm_model="openai/fake-o4",
         api_base=server.api_base,
@@ -69,7 +69,7 @@ def test_a_request_without_a_scripted_level_is_answered_wrong(duck, store: Respo
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
     script = ScriptedEffort({_messages(i)[-1]["content"]: f"gold {i}" for i in range(N)})
     with script.server() as server:
-        spec = ModelSpec(
+        spec = ModelEntry(
             name="plain",
             litellm_model="openai/fake-o4",
             api_base=server.api_base,

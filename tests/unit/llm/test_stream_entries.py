@@ -15,7 +15,7 @@ import pytest
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.draw_plan import Work
 from relreason_dagster.llm.provider_errors import MalformedReply, ProviderError, error_kind
-from relreason_dagster.llm.registry import STREAM_TIMEOUT_S, ModelSpec, parse_registry, resolve_model
+from relreason_dagster.llm.registry import STREAM_TIMEOUT_S, ModelEntry, parse_registry, resolve_model
 from relreason_dagster.llm.replies import read_body
 from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.llm.transports.direct import DirectTransport
@@ -31,7 +31,7 @@ def _registry(**kw: Any) -> dict[str, Any]:
     return {"models": [{"name": "m", "litellm_model": "openai/x", "api_base": BASE, **kw}]}
 
 
-def _spec(**kw: Any) -> ModelSpec:
+def _spec(**kw: Any) -> ModelEntry:
     return parse_registry(_registry(**kw), "models.yaml")["m"]
 
 
@@ -92,7 +92,7 @@ def test_the_request_hash_leaves_stream_out():
     assert request_hash(plain, MESSAGES, 64) != request_hash(_spec(params={"temperature": 0.5}), MESSAGES, 64)
 
 
-def _work(spec: ModelSpec) -> Work:
+def _work(spec: ModelEntry) -> Work:
     return Work(request_hash(spec, MESSAGES, 16), MESSAGES, {"max_tokens": 16}, ["p0"])
 
 

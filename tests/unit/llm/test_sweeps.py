@@ -17,7 +17,7 @@ from relreason_dagster.cli import main
 from relreason_dagster.errors import ConfigError
 from relreason_dagster.llm.registry import (
     REASONING_TIMEOUT_S,
-    ModelSpec,
+    ModelEntry,
     load_registry,
     parse_registry,
     resolve_model,
@@ -301,4 +301,4 @@ def test_model_spec_records_round_trip_with_the_sweep_fields(tmp_path):
     snapshot = snapshot_registry(write(tmp_path, SWEPT))
     again = type(snapshot).from_record(snapshot.record())
     assert again.specs == snapshot.specs
-    assert isinstance(again.specs["claude@thinking.budget_tokens=1024"], ModelSpec)
+    assert isinstance(again.specs["claude@thinking.budget_tokens=1024"], ModelEntry)

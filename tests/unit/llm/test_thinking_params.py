@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -27,16 +27,16 @@ VARIANTS = {
 
 
 def test_each_thinking_param_changes_the_request_hash():
-    plain = ModelSpec(name="m", litellm_model="hosted_vllm/qwen3", api_base="http://127.0.0.1:9/v1")
+    plain = ModelEntry(name="m", litellm_model="hosted_vllm/qwen3", api_base="http://127.0.0.1:9/v1")
     hashes = {"plain": request_hash(plain, QUESTION, 64)}
     for name, params in VARIANTS.items():
-        spec = ModelSpec(name="m", litellm_model=plain.litellm_model, api_base=plain.api_base, params=params)
+        spec = ModelEntry(name="m", litellm_model=plain.litellm_model, api_base=plain.api_base, params=params)
         hashes[name] = request_hash(spec, QUESTION, 64)
     on = {"chat_template_kwargs": {"enable_thinking": True}}
-    spec = ModelSpec(name="m", litellm_model=plain.litellm_model, api_base=plain.api_base, params=on)
+    spec = ModelEntry(name="m", litellm_model=plain.litellm_model, api_base=plain.api_base, params=on)
     hashes["template_on"] = request_hash(spec, QUESTION, 64)
     low = {"reasoning_effort": "low"}
-    spec = ModelSpec(name="m", litellm_model=plain.litellm_model, api_base=plain.api_base, params=low)
+    spec = ModelEntry(name="m", litellm_model=plain.litellm_model, api_base=plain.api_base, params=low)
     hashes["effort_low"] = request_hash(spec, QUESTION, 64)
     assert len(set(hashes.values())) == len(hashes), hashes
 
@@ -49,7 +49,7 @@ def test_thinking_params_reach_the_body_on_both_transports(
     prompts = [{"prompt_id": "p0", "messages": QUESTION, "max_tokens": 16, "samples": 1}]
     with FakeOpenAIServer() as server:
         for name, params in VARIANTS.items():
-            spec = ModelSpec(
+            spec = ModelEntry(
                 name=f"{name}-{transport}",
                 litellm_model="openai/qwen3",
                 api_base=server.api_base,

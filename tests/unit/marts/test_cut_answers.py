@@ -26,7 +26,7 @@ import pytest
 from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.parsed_answers import parse_response_row
 from relreason_dagster.storage.responses import ResponseStore
@@ -98,7 +98,7 @@ def _answer(con: duckdb.DuckDBPyConnection, name: str, replies: dict[str, dict[s
         gold = family.render_gold(samples[p.sample_id], p.setting)
         assert family.parse(samples[p.sample_id], p.setting, gold).correct, (name, "gold reads right")
         replies[json.dumps(p.messages, sort_keys=True)] = _reply(i, gold)
-    spec = ModelSpec(name=MODEL, litellm_model=f"scripted/{SCRIPTED}", concurrency=2, max_attempts=1)
+    spec = ModelEntry(name=MODEL, litellm_model=f"scripted/{SCRIPTED}", concurrency=2, max_attempts=1)
     stats = run_model(
         ResponseStore(Lake.default()),
         spec,

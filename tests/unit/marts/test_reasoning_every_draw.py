@@ -27,7 +27,7 @@ import pytest
 from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.results.report_tables import wilson
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.parsed_answers import parse_response_row
@@ -89,7 +89,7 @@ def built(tmp_path_factory):
         ensure_schema(con)
         insert(con, "samples", [samples[p.sample_id].row() for p in picked])
         insert(con, "prompts", [p.row() for p in picked])
-        spec = ModelSpec(name=MODEL, litellm_model=f"scripted/{SCRIPTED}", concurrency=2, max_attempts=1)
+        spec = ModelEntry(name=MODEL, litellm_model=f"scripted/{SCRIPTED}", concurrency=2, max_attempts=1)
         asked = [{**p.row(), "benchmark": "flenqa", "messages": p.messages, "samples": K} for p in picked]
         stats = run_model(ResponseStore(Lake.default()), spec, asked)
         assert stats.errors == 0

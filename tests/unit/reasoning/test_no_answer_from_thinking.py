@@ -18,7 +18,7 @@ import pytest
 from relreason_dagster import profiles
 from relreason_dagster.benchmarks.registry import get_family
 from relreason_dagster.llm.reasoning import reply_mode, split_reasoning, thinking_disabled
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.replies import read_body, read_reply
 from relreason_dagster.storage.parsed_answers import incomplete_answer, parse_response_row
 
@@ -51,13 +51,13 @@ def _row(prompt: Any, sample: Any, content: str, reasoning: str | None, finish: 
     }
 
 
-def _reads(thinking: str, spec: ModelSpec) -> list[tuple[str | None, str | None, str | None]]:
+def _reads(thinking: str, spec: ModelEntry) -> list[tuple[str | None, str | None, str | None]]:
     """``(content, reasoning, finish_reason)`` of the unclosed block as each transport reads it."""
     opened = f"<think>\nLet me work it out.\n{thinking}"
     body = {"choices": [{"message": {"content": opened}, "finish_reason": "length"}], "usage": {}}
     litellm = Obj(choices=[Obj(message=Obj(content=opened), finish_reason="length")], usage=None)
     # A think_tags model: the template opened the block, the reply has neither tag.
-    tagged = ModelSpec(name="t", litellm_model="openai/t", reasoning="think_tags")
+    tagged = ModelEntry(name="t", litellm_model="openai/t", reasoning="think_tags")
     template = {"choices": [{"message": {"content": thinking}, "finish_reason": "length"}], "usage": {}}
     # The thinking in its own field and no answer at all (content null): an o-series cut at max_tokens.
     message = {"content": None, "reasoning_content": thinking}
@@ -74,7 +74,7 @@ def _reads(thinking: str, spec: ModelSpec) -> list[tuple[str | None, str | None,
 @pytest.mark.parametrize("name", FAMILIES)
 def test_an_unclosed_think_holding_the_gold_answer_is_na_on_every_family(name):
     family = get_family(name)
-    spec = ModelSpec(name="scripted-unclosed", litellm_model="openai/scripted-unclosed")
+    spec = ModelEntry(name="scripted-unclosed", litellm_model="openai/scripted-unclosed")
     statuses: set[str] = set()
     checked = 0
     for prompt, sample in _prompts(name):
@@ -138,13 +138,13 @@ def test_thinking_switched_off_in_params(params, disabled):
 
 def test_a_think_tags_model_with_thinking_off_keeps_its_plain_answer():
     """With ``enable_thinking: false`` the template opens no block: the plain reply is the answer."""
-    off = ModelSpec(
+    off = ModelEntry(
         name="q",
         litellm_model="openai/q",
         reasoning="think_tags",
         params={"chat_template_kwargs": {"enable_thinking": False}},
     )
-    on = ModelSpec(name="q", litellm_model="openai/q", reasoning="think_tags")
+    on = ModelEntry(name="q", litellm_model="openai/q", reasoning="think_tags")
     body = {"choices": [{"message": {"content": "True"}, "finish_reason": "stop"}]}
     assert (read_body(body, 0.1, 1, off).content, read_body(body, 0.1, 1, off).reasoning) == ("True", None)
     assert (read_body(body, 0.1, 1, on).content, read_body(body, 0.1, 1, on).reasoning) == ("", "True")
@@ -153,7 +153,7 @@ def test_a_think_tags_model_with_thinking_off_keeps_its_plain_answer():
 
 def test_a_think_tags_model_whose_server_split_the_thinking_keeps_its_answer():
     """A reasoning parser on the server (vLLM, SGLang) sends the thinking apart: the text is the answer."""
-    tagged = ModelSpec(name="q", litellm_model="openai/q", reasoning="think_tags")
+    tagged = ModelEntry(name="q", litellm_model="openai/q", reasoning="think_tags")
     body = {"choices": [{"message": {"content": "True", "reasoning_content": "hm"}, "finish_reason": "stop"}]}
     outcome = read_body(body, 0.1, 1, tagged)
     assert (outcome.content, outcome.reasoning) == ("True", "hm")

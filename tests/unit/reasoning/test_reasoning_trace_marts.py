@@ -37,7 +37,7 @@ from relreason_dagster.benchmarks.selfcontra.profile_schema import Knobs as Self
 from relreason_dagster.benchmarks.selfcontra.steps import Detection
 from relreason_dagster.benchmarks.selfcontra.trace_readings import TraceReadings
 from relreason_dagster.llm.gateway import run_model
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.responses import ResponseStore
 from relreason_dagster.storage.schema import ensure_schema
@@ -62,8 +62,8 @@ MARTS = (
 )
 
 
-def _spec(name: str, scripted: str) -> ModelSpec:
-    return ModelSpec(name=name, litellm_model=f"scripted/{scripted}", concurrency=4, max_attempts=1)
+def _spec(name: str, scripted: str) -> ModelEntry:
+    return ModelEntry(name=name, litellm_model=f"scripted/{scripted}", concurrency=4, max_attempts=1)
 
 
 def _script(replies: dict[str, tuple[str, str | None]]) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from relreason_dagster.benchmarks.base import Profile
 from relreason_dagster.benchmarks.relational.profile_schema import Knobs
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage import answered, built_from, fingerprints
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import write_snapshot
@@ -84,7 +84,7 @@ def test_build_records_are_per_asset_and_family(tmp_path):
     con.close()
 
 
-SPEC = ModelSpec(name="m", litellm_model="openai/x", params={"temperature": 0})
+SPEC = ModelEntry(name="m", litellm_model="openai/x", params={"temperature": 0})
 
 
 def _prompts(n: int) -> list[dict]:
@@ -106,7 +106,7 @@ def test_every_input_of_a_models_pass_changes_its_key(change, tmp_path, monkeypa
     store.append([row("p0", "other", "yes")])  # another model's answers are not this pass's input
     assert answered.pass_key(lake, spec, ["relational"]) == first
     if change == "params":
-        spec = ModelSpec(name="m", litellm_model="openai/x", params={"temperature": 0.5})
+        spec = ModelEntry(name="m", litellm_model="openai/x", params={"temperature": 0.5})
     elif change == "new snapshot":
         write_snapshot(lake, "relational", _prompts(4))
     elif change == "new answer":

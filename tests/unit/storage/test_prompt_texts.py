@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from relreason_dagster.errors import ConfigError
-from relreason_dagster.llm.registry import ModelSpec
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.request_key import request_hash
 from relreason_dagster.storage.lake import PROMPTS_SCHEMA, Lake
 from relreason_dagster.storage.prompt_snapshots import current_prompts, snapshot_rows, write_snapshot
@@ -122,7 +122,7 @@ def test_request_hashes_are_unchanged(tmp_path):
     lake = Lake.open(tmp_path / "lake")
     rows = _padded_rows(3, _paragraphs(random.Random(3), 20), random.Random(4))
     write_snapshot(lake, "flenqa", rows)
-    spec = ModelSpec(name="m", litellm_model="openai/m")
+    spec = ModelEntry(name="m", litellm_model="openai/m")
     built = {r["prompt_id"]: request_hash(spec, json.loads(r["messages"]), r["max_tokens"]) for r in rows}
     read = {
         r["prompt_id"]: request_hash(spec, r["messages"], r["max_tokens"])
