@@ -153,7 +153,7 @@ def _step_models(
     return names
 
 
-def _why_left_out(name: str, registry: RegistrySnapshot | None, dry_run: bool = False) -> str | None:
+def _why_left_out(name: str, registry: RegistrySnapshot | None) -> str | None:
     """Why a step model the profile names cannot be asked (its key is not set, or it is a study's judge
     not yet in models.yaml), or None.  Why not an error: the paper profile names the study's judges
     (GPT-4), and a run of the user's own models without an OpenAI key should still run, judging nothing
@@ -162,7 +162,7 @@ def _why_left_out(name: str, registry: RegistrySnapshot | None, dry_run: bool = 
     if spec is None:
         study = next((m.study for m in study_models(ALL) if m.name == name), None)
         return None if study is None else f"not in models.yaml (relreason models add --study {study})"
-    env = None if dry_run else missing_key(spec)
+    env = missing_key(spec)
     return f"its key {env} is not set" if env else None
 
 
@@ -221,8 +221,8 @@ def build_plan(
     launch runs the across-models steps over stored answers (`relreason selfcontra detect`, a judge run
     started from the UI), so their models are resolved even with no LLM to run, and each must be
     askable (its key set), as a ``--judge`` model must.  ``dry_run``: nothing will be called, so no key is
-    required (the dry run says which are missing) and a window too small for the prompts is a note, not
-    a stop.
+    required (the dry run says which are missing; a step model a run would leave out is still resolved,
+    for the estimate to price) and a window too small for the prompts is a note, not a stop.
 
     Nothing is written: the home, the lake and Dagster's instance are untouched.
     """
@@ -269,12 +269,11 @@ def build_plan(
     asked = _step_models(families, sections, profile, judge) if specs or steps_over_stored else {}
     step_specs, left_out, why = [], [], []
     for name, steps in asked.items():
-        # --judge M (or steps over stored answers): M's key is required; a dry run leaves out only what
-        # cannot be resolved (its estimate says which key a run would miss).
-        reason = None if judge or steps_over_stored else _why_left_out(name, registry, dry_run)
-        if reason is None:
-            step_specs.append(resolved(name))
-        else:
+        # --judge M (or steps over stored answers): M's key is required.
+        reason = None if judge or steps_over_stored else _why_left_out(name, registry)
+        if reason is None or (dry_run and registry is not None and name in registry.specs):
+            step_specs.append(resolved(name))  # a dry run prices what a run would leave out, and says so
+        if reason is not None:
             left_out.extend(steps)
             why.append(f"{', '.join(steps)} ({name}: {reason})")
     notes = (f"relreason: left out, judging nothing: {'; '.join(why)}",) if why else ()

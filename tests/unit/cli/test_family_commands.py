@@ -115,7 +115,7 @@ def stopped_run(tmp_path, monkeypatch) -> dict[str, object]:
 
     def stand_in(plan: LaunchPlan, **keywords: object) -> None:
         seen.clear()
-        seen.update(keywords, judge=plan.judge)
+        seen.update(keywords, judge=plan.judge, plan=plan)
         raise ConfigError("stopped by the test")
 
     monkeypatch.setattr(pipeline, "run_pipeline", stand_in)
@@ -145,7 +145,7 @@ from relreason_dagster.launch_plan import LaunchPlan
 
 
 def register(subparsers, context):
-    context.add_run_option("--toy-knob", keyword="toy_knob", default=None, help="toy only")
+    context.add_run_option("--toy-models", keyword="models_file", default=None, help="toy only")
     toy = subparsers.add_parser("toy", help="the toy family's own commands")
     toysub = toy.add_subparsers(dest="toy_cmd", required=True)
     count = toysub.add_parser("count")
@@ -182,8 +182,12 @@ def test_a_new_family_brings_its_commands_in_its_own_folder(tmp_path, monkeypatc
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "positive integer" in err
-    assert main(["run", "--model", "local", "--toy-knob", "7"]) == 2
-    assert stopped_run["toy_knob"] == "7" and "judge" in stopped_run
+    # A family's run option is a build_plan keyword: its value is in the launch's plan.
+    models = tmp_path / "toy-models.yaml"
+    models.write_text((tmp_path / "models.yaml").read_text())
+    assert main(["run", "--model", "local", "--toy-models", str(models)]) == 2
+    plan = stopped_run["plan"]
+    assert plan.registry.path == str(models.resolve()) and plan.judge is None
     monkeypatch.delitem(FAMILIES, "toy")
     assert "toy" not in _subcommands(build_parser())
 
