@@ -221,18 +221,26 @@ class RunSettings(dg.ConfigurableResource):
                 return spec
         raise ConfigError(f"model {name!r} is not one this run's launch asks; launch it with --model {name}")
 
-    def step_spec(self, family: str, step: Any) -> ModelSpec | None:
-        """The model an across-models step asks, as the launch resolved it (``launch_plan.step_model``'s
-        rule: ``--judge``, else the profile's knob); None: the launch left the step out (its model's key
-        is not set, or it is a study's judge not in models.yaml: ``LaunchPlan.notes`` said so)."""
+    def step_model_name(self, family: str, step: Any) -> str | None:
+        """The model an across-models step asks, as the launch's plan names it (``launch_plan.step_model``'s
+        rule: ``--judge``, else the profile's knob); None: the launch left the step out (its model's key is
+        not set, or it is a study's judge not in models.yaml: ``LaunchPlan.notes`` said so)."""
+        from relreason_dagster.launch_plan import step_model
+
+        plan = self.launch_plan(steps=True)
+        if step.name in plan.left_out_steps:
+            return None
+        name = plan.step_models.get(step.name)  # a launch of no LLM (a baseline only) named none
+        return name if name is not None else step_model(family, step, plan.profile_for(family), plan.judge)
+
+    def step_spec(self, family: str, step: Any) -> ModelSpec:
+        """The spec of the model :meth:`step_model_name` names, asked for when the step has prompts: as
+        the launch resolved it; one it did not (it ran no LLM) is resolved here, through ``build_plan``."""
         plan = self.launch_plan(steps=True)
         if step.name not in plan.step_models and self.launch is not None:
-            # A launch of no LLM (a baseline only) resolved no step model: resolved now, checked the same.
             if ((), True) not in self._plans:
                 self._plans[((), True)] = self._built((), True)
             plan = self._plans[((), True)]
-        if step.name in plan.left_out_steps:
-            return None
         name = plan.step_models[step.name]
         return next(spec for spec in plan.step_specs if spec.name == name)
 

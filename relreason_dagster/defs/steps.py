@@ -60,14 +60,13 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
     )
     def _step(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
         profile = run_settings.profile_for(family)
-        spec: ModelSpec | None = None  # the model asked; a per-model step's is looked up when it asks
         if per_model:
             model = context.partition_key
         elif step.kind is not None:
-            spec = run_settings.step_spec(family, step)
-            if spec is None:  # its model has no key: the launch said so in one line
+            named = run_settings.step_model_name(family, step)
+            if named is None:  # its model has no key: the launch said so in one line
                 return dg.MaterializeResult(metadata={"rows": 0, "left_out": "its model's key is not set"})
-            model = spec.name
+            model = named
         else:
             model = ""
         # Another model's run may compact its lake files while this one reads (defs/vanished_files.py).
@@ -82,11 +81,11 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
         counts = {"prompts": 0, "model_calls": 0, "shared_prompts": 0, "from_cache": 0, "errors": 0}
         store = ResponseStore.default()
         progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
-        specs: list[ModelSpec] = [spec] if spec is not None else []
+        specs: list[ModelSpec] = []
 
         def ask(batch: list[StepPrompt]) -> dict[str, Reply]:
             if not specs:  # a step with nothing to ask needs no model (nor its key)
-                specs.append(run_settings.model(model))  # its key checked once, as the model's
+                specs.append(run_settings.model(model) if per_model else run_settings.step_spec(family, step))
             result = ask_model(
                 specs[0],
                 batch,

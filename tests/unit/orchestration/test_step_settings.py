@@ -48,17 +48,16 @@ def test_a_step_with_its_own_rule_names_its_model_per_method(tmp_path, monkeypat
     settings = RunSettings(profile="it-steps")
     named = {}
     for method in ("iro", "binary", "fge"):
-        spec = settings.step_spec("selfcontra", _across("selfcontra", f"selfcontra_detections_{method}"))
-        assert spec is not None
-        named[method] = spec.name
+        step = _across("selfcontra", f"selfcontra_detections_{method}")
+        named[method] = settings.step_model_name("selfcontra", step)
+        assert settings.step_spec("selfcontra", step).name == named[method]  # resolved, as asked
     assert named == {"iro": "j", "binary": "turbo", "fge": "j"}
     plan = build_plan([], profile="it-steps", steps_over_stored=True)
     assert {s: m for s, m in plan.step_models.items() if s.startswith("selfcontra_detections_")} == {
         f"selfcontra_detections_{method}": name for method, name in named.items()
     }
     cli = RunSettings(profile="it-steps", step_model="cli")
-    spec = cli.step_spec("selfcontra", _across("selfcontra", "selfcontra_detections_binary"))
-    assert spec is not None and spec.name == "cli"
+    assert cli.step_spec("selfcontra", _across("selfcontra", "selfcontra_detections_binary")).name == "cli"
 
 
 def test_overrides_change_single_knobs_of_one_family(tmp_path, monkeypatch):
@@ -89,3 +88,14 @@ def test_a_launchs_resolved_sections_are_all_a_step_reads(tmp_path, monkeypatch)
     assert "selfcontra" in settings.family_names()
     with pytest.raises(ConfigError, match="unknown profile 'it-steps'"):
         RunSettings(profile="it-steps").profile_for("selfcontra")
+
+
+def test_a_launch_of_a_baseline_only_names_its_step_models_by_the_same_rule(tmp_path, monkeypatch):
+    """A launch of no LLM resolves no step model (nothing new to judge); a judge step of its runs still
+    names its model by ``step_model``'s rule, and resolves it only if it has something to ask."""
+    profile = {"it-steps": {"extends": "smoke", "selfcontra": {"judge": "j"}}}
+    use_profiles(monkeypatch, tmp_path / "p.yaml", profile)
+    plan = build_plan(["dlm"], profile="it-steps")
+    assert plan.step_models == {} and plan.step_specs == ()
+    settings = RunSettings.from_plan(plan)
+    assert settings.step_model_name("selfcontra", _across("selfcontra")) == "j"
