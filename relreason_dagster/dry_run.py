@@ -25,18 +25,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from relreason_dagster import paths, profiles
+from relreason_dagster import paths
 from relreason_dagster.benchmarks.base import study_generation
-from relreason_dagster.benchmarks.registry import FAMILIES, baseline_names, get_family
+from relreason_dagster.benchmarks.registry import baseline_names, get_family
 from relreason_dagster.common.tokenizer import chat_prompt_tokens_many
+from relreason_dagster.launch_plan import LaunchPlan, spec_record
 from relreason_dagster.llm.context_window import context_window, split_too_long
 from relreason_dagster.llm.draw_plan import Work, draw_hash, plan_requests
 from relreason_dagster.llm.litellm_overhead import call_cost
-from relreason_dagster.llm.registry import ModelEntry, resolve_model
+from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.storage.lake import Lake
 from relreason_dagster.storage.prompt_snapshots import first_samples
 from relreason_dagster.storage.responses import ResponseStore
@@ -81,17 +81,13 @@ def _window_note(window: tuple[int | None, str], too_long: int) -> str:
     return ""
 
 
-def run_prompts(
-    profile: str, benchmarks: Sequence[str] | None, seed: int
-) -> dict[str, tuple[Any, list[dict[str, Any]]]]:
-    """Per family of the run: its profile section and its test prompts as the gateway takes them."""
-    in_profile = profiles.profile_families(profile)
-    names = list(benchmarks or [name for name in FAMILIES if name in in_profile])
+def run_prompts(plan: LaunchPlan) -> dict[str, tuple[Any, list[dict[str, Any]]]]:
+    """Per family of the launch's plan: its profile section and its test prompts as the gateway takes them."""
     out = {}
-    for name in names:
+    for name in plan.families:
         family = get_family(name)
-        section = profiles.get_profile(profile, name)
-        samples = family.generate(section, seed)
+        section = plan.profile_for(name)
+        samples = family.generate(section, plan.seed)
         rows = [p.row() for p in family.build_prompts(samples, section)]
         group_of = getattr(family, "dry_run_group", None)
         if group_of is not None:
@@ -108,7 +104,7 @@ def _asked(spec: ModelEntry, name: str, section: Any, rows: list[dict[str, Any]]
     rows = [r for r in rows if asks is None or asks(section, spec.kind, r["setting"])]
     pick = getattr(get_family(name), "prompts_for_model", None)  # e.g. each model in the study's wording
     if pick is not None:
-        rows = pick(section, spec.model_dump(), [{**r, "benchmark": name} for r in rows])
+        rows = pick(section, spec_record(spec), [{**r, "benchmark": name} for r in rows])
     if run.get("limit"):
         rows = first_samples([{**r, "benchmark": name} for r in rows], run["limit"])
     generation = study_generation(section)
@@ -148,36 +144,26 @@ def _stored_answers() -> ResponseStore | None:
     return ResponseStore(Lake.default())
 
 
-def estimate(
-    models: Sequence[str],
-    *,
-    profile: str,
-    benchmarks: Sequence[str] | None = None,
-    seed: int = profiles.DEFAULT_SEED,
-    samples: int | None = None,
-    model_options: dict[str, Any] | None = None,
-    limit: int | None = None,
-    judge: str | None = None,
-    batch: Any = None,
-) -> list[Estimate]:
-    """Every model's :class:`Estimate`, then one per across-models step that says what it would ask
-    (:func:`step_estimates`); no model is called and nothing is written."""
-    families = run_prompts(profile, benchmarks, seed)
+def estimate(plan: LaunchPlan) -> list[Estimate]:
+    """Every model's :class:`Estimate` of the launch's plan (``launch_plan.build_plan``: its models as
+    resolved, ``-M`` and ``--batch`` applied, its profile's sections, ``--samples``, ``--limit``), then one
+    per across-models step that says what it would ask (:func:`step_estimates`); nothing is resolved
+    again, no model is called and nothing is written."""
+    families = run_prompts(plan)
     store = _stored_answers()
+    run = {"samples": plan.samples, "limit": plan.limit}
+    specs = {spec.name: spec for spec in plan.specs}
     out = []
     # Shared by the models of one estimate (a study's list is dozens of models on the same prompts): a
     # prompt's tokens are the same for every model, and with nothing stored the plan of two models with
     # the same kind and params groups the same prompts into the same requests.
     tokens_of: dict[str, int] = {}
     plans: dict[str, Estimate] = {}
-    for name in dict.fromkeys(models):
+    for name in plan.models:
         if name in baseline_names():
             out.append(Estimate(model=name, note="a trained baseline: no model calls"))
             continue
-        spec = resolve_model(paths.models_path(), name, model_options)
-        live_notes: list[str] = []
-        if batch is not None:  # --batch: the model as the run would send it (llm/batch_choice.py)
-            spec = batch.apply(spec, live_notes)
+        spec = specs[name]
         window = context_window(spec)
         same_plan = json.dumps(
             [spec.kind, spec.params, spec.provider, window, spec.n], sort_keys=True, default=str
@@ -187,7 +173,7 @@ def estimate(
                 plans[same_plan], model=name, groups=[dataclasses.replace(g) for g in plans[same_plan].groups]
             )
         else:
-            est = _plan_estimate(spec, name, families, store, tokens_of, samples=samples, limit=limit)
+            est = _plan_estimate(spec, name, families, store, tokens_of, **run)
             plans[same_plan] = est
         est.cost_usd = (
             call_cost(spec.litellm_model, est.input_tokens, est.max_output_tokens) if est.calls else 0.0
@@ -209,13 +195,19 @@ def estimate(
                 if est.calls
                 else 0.0
             )
-        elif live_notes:
+        elif name in plan.batch_live:
             est.note = "; ".join(filter(None, [est.note, "runs live: its provider has no batch jobs"]))
         _price_groups(spec, est)
         out.append(est)
-    asked = _families_of(out, families, model_options, samples=samples, limit=limit)
+    asked = {
+        name: {
+            family: len(_asked(spec, family, section, rows, **run))
+            for family, (section, rows) in families.items()
+        }
+        for name, spec in specs.items()
+    }
     answers = {family: sum(per.get(family, 0) for per in asked.values()) for family in families}
-    out.extend(step_estimates(families, answers, store, tokens_of, judge=judge))
+    out.extend(step_estimates(plan, families, answers, store, tokens_of))
     return out
 
 
@@ -237,52 +229,33 @@ def _price_groups(spec: ModelEntry, est: Estimate) -> None:
             )
 
 
-def _families_of(
-    found: list[Estimate], families: dict[str, tuple[Any, list[dict[str, Any]]]], options: Any, **run: Any
-) -> dict[str, dict[str, int]]:
-    """Per benchmark model of the estimate, the test prompts it is asked per family (what a judge reads)."""
-    out: dict[str, dict[str, int]] = {}
-    for est in found:
-        if est.model in baseline_names():
-            continue
-        spec = resolve_model(paths.models_path(), est.model, options)
-        out[est.model] = {
-            name: len(_asked(spec, name, section, rows, **run)) for name, (section, rows) in families.items()
-        }
-    return out
-
-
 def step_estimates(
+    plan: LaunchPlan,
     families: dict[str, tuple[Any, list[dict[str, Any]]]],
     answers: dict[str, int],
     store: ResponseStore | None,
     tokens_of: dict[str, int],
-    *,
-    judge: str | None = None,
 ) -> list[Estimate]:
     """One :class:`Estimate` per across-models step that can say what it would ask (the optional step
     method ``dry_run_prompts(profile, answers)``: the prompts it can build now, such as a judge's on
     imported annotations, and how many more it asks on the run's own answers, whose text is not known
-    yet), labelled ``<model>[<step>]``.  Those further prompts count in ``prompts`` and ``calls``, not in
+    yet), labelled ``<model>[<step>]``; its model is the one the plan names for it
+    (``LaunchPlan.step_models``).  Those further prompts count in ``prompts`` and ``calls``, not in
     tokens or cost, and the note says how many.  A model whose key is not set is listed with a note."""
-    from relreason_dagster.benchmarks.base import step_model_name
     from relreason_dagster.benchmarks.registry import family_steps
-    from relreason_dagster.errors import ConfigError
     from relreason_dagster.llm.study_models import missing_key
 
+    specs = {spec.name: spec for spec in plan.step_specs}
     out = []
     for family, (section, _) in families.items():
         for step in family_steps(family):
             planned = getattr(step, "dry_run_prompts", None)
-            if step.stage != "across_models" or step.kind is None or planned is None:
-                continue
-            name = judge or step_model_name(step, section)
-            if not name:
+            name = plan.step_models.get(step.name)
+            if step.stage != "across_models" or step.kind is None or planned is None or not name:
                 continue
             label = f"{name}[{step.name}]"
-            try:
-                spec = resolve_model(paths.models_path(), name)
-            except ConfigError:
+            spec = specs.get(name)
+            if spec is None:  # left out by the plan: a study's judge not in models.yaml
                 out.append(Estimate(model=label, note=f"{name} is not in models.yaml: a run leaves it out"))
                 continue
             prompts, later = planned(section, answers.get(family, 0))

@@ -22,19 +22,29 @@ All of it before any engine loads: this module imports no Dagster, dbt, Great Ex
 LiteLLM (nor SymPy), so a refused launch ends in about a second (``llm/launch_checks.py``;
 ``tests/unit/cli/test_door_imports.py`` holds it to that).  A check added here keeps to the same.
 
-The runs get the plan through their run settings (``defs/resources.py``): the resolved model specs,
-the registry as read (so a step's redaction and the report read no file) and the profile's sections.
+The runs get the plan through their run settings (``defs/resources.py``, ``RunSettings.from_plan``):
+typed run config, the resolved model specs, the registry as read (so a step's redaction and the report
+read no file) and the profile's sections.  A run started from the UI has no plan from a command line:
+its step builds one here, with :func:`build_plan` from its run config, so it is checked exactly as a
+launch from the command line would be.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from relreason_dagster import paths, profiles
-from relreason_dagster.benchmarks.base import MAX_LIMIT, MAX_SAMPLES, Profile, step_model_name
+from relreason_dagster.benchmarks.base import (
+    MAX_LIMIT,
+    MAX_SAMPLES,
+    FollowUpStep,
+    Profile,
+    step_model_name,
+)
 from relreason_dagster.benchmarks.registry import (
     FAMILIES,
     baseline_family,
@@ -71,6 +81,8 @@ class LaunchPlan:
     seed: int
     specs: tuple[ModelEntry, ...]  # the benchmark LLMs (-M laid over), in order
     step_specs: tuple[ModelEntry, ...]  # the models the families' across-models steps ask (a judge)
+    # Each across-models step that asks a model -> the model it asks (:func:`step_model`), left-out ones too.
+    step_models: Mapping[str, str] = field(default_factory=dict)
     baseline_tasks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     registry: RegistrySnapshot | None = None  # models.yaml as read at the door
     dlm_train_size: int | None = None
@@ -83,10 +95,13 @@ class LaunchPlan:
     left_out_steps: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     skip_too_long: bool = False  # --skip-too-long: prompts over a model's window left out, not a stop
+    batch_live: tuple[str, ...] = ()  # --batch asked, but these models' providers run no batch jobs
 
     def profile_for(self, family: str) -> Profile:
-        """The family's section of the launch's profile (what a run's settings give its steps)."""
-        return Profile(self.profile, dict(self.sections.get(family, {})), profiles.family_knobs(family))
+        """The family's section of the launch's profile (what a run's settings give its steps); a copy,
+        so a step that changes its knobs changes no other step's."""
+        params = copy.deepcopy(dict(self.sections.get(family, {})))
+        return Profile(self.profile, params, profiles.family_knobs(family))
 
     @property
     def every_spec(self) -> tuple[ModelEntry, ...]:
@@ -110,24 +125,30 @@ def check_counts(samples: int | None, limit: int | None) -> None:
             raise ConfigError(f"{option}: at most {most:,} {unit}, got {value:,}; ask for fewer")
 
 
+def step_model(family: str, step: FollowUpStep, section: Profile, judge: str | None) -> str:
+    """The model an across-models step asks: ``judge`` (``--judge``), else the one its profile section
+    names (``base.step_model_name``: its knob, or its own rule).  The one place of this rule: the
+    launch's plan records its answer per step (``LaunchPlan.step_models``) and the runs read that."""
+    name = judge or step_model_name(step, section)
+    if not name:
+        raise ConfigError(
+            f"profile {section.name!r} names no model for {step.name}; pass --judge MODEL or set "
+            f"{step.model_knob!r} in its {family} section"
+        )
+    return str(name)
+
+
 def _step_models(
     families: Sequence[str], sections: Mapping[str, Mapping[str, Any]], profile: str, judge: str | None
 ) -> dict[str, list[str]]:
-    """The models the families' across-models steps ask, each with its steps: ``--judge``, else the
-    model each step's profile names (``base.step_model_name``: its knob, or its own rule)."""
+    """The models the families' across-models steps ask, each with its steps (:func:`step_model`)."""
     names: dict[str, list[str]] = {}
     for family in families:
         for step in family_steps(family):
             if step.stage != "across_models" or step.kind is None:
                 continue
             section = Profile(profile, dict(sections.get(family, {})), profiles.family_knobs(family))
-            name = judge or step_model_name(step, section)
-            if not name:
-                raise ConfigError(
-                    f"profile {profile!r} names no model for {step.name}; pass --judge MODEL or set "
-                    f"{step.model_knob!r} in its {family} section"
-                )
-            names.setdefault(str(name), []).append(step.name)
+            names.setdefault(step_model(family, step, section, judge), []).append(step.name)
     return names
 
 
@@ -188,15 +209,24 @@ def build_plan(
     models_file: str | Path | None = None,
     batch: BatchChoice | None = None,
     skip_too_long: bool = False,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    steps_over_stored: bool = False,
     dry_run: bool = False,
 ) -> LaunchPlan:
-    """The launch's plan: every check that needs no model call, made once; a problem is one line
-    (``dry_run``: a window too small for the prompts is a note, not a stop).
+    """The launch's plan: every check that needs no model call, made once; a problem is one line.
+
+    ``overrides``: single knobs of the profile's sections changed for this launch (a command's options,
+    ``{family: {knob: value}}``), laid over the sections the plan carries.  ``steps_over_stored``: the
+    launch runs the across-models steps over stored answers (`relreason selfcontra detect`, a judge run
+    started from the UI), so their models are resolved even with no LLM to run, and each must be
+    askable (its key set), as a ``--judge`` model must.  ``dry_run``: nothing will be called, so no key is
+    required (the dry run says which are missing; a step model a run would leave out is still resolved,
+    for the estimate to price) and a window too small for the prompts is a note, not a stop.
 
     Nothing is written: the home, the lake and Dagster's instance are untouched.
     """
     check_counts(samples, limit)
-    sections = profiles.resolve(profile)  # an unknown profile or a bad profile file: one line
+    sections = _with_overrides(profiles.resolve(profile), overrides)  # a bad profile: one line
     families = run_families(profile, sections, benchmarks)
     models = list(dict.fromkeys(models))
     baselines = baseline_names()
@@ -211,33 +241,38 @@ def build_plan(
         raise ConfigError(f"--train-size applies to a baseline model only ({', '.join(baselines)})")
     path = Path(models_file) if models_file else paths.models_path()
     llms = [m for m in models if m not in baselines]
-    registry = snapshot_registry(path) if llms or judge else None
+    registry = snapshot_registry(path) if llms or judge or steps_over_stored else None
     if registry is not None:  # a swept entry's own name runs every level (llm/sweeps.py)
         models = expand_names(models, registry.specs)
         llms = [m for m in models if m not in baselines]
     options = dict(model_options or {})
     checked: dict[str, ModelEntry] = {}
     batch_notes: list[str] = []
+    batch_live: list[str] = []
 
-    def resolved(name: str, with_options: Mapping[str, Any] | None) -> ModelEntry:
+    def resolved(name: str) -> ModelEntry:
         """The model resolved, its key, provider and budget checked (once per name)."""
         if name not in checked:
-            spec = resolve_model(path, name, with_options, registry=registry)
+            spec = resolve_model(path, name, options, registry=registry)
             if batch is not None:
+                said = len(batch_notes)
                 spec = batch.apply(spec, batch_notes)
-            require_api_key(spec)
+                batch_live.extend([name] if len(batch_notes) > said else [])
+            if not dry_run:  # a dry run calls nothing: it lists a model whose key is missing
+                require_api_key(spec)
             check_at_the_door(spec)
             checked[name] = spec
         return checked[name]
 
-    specs = tuple(resolved(name, options) for name in llms)
-    step_models = _step_models(families, sections, profile, judge) if specs else {}
+    specs = tuple(resolved(name) for name in llms)
+    asked = _step_models(families, sections, profile, judge) if specs or steps_over_stored else {}
     step_specs, left_out, why = [], [], []
-    for name, steps in step_models.items():
-        reason = None if judge else _why_left_out(name, registry)  # --judge M: M's key is required
-        if reason is None:
-            step_specs.append(resolved(name, options))
-        else:
+    for name, steps in asked.items():
+        # --judge M (or steps over stored answers): M's key is required.
+        reason = None if judge or steps_over_stored else _why_left_out(name, registry)
+        if reason is None or (dry_run and registry is not None and name in registry.specs):
+            step_specs.append(resolved(name))  # a dry run prices what a run would leave out, and says so
+        if reason is not None:
             left_out.extend(steps)
             why.append(f"{', '.join(steps)} ({name}: {reason})")
     notes = (f"relreason: left out, judging nothing: {'; '.join(why)}",) if why else ()
@@ -254,6 +289,7 @@ def build_plan(
         seed=seed,
         specs=specs,
         step_specs=tuple(step_specs),
+        step_models={step: name for name, steps in asked.items() for step in steps},
         baseline_tasks=baseline_tasks,
         registry=registry,
         dlm_train_size=dlm_train_size,
@@ -264,9 +300,27 @@ def build_plan(
         left_out_steps=tuple(left_out),
         notes=notes,
         skip_too_long=skip_too_long,
+        batch_live=tuple(batch_live),
     )
 
 
+def _with_overrides(
+    sections: dict[str, dict[str, Any]], overrides: Mapping[str, Mapping[str, Any]] | None
+) -> dict[str, dict[str, Any]]:
+    """The profile's sections with a launch's changes to single knobs laid over them (each knob is
+    checked against the family's ``Knobs`` where the section is read, as every knob is).  A family the
+    profile has no section for gets none: the launch does not run it (:func:`run_families` says so)."""
+    for family, changed in (overrides or {}).items():
+        if changed and family in sections:
+            sections[family] = {**sections[family], **copy.deepcopy(dict(changed))}
+    return sections
+
+
 def spec_record(spec: ModelEntry) -> dict[str, Any]:
-    """A spec as plain JSON values (what a run's settings carry)."""
+    """A spec as plain values (what a run's settings carry); :func:`spec_from_record` reads it back."""
     return spec.model_dump()
+
+
+def spec_from_record(record: Mapping[str, Any]) -> ModelEntry:
+    """The spec :func:`spec_record` made ``record`` of (a copy: the record stays as it was)."""
+    return ModelEntry(**copy.deepcopy(dict(record)))

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +24,7 @@ from relreason_dagster import env, paths, profiles
 from relreason_dagster.benchmarks.registry import baseline_names, get_family
 from relreason_dagster.errors import LaunchStopped
 from relreason_dagster.launch_plan import LaunchPlan, build_plan
-from relreason_dagster.results.launch_report import PipelineReport, count_from_lake, no_calls
+from relreason_dagster.results.launch_report import PipelineReport, count_from_lake
 from relreason_dagster.storage import launch_record
 
 DEFAULT_MAX_RUNS = 4  # model or DLM task runs kept going at once, each in a process of its own
@@ -50,8 +49,8 @@ def prepare_environment(profile: str, *, checked: bool = False) -> None:
     """Validate the profile (unless the launch's plan ``checked`` it), point Dagster at
     RELREASON_HOME and prepare the dbt project (``defs/dbt_prepare.py``) before definitions load.
 
-    The profile itself is not put anywhere: a launch passes its resolved sections to the runs in
-    their run settings (:func:`resolved_sections`).
+    The profile itself is not put anywhere: a launch passes its plan, resolved sections included, to
+    the runs in their run settings (``RunSettings.from_plan``).
     """
     from relreason_dagster.defs.dbt_prepare import prepare_dbt_project
     from relreason_dagster.defs.instance import ensure_instance
@@ -60,12 +59,6 @@ def prepare_environment(profile: str, *, checked: bool = False) -> None:
         profiles.profile_families(profile)  # an unknown profile or a bad profile file: one line
     ensure_instance(paths.relreason_home())
     prepare_dbt_project()
-
-
-def resolved_sections(profile: str) -> str:
-    """Profile ``profile`` resolved once, as the JSON the runs' settings carry (``RunSettings.sections``):
-    a step process reads no profile file, so it sees what this process saw."""
-    return json.dumps(profiles.resolve(profile))
 
 
 @contextlib.contextmanager
@@ -114,81 +107,9 @@ def _stored_since(models: list[str], since: datetime.datetime) -> str:
     return f"{total} model answers stored by this run ({each}) are kept in {where}" if each else ""
 
 
-def _collect(events: list[Any], report: PipelineReport) -> None:
-    """Calls, baseline trainings, check results and step failures from one run's DagsterEvents."""
-    from relreason_dagster.defs.steps import STEP_KIND_META
-
-    for event in events:
-        if event.event_type_value != "ASSET_MATERIALIZATION":
-            continue
-        mat = event.event_specific_data.materialization
-        key = mat.asset_key.to_user_string()
-        meta = {k: v.value for k, v in mat.metadata.items()}
-        if key == "model_responses" and mat.partition:
-            report.calls[mat.partition] = {
-                k: int(meta.get(k, 0))
-                for k in ("prompts", "model_calls", "from_cache", "already_stored", "errors")
-            }
-            report.calls[mat.partition]["shared_prompts"] = int(meta.get("shared_prompts", 0))
-            if float(meta.get("waited_s", 0.0)):
-                report.waited_s[mat.partition] = float(meta["waited_s"])
-            if float(meta.get("claimed_at", 0.0)):
-                report.claimed_at[mat.partition] = float(meta["claimed_at"])
-        if STEP_KIND_META in meta:  # a follow-up step that asked a model (defs/steps.py)
-            kind, calls = str(meta[STEP_KIND_META]), int(meta.get("model_calls", 0))
-            if mat.partition:  # asked the partition's model: its calls and errors count with that model's
-                counts = report.calls.setdefault(mat.partition, no_calls())
-                counts["model_calls"] += calls
-                counts["errors"] += int(meta.get("errors", 0))
-                counts["from_cache"] += int(meta.get("from_cache", 0))
-                shared = int(meta.get("shared_prompts", 0))
-                counts["shared_prompts"] = counts.get("shared_prompts", 0) + shared
-                counts["follow_ups"] = counts.get("follow_ups", 0) + int(meta.get("prompts", 0))
-                counts[f"{kind}_calls"] = counts.get(f"{kind}_calls", 0) + calls
-            else:  # a step model (a judge): several steps may ask it (one per method), so they add up
-                counts = report.calls.setdefault(f"{meta.get('step_model')} ({kind})", no_calls())
-                counts["prompts"] += int(meta.get("prompts", 0))
-                counts["model_calls"] += calls
-                counts["from_cache"] += int(meta.get("from_cache", 0))
-                counts["shared_prompts"] = counts.get("shared_prompts", 0) + int(
-                    meta.get("shared_prompts", 0)
-                )
-                counts["errors"] += int(meta.get("errors", 0))
-        baseline = key.removesuffix("_checkpoints")
-        if key.endswith("_checkpoints") and baseline in baseline_names() and mat.partition:
-            report.baselines.setdefault(baseline, {})[mat.partition] = {
-                k: int(meta.get(k, 0)) for k in ("trained", "reused")
-            }
-    for event in events:
-        if event.event_type_value == "ASSET_CHECK_EVALUATION":
-            ev = event.event_specific_data
-            report.checks.append((ev.check_name, ev.passed, ev.description or ""))
-            rows_checked = ev.metadata.get("rows_checked")
-            if rows_checked is not None:
-                report.check_rows[ev.check_name] = int(rows_checked.value)
-            if str(getattr(ev.severity, "value", ev.severity)) == "WARN":
-                report.warn_checks.add(ev.check_name)
-        if event.is_step_failure:
-            report.failures.append(f"{event.step_key}: {_root_cause(event.event_specific_data.error)}")
-
-
 def _utc_now() -> datetime.datetime:
     """Now as the lake's ``created_at`` holds it (naive UTC)."""
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-
-
-def _root_cause(error: Any) -> str:
-    """The innermost error of a Dagster error chain as "Type: first line": the wrapper ("Error
-    occurred while executing op ...") names no reason, and a full disk is told by the cause."""
-    seen = 0
-    while error is not None and (error.cause or error.context) is not None and seen < 20:
-        error, seen = error.cause or error.context, seen + 1
-    if error is None:
-        return "failed"
-    lines = (error.message or "").strip().splitlines()
-    text = lines[0] if lines else ""
-    name = error.cls_name or ""
-    return text if not name or text.startswith(name) or name in text.split(":")[0] else f"{name}: {text}"
 
 
 def _label(job: str, partition: str | None) -> str:
@@ -202,25 +123,27 @@ def _launch(
     run_settings: Any,
     tags: dict[str, str],
     *,
+    exclude: Sequence[str] = (),
     skip_unfed: bool = True,
     all_marts: bool = False,
     log: Any = None,
     instance: Any = None,
     options: LaunchOptions | None = None,
 ) -> PipelineReport:
-    """Plan and launch the runs; the report collects calls, checks, failures and run windows."""
+    """Plan and launch the runs; the report collects calls, checks, failures and run windows.
+    ``exclude``: steps the launch's plan left out (``LaunchPlan.left_out_steps``)."""
     import dagster as dg
 
     from relreason_dagster.defs.jobs import executor_name
     from relreason_dagster.defs.launcher import launch, plan_runs, release_dead_runs
+    from relreason_dagster.defs.run_events import collect
 
     options = options or LaunchOptions()
     executor = executor_name()
     instance = instance or dg.DagsterInstance.get()
     release_dead_runs(instance)
     report = PipelineReport()
-    left_out = list(getattr(run_settings, "left_out_steps", None) or ())  # steps without their model's key
-    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed, exclude=left_out, all_marts=all_marts)
+    runs = plan_runs(jobs, partitions, families, skip_unfed=skip_unfed, exclude=exclude, all_marts=all_marts)
     say = log or (lambda line: print(line, file=sys.stderr, flush=True))
 
     def on_start(batch: list[Any]) -> None:
@@ -231,7 +154,7 @@ def _launch(
         say(f"relreason: launching {together} ({executor} executor, {mode})")
 
     def on_done(outcome: Any) -> None:
-        _collect(outcome.events, report)
+        collect(outcome.events, report)
         seconds = outcome.finished - outcome.started
         report.runs.append(
             {
@@ -259,7 +182,7 @@ def _launch(
         runs,
         instance=instance,
         executor=executor,
-        run_settings=run_settings.model_dump() if hasattr(run_settings, "model_dump") else dict(run_settings),
+        run_settings=run_settings.model_dump(),
         tags=tags,
         max_runs=options.max_runs or DEFAULT_MAX_RUNS,
         max_steps=options.max_steps,
@@ -282,84 +205,30 @@ def _run_tags(models: list[str], families: list[str], profile: str, kind: str) -
     }
 
 
-def _step_specs(run_settings: Any, families: list[str]) -> list[Any]:
-    """The models the families' across-models steps ask (a judge), each resolved and checked at the door
-    (its key, its provider, its budget's price) before any step runs: one line, not a failed step."""
-    from relreason_dagster.benchmarks.registry import family_steps
-    from relreason_dagster.llm.launch_checks import check_at_the_door
-    from relreason_dagster.llm.registry import require_api_key, resolve_model, snapshot_registry
-
-    names = [
-        run_settings.model_for_step(family, step)
-        for family in families
-        for step in family_steps(family)
-        if step.stage == "across_models" and step.kind is not None
-    ]
-    if not names:
-        return []
-    registry = snapshot_registry(run_settings.models_path())
-    specs = []
-    for name in dict.fromkeys(names):
-        spec = resolve_model(registry.path, name, None, registry=registry)
-        require_api_key(spec)
-        check_at_the_door(spec)
-        specs.append(spec)
-    return specs
-
-
 def run_pipeline(
-    models: list[str],
+    plan: LaunchPlan,
     *,
-    profile: str = profiles.DEFAULT_PROFILE,
-    benchmarks: list[str] | None = None,
-    seed: int = profiles.DEFAULT_SEED,
     run_dbt: bool = True,
-    dlm_train_size: int | None = None,
-    judge: str | None = None,
     rerun: bool = False,
     on_launch: Callable[[], None] | None = None,
-    samples: int | None = None,
-    model_options: dict[str, Any] | None = None,
-    limit: int | None = None,
     launch: LaunchOptions | None = None,
-    plan: LaunchPlan | None = None,
     all_marts: bool = False,
 ) -> PipelineReport:
     """prepare, then every model's and baseline task's partition side by side, then the follow-ups and
     the marts.
 
     ``plan``: the launch resolved and checked at the door (``launch_plan.build_plan``, what `relreason
-    run` builds once); without one it is built here from the other arguments, which it then replaces.
+    run` builds once: models, profile, benchmarks, seed, ``--judge``, ``--samples``, ``--limit``, ``-M``,
+    the baseline's training size); the runs receive it whole, as their run config.  ``launch`` says how
+    the runs go (runs and steps at once, DLM trainings at once, lock wait, console level), never what
+    they compute.  ``all_marts`` (``--all-marts``) builds every dbt model, not only those downstream of
+    the run's families (``defs/dbt_scope.py``).
 
-    ``samples`` (``--samples K``) asks every prompt K times, each draw a row of its own (None: the
-    profile's ``samples`` knob, else once).  ``model_options`` (``-M KEY=VALUE``) are laid over every
-    LLM's entry; a model name with a ``/`` and no entry is an ad-hoc LiteLLM model string.  ``limit``
-    (``--limit N``) asks only the first N samples of each task.  ``launch`` says how the runs go
-    (runs and steps at once, DLM trainings at once, lock wait, console level), never what they compute.
-    ``all_marts`` (``--all-marts``) builds every dbt model, not only those downstream of the run's
-    families (``defs/dbt_scope.py``).
-
-    A baseline's model name (``dlm``, which the relational family declares) trains (or reuses) it for
-    the tasks the profile names and scores it on its family's test samples instead of calling an LLM;
-    ``dlm_train_size`` is its training-set size.  ``judge`` (default: the
-    profile's) is the model the families' across-models steps ask after every model has run.
     When nothing the results depend on changed since the last successful launch of the same
     command (``storage/launch_record.py``), no run starts and that launch's report comes back
     with ``unchanged_since`` set; ``rerun`` launches anyway.  ``on_launch`` is called once it is
     decided that runs start (the CLI prints a line: loading the pipeline takes seconds).
     """
-    if plan is None:
-        plan = build_plan(
-            models,
-            profile=profile,
-            benchmarks=benchmarks,
-            seed=seed,
-            judge=judge,
-            samples=samples,
-            limit=limit,
-            model_options=model_options,
-            dlm_train_size=dlm_train_size,
-        )
     prepare_environment(plan.profile, checked=True)
     specs = list(plan.specs)
     baseline_tasks = dict(plan.baseline_tasks)
@@ -411,7 +280,7 @@ def run_pipeline(
     from relreason_dagster.defs.resources import RunSettings
     from relreason_dagster.defs.sensors import register_model_partitions
 
-    run_settings = RunSettings.from_plan(plan, dlm_workers=(launch.dlm_workers if launch else None) or 0)
+    run_settings = RunSettings.from_plan(plan, dlm_workers=launch.dlm_workers if launch else None)
     families = list(plan.families)
     step_models = [spec.name for spec in plan.step_specs]
     instance = dg.DagsterInstance.get()  # one per launch: each costs tens of milliseconds
@@ -435,6 +304,7 @@ def run_pipeline(
             families,
             run_settings,
             _run_tags(list(plan.models), families, plan.profile, "run"),
+            exclude=plan.left_out_steps,
             instance=instance,
             options=launch,
             all_marts=all_marts,
@@ -458,6 +328,21 @@ def _open_batch_jobs(lake: Any, models: list[str]) -> bool:
     return any(jobs_of(lake, model) for model in models)
 
 
+def run_models(
+    models: Sequence[str],
+    *,
+    run_dbt: bool = True,
+    rerun: bool = False,
+    launch: LaunchOptions | None = None,
+    all_marts: bool = False,
+    **plan_args: Any,
+) -> PipelineReport:
+    """:func:`run_pipeline` of ``build_plan(models, **plan_args)``: the thin path for Python callers and
+    tests that name the models and the profile rather than build the plan themselves."""
+    plan = build_plan(models, **plan_args)
+    return run_pipeline(plan, run_dbt=run_dbt, rerun=rerun, launch=launch, all_marts=all_marts)
+
+
 def run_steps(
     benchmark: str,
     *,
@@ -470,28 +355,25 @@ def run_steps(
     """Only ``benchmark``'s steps over stored answers (e.g. a judge's verdicts), then dbt build.
 
     No benchmark model is called.  ``step_model`` replaces the profile's (``--judge``); ``overrides``
-    change single knobs of the family's profile section for this run (a command's options).
+    change single knobs of the family's profile section for this run (a command's options).  The launch
+    is planned like any other (``build_plan``): each step model resolved and checked at the door (its
+    key, its provider, its budget's price) before any step runs, one line rather than a failed step.
     """
-    import json
-
-    prepare_environment(profile)
     get_family(benchmark)
+    plan = build_plan(
+        [],
+        profile=profile,
+        benchmarks=[benchmark],
+        judge=step_model,
+        overrides={benchmark: overrides} if overrides else None,
+        steps_over_stored=True,
+    )
+    prepare_environment(plan.profile, checked=True)
     from relreason_dagster.defs.resources import RunSettings
 
-    fields: dict[str, Any] = {
-        "profile": profile,
-        "sections": resolved_sections(profile),
-        "benchmarks": [benchmark],
-        "models_file": str(paths.models_path()),
-        "step_model": step_model or "",
-        "overrides": json.dumps({benchmark: overrides}) if overrides else "",
-    }
-    run_settings = RunSettings(**fields)
-    families = run_settings.family_names()  # a profile without the family's section fails here, in one line
-    specs = _step_specs(run_settings, families)
-    step_models = [spec.name for spec in specs]
-    launch_specs = json.dumps([spec.model_dump() for spec in specs])
-    run_settings = RunSettings(**fields, launch_specs=launch_specs, keys_checked=True)
+    run_settings = RunSettings.from_plan(plan)
+    families = list(plan.families)
+    step_models = [spec.name for spec in plan.step_specs]
     jobs = ["judge"] + (["marts"] if run_dbt else [])
     log = paths.relreason_home() / "logs" / "dbt.log"
     since = _utc_now()
@@ -505,6 +387,7 @@ def run_steps(
             families,
             run_settings,
             _run_tags([], families, profile, "detect"),
+            exclude=plan.left_out_steps,
             skip_unfed=False,
             options=launch,
         )

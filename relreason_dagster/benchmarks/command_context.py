@@ -17,7 +17,7 @@ class CommandContext(Protocol):
     """The `relreason run` parser and the generic helpers the CLI lends a family's commands."""
 
     def add_run_option(self, flag: str, *, keyword: str, **kwargs: Any) -> None:
-        """An option of `relreason run` whose value is passed on as ``run_pipeline(keyword=value)``."""
+        """An option of `relreason run` whose value is passed on as ``build_plan(keyword=value)``."""
         ...
 
     def add_report_option(self, flag: str, *, apply: Callable[[Any], None], **kwargs: Any) -> None:

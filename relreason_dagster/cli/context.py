@@ -29,13 +29,13 @@ class CommandContext:
     """
 
     run_parser: argparse.ArgumentParser | None = None  # set by `relreason run`'s registration
-    # run_pipeline keyword -> attribute of the parsed arguments, for the options families add to `run`.
+    # build_plan keyword -> attribute of the parsed arguments, for the options families add to `run`.
     run_keywords: dict[str, str] = field(default_factory=dict)
     # Options families add to `relreason report`: (flag, argparse keywords, what to do with the value).
     report_options: list[tuple[str, dict[str, Any], Callable[[Any], None]]] = field(default_factory=list)
 
     def add_run_option(self, flag: str, *, keyword: str, **kwargs: Any) -> None:
-        """An option of `relreason run` whose value is passed on as ``run_pipeline(keyword=value)``."""
+        """An option of `relreason run` whose value is passed on as ``build_plan(keyword=value)``."""
         if self.run_parser is None:
             raise RuntimeError("`relreason run` registers before the commands that add options to it")
         action = self.run_parser.add_argument(flag, **kwargs)

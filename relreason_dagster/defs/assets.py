@@ -23,6 +23,7 @@ from relreason_dagster.common.tokenizer import DEFAULT_TOKENIZER, chat_prompt_to
 from relreason_dagster.defs.partitions import CELERY_QUEUE_TAG, DUCKDB_POOL, MODEL_QUEUE, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
+from relreason_dagster.launch_plan import spec_record
 from relreason_dagster.llm.context_window import context_window, split_too_long
 from relreason_dagster.llm.gateway import run_model
 from relreason_dagster.llm.run_stats import ProgressPrinter, RunStats
@@ -156,7 +157,9 @@ def prompts(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings:
                 {name: (keys[name], len(by_family[name])) for name in todo if name in keys},
             )
         # Each run model that names its own tokenizer (models.yaml ``tokenizer:``) gets its counts too.
-        own = count_for_models(con, model_tokenizers(run_settings.launched_specs()), families)
+        own = count_for_models(
+            con, model_tokenizers(spec_record(spec) for spec in run_settings.launched_specs()), families
+        )
         if own:
             context.log.info(f"prompts counted in the models' own tokenizers: {own}")
         stats = fetch_dicts(
@@ -207,7 +210,7 @@ def _asked(run_settings: RunSettings, spec: Any, rows: list[dict[str, Any]]) -> 
         or row.get("setting") is None  # a snapshot written before prompts carried their setting
         or deciders[row["benchmark"]][0](deciders[row["benchmark"]][1], kind, row["setting"])
     ]
-    return model_prompts(kept, spec.model_dump(), run_settings.profile_for)
+    return model_prompts(kept, spec_record(spec), run_settings.profile_for)
 
 
 def model_prompts(

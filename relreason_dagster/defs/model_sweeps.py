@@ -17,18 +17,6 @@ from relreason_dagster.storage.schema import ensure_schema
 ASSET = "model_sweeps"
 
 
-def launch_specs(run_settings: RunSettings) -> list:
-    """The models this run's launch resolved; a run from the UI (no launch) takes every model of its
-    models.yaml, so a sweep run there is described too."""
-    import json
-
-    from relreason_dagster.llm.registry import ModelEntry, load_registry
-
-    if run_settings.launch_specs:
-        return [ModelEntry(**record) for record in json.loads(run_settings.launch_specs)]
-    return list(load_registry(run_settings.models_path()).values())
-
-
 @dg.asset(
     name=ASSET,
     group_name="inputs",
@@ -39,7 +27,9 @@ def launch_specs(run_settings: RunSettings) -> list:
 def model_sweeps(
     context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings
 ) -> dg.MaterializeResult:
-    rows = sweep_rows(launch_specs(run_settings))
+    # The models this run's launch resolved; a run from the UI (no launch) takes every model of its
+    # models.yaml, so a sweep run there is described too.
+    rows = sweep_rows(run_settings.launched_specs())
     with duckdb.get_connection() as con:
         ensure_schema(con)
         upsert_rows(con, ASSET, rows)

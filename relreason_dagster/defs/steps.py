@@ -24,6 +24,7 @@ from relreason_dagster.defs.assets import parsed_answers
 from relreason_dagster.defs.partitions import DUCKDB_POOL, family_tag, models_partitions
 from relreason_dagster.defs.resources import DuckDBFile, RunSettings
 from relreason_dagster.defs.vanished_files import retry_if_lake_files_vanish
+from relreason_dagster.launch_plan import spec_record
 from relreason_dagster.llm.ask import ask_model, run_step
 from relreason_dagster.llm.registry import ModelEntry
 from relreason_dagster.llm.run_stats import ProgressPrinter
@@ -59,12 +60,13 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
     )
     def _step(context: dg.AssetExecutionContext, duckdb: DuckDBFile, run_settings: RunSettings):
         profile = run_settings.profile_for(family)
-        if step.name in run_settings.left_out_steps:  # its model has no key: the launch said so in one line
-            return dg.MaterializeResult(metadata={"rows": 0, "left_out": "its model's key is not set"})
         if per_model:
             model = context.partition_key
         elif step.kind is not None:
-            model = run_settings.model_for_step(family, step)
+            named = run_settings.step_model_name(family, step)
+            if named is None:  # its model has no key: the launch said so in one line
+                return dg.MaterializeResult(metadata={"rows": 0, "left_out": "its model's key is not set"})
+            model = named
         else:
             model = ""
         # Another model's run may compact its lake files while this one reads (defs/vanished_files.py).
@@ -75,7 +77,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 for name, (sql, params) in step.reads(model, profile).items()
             }
         if per_model and getattr(step, "reads_model_entry", False):  # as the launch resolved it
-            stored[MODEL_ENTRY] = [run_settings.model(model).model_dump()]
+            stored[MODEL_ENTRY] = [spec_record(run_settings.model(model))]
         counts = {"prompts": 0, "model_calls": 0, "shared_prompts": 0, "from_cache": 0, "errors": 0}
         store = ResponseStore.default()
         progress = ProgressPrinter(log=lambda line: (context.log.info(line), print(line, file=sys.stderr)))
@@ -83,7 +85,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
 
         def ask(batch: list[StepPrompt]) -> dict[str, Reply]:
             if not specs:  # a step with nothing to ask needs no model (nor its key)
-                specs.append(run_settings.model(model))  # its key checked once, as the model's
+                specs.append(run_settings.model(model) if per_model else run_settings.step_spec(family, step))
             result = ask_model(
                 specs[0],
                 batch,
@@ -92,7 +94,7 @@ def step_asset(family: str, step: FollowUpStep) -> dg.AssetsDefinition:
                 connect=duckdb.get_connection,
                 store=store,
                 progress=progress,
-                key_checked=True,  # run_settings.model checked it (or the launch did)
+                key_checked=True,  # the launch's plan checked it (a run from the UI: its step's plan)
                 ledger=context.run_id,  # the requests sent, kept for the launch's count
             )
             counts["prompts"] += len(batch)

@@ -50,9 +50,9 @@ def tiny_home(tmp_path, monkeypatch):
 
 
 def test_local_model_end_to_end_then_fully_cached(tiny_home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    first = run_pipeline(["smollm2-135m"], profile="e2e-tiny")
+    first = run_models(["smollm2-135m"], profile="e2e-tiny")
     assert first.failures == []
     corrections = first.calls["smollm2-135m"]["self_correction_calls"]
     assert corrections in (0, 1)  # asked again only if the first answer was wrong
@@ -83,6 +83,6 @@ def test_local_model_end_to_end_then_fully_cached(tiny_home):
     assert {s for (s,) in statuses} <= {"ok", "refused"}
     assert len(contents) == 9 + 6 + 1 + corrections and all(c[0] is not None for c in contents)
 
-    second = run_pipeline(["smollm2-135m"], profile="e2e-tiny", run_dbt=False)  # about calls only
+    second = run_models(["smollm2-135m"], profile="e2e-tiny", run_dbt=False)  # about calls only
     assert second.total_calls == 0
     assert second.calls["smollm2-135m"]["already_stored"] == 9 + 6 + 1

@@ -44,7 +44,7 @@ def _half(text: str) -> bool:
 def report_html(tmp_path_factory) -> Path:
     """A home with two scripted models and the DLM on one task, then `relreason report` on it."""
     from relreason_dagster.cli import main
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     root = tmp_path_factory.mktemp("report")
     mp = pytest.MonkeyPatch()
@@ -71,7 +71,7 @@ def report_html(tmp_path_factory) -> Path:
     set_responder("oracle", lambda messages, params: gold_by_text.get(messages[-1]["content"], JUNK))
     set_responder("coin", coin)
     set_responder("judge", lambda messages, params: "no")
-    report = run_pipeline(["oracle", "coin", "dlm"], profile="smoke")
+    report = run_models(["oracle", "coin", "dlm"], profile="smoke")
     assert report.failures == []
     out = root / "report"
     assert main(["report", "--out", str(out)]) == 0

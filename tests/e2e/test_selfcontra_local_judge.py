@@ -38,9 +38,9 @@ def test_local_judge_fills_the_detection_f1_mart(tmp_path, monkeypatch):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("RELREASON_DUCKDB", raising=False)
     use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"e2e-selfcontra": PROFILE})
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    report = run_pipeline(["smollm2-135m"], profile="e2e-selfcontra")
+    report = run_models(["smollm2-135m"], profile="e2e-selfcontra")
     assert report.failures == []
     judge = report.calls["smollm2-135m (judge)"]
     assert judge["errors"] == 0 and judge["model_calls"] > 0

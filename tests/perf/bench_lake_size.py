@@ -94,7 +94,7 @@ def bench_lake_size() -> dict[str, Any]:
     import yaml
 
     from relreason_dagster import paths
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
     from relreason_dagster.profiles import PROFILE_FILE_ENV
     from relreason_dagster.storage.prompt_texts import distinct_text_bytes
     from tests.fakes.scripted_provider import register_scripted_provider, set_responder
@@ -119,7 +119,7 @@ def bench_lake_size() -> dict[str, Any]:
         register_scripted_provider()
         set_responder(MODEL, lambda messages, params: "True")
         start = time.perf_counter()
-        report = run_pipeline([MODEL], profile=PROFILE, run_dbt=False)
+        report = run_models([MODEL], profile=PROFILE, run_dbt=False)
         run_s = time.perf_counter() - start
         if report.failures:
             raise RuntimeError(f"the run failed: {report.failures}")

@@ -201,7 +201,7 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
         from relreason_dagster.defs import assets, checks, dbt, resources, sensors  # noqa: F401
         from relreason_dagster.llm.gateway import run_model
         from relreason_dagster.llm.registry import get_model
-        from relreason_dagster.pipeline import run_pipeline
+        from relreason_dagster.pipeline import run_models
         from tests.fakes.scripted_provider import (
             call_count,
             register_scripted_provider,
@@ -226,7 +226,7 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
         reset_calls()
         with timed_materialize() as records, Timer() as t:
             # rerun: the cached run is measured, not the skip of a launch with nothing changed.
-            report = run_pipeline([MODEL], profile=PROFILE, seed=seed, rerun=True)
+            report = run_models([MODEL], profile=PROFILE, seed=seed, rerun=True)
         calls = report.calls.get(MODEL, {})
         n_prompts = calls.get("prompts", n_gold)
         # The acceptance measure leaves dbt out: the marts run (dbt build, the figures drawn from the
@@ -253,7 +253,7 @@ def _bench_in(root: Path, seed: int, out: dict[str, Any]) -> None:
     # `relreason run` costs (the launch record finds every input unchanged and starts no run).
     reset_calls()
     with Timer() as t:
-        report = run_pipeline([MODEL], profile=PROFILE, seed=seed)
+        report = run_models([MODEL], profile=PROFILE, seed=seed)
     n_prompts = runs[-1]["prompts"]
     out["unchanged"] = {
         "label": "run 3 (nothing changed, no --rerun)",
@@ -308,7 +308,7 @@ def render(result: dict[str, Any]) -> str:
     runs = result["runs"]
     n = runs[0]["prompts"]
     lines.append(
-        f"`run_pipeline(['{MODEL}'], profile='{PROFILE}')`: {n:,} prompts (9 tasks x 2 splits x "
+        f"`run_models(['{MODEL}'], profile='{PROFILE}')`: {n:,} prompts (9 tasks x 2 splits x "
         f"{result['per_split']} x 3 settings, 1 few-shot example), `scripted/{MODEL}` answering each "
         f"prompt with its gold answer instantly, concurrency {result['concurrency']}.  One-time imports, "
         f"tokenizer and Great Expectations context ({result['warmup_s']} s) and building the oracle "

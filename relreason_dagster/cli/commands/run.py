@@ -141,43 +141,45 @@ def register(subparsers: Any, context: CommandContext) -> None:
 
 def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str, str] | None = None) -> int:
     """`relreason run` / `relreason demo`; ``run_keywords`` are the run options families added
-    (``CommandContext.add_run_option``): run_pipeline keyword -> attribute of ``args``."""
+    (``CommandContext.add_run_option``): ``build_plan`` keyword -> attribute of ``args``."""
     from relreason_dagster.benchmarks.registry import baseline_names
     from relreason_dagster.launch_plan import build_plan
     from relreason_dagster.llm.study_models import registry_models, said_missing_key
     from relreason_dagster.pipeline import run_pipeline
 
+    dry = getattr(args, "dry_run", False)
     if demo or not args.model:  # the registry's models; a dry run lists those without a key too
-        models = registry_models(paths.models_path(), keep_missing_keys=getattr(args, "dry_run", False))
+        models = registry_models(paths.models_path(), keep_missing_keys=dry)
         models += baseline_names() if demo else []
     else:
         models = _with_sweep_levels(list(dict.fromkeys(args.model)))
     benchmarks = [args.benchmark] if getattr(args, "benchmark", None) else None
-    model_options = _model_options(getattr(args, "model_option", None))
     family_options = {keyword: getattr(args, dest) for keyword, dest in (run_keywords or {}).items()}
+    if dry:  # a dry run calls nothing: a registry model without its key is listed (said once), not checked
+        for model in models:
+            said_missing_key(model)
     # Bad input is one line and nothing else: the launch is resolved and checked once, here, before the
-    # first progress line and before anything is written (launch_plan.py); the runs get it by value.
-    # A dry run calls nothing: a registry model without its key is listed (said once), not checked.
-    dry = getattr(args, "dry_run", False)
+    # first progress line and before anything is written (launch_plan.py); the runs get it by value, and
+    # a dry run estimates this same plan.
     plan = build_plan(
-        [m for m in models if not (dry and said_missing_key(m))],
+        models,
         profile=args.profile,
         benchmarks=benchmarks,
         seed=args.seed,
         samples=getattr(args, "samples", None),
         limit=getattr(args, "limit", None),
-        model_options=model_options,
+        model_options=_model_options(getattr(args, "model_option", None)),
         dlm_train_size=getattr(args, "train_size", None),
-        judge=family_options.get("judge"),  # run_pipeline's keyword too (the plan carries it)
         batch=_batch_choice(args),
         skip_too_long=bool(getattr(args, "skip_too_long", False)),
         dry_run=dry,
+        **family_options,  # e.g. judge (Self-Contra's --judge)
     )
     families = benchmarks or sorted(plan.sections)
     for line in plan.notes:  # steps left out (a judge without its key), prompts over a window: one line
         say(line)
-    if getattr(args, "dry_run", False):
-        return _dry_run(args, models, benchmarks, model_options, judge=plan.judge, batch=_batch_choice(args))
+    if dry:
+        return _dry_run(plan)
     say(
         f"relreason: {'demo' if demo else 'run'} of {', '.join(models)} on {', '.join(families)} "
         f"(profile {args.profile}, results in {paths.relreason_home()})"
@@ -185,13 +187,11 @@ def cmd_run(args: argparse.Namespace, demo: bool = False, run_keywords: dict[str
     start = time.perf_counter()
     try:
         report = run_pipeline(
-            models,
-            plan=plan,
+            plan,
             rerun=args.rerun,
             on_launch=lambda: say("relreason: loading the pipeline (Dagster definitions, dbt manifest) ..."),
             launch=launch_options(args),
             all_marts=demo or getattr(args, "all_marts", False),
-            **family_options,
         )
     except Exception as exc:
         if not report_no_space(exc):
@@ -240,29 +240,13 @@ def _with_sweep_levels(names: list[str]) -> list[str]:
     return expand_names(names, specs)
 
 
-def _dry_run(
-    args: argparse.Namespace,
-    models: list[str],
-    benchmarks: list[str] | None,
-    options: dict[str, Any],
-    judge: str | None = None,
-    batch: Any = None,
-) -> int:
-    """`relreason run --dry-run`: per model, the prompts, the calls still to make, tokens and cost; then
-    per across-models step that can say what it would ask (a judge, per detection method), its model's."""
+def _dry_run(plan: Any) -> int:
+    """`relreason run --dry-run`: per model of the launch's plan, the prompts, the calls still to make,
+    tokens and cost; then per across-models step that can say what it would ask (a judge, per detection
+    method), its model's."""
     from relreason_dagster.dry_run import estimate
 
-    found = estimate(
-        models,
-        profile=args.profile,
-        benchmarks=benchmarks,
-        seed=args.seed,
-        samples=getattr(args, "samples", None),
-        model_options=options or None,
-        limit=getattr(args, "limit", None),
-        judge=judge,
-        batch=batch,
-    )
+    found = estimate(plan)
     columns = [
         "model",
         "prompts",

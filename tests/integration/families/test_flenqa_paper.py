@@ -94,14 +94,14 @@ def home(tmp_path_factory):
     with FakeOpenAIServer(responder=_responder(by_text)) as server:
         isolated_home(mp, root, _models_yaml(server.api_base))
         build_only_the_runs_marts(mp)  # its tests read FLenQA's marts and figures
-        from relreason_dagster.pipeline import run_pipeline
+        from relreason_dagster.pipeline import run_models
 
-        report = run_pipeline([MODEL], profile=PROFILE, benchmarks=["flenqa"])
+        report = run_models([MODEL], profile=PROFILE, benchmarks=["flenqa"])
         paper_requests = server.entries()
         server.reset_log()
         errors = rows("SELECT count(*) FROM raw.responses WHERE error IS NOT NULL")
         # The marts stay the paper run's: the second run only shows what it asks.
-        other = run_pipeline([MODEL], profile=OTHER, benchmarks=["flenqa"], run_dbt=False)
+        other = run_models([MODEL], profile=OTHER, benchmarks=["flenqa"], run_dbt=False)
         other_requests = server.entries()
     assert report.failures == [], report.failures
     assert other.failures == [], other.failures

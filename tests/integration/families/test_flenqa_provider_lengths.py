@@ -54,7 +54,7 @@ def _models_yaml(api_base: str) -> str:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> Any:
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     root = tmp_path_factory.mktemp("provider_lengths")
     mp = pytest.MonkeyPatch()
@@ -62,7 +62,7 @@ def home(tmp_path_factory) -> Any:
     try:
         with FakeOpenAIServer(prompt_tokens=scaled_prompt_tokens(FACTOR)) as server:
             isolated_home(mp, root, _models_yaml(server.api_base))
-            run_pipeline(["coarse", "plain"], profile="smoke", benchmarks=["flenqa"])
+            run_models(["coarse", "plain"], profile="smoke", benchmarks=["flenqa"])
             calls = len(server.entries())
         yield {"root": root, "calls": calls}
     finally:

@@ -94,12 +94,12 @@ def home(tmp_path_factory):
 
 
 def test_chat_models_zero_shot_and_base_models_three_shot(home, tmp_path):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     only = {"zero_shot_only_questions", "three_shot_only_questions"}
     assert {"zero_shot", "three_shot", "trick", "Multi-Q"} | only <= home["settings"]
     reset_calls()
-    report = run_pipeline(["chatbot", "basebot"], profile=PROFILE, benchmarks=["kor"])
+    report = run_models(["chatbot", "basebot"], profile=PROFILE, benchmarks=["kor"])
     assert report.failures == []
     n, n_mixed, n_steps = home["n_single"], home["n_mixed"], home["n_steps"]
     assert n_steps == 2  # §6.1: the sub-steps of the first stepwise item of cipher rule 23

@@ -66,10 +66,10 @@ def home(tmp_path_factory):
 
 
 def test_self_correction_rounds_real_life_and_mixed(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["learner", "stubborn"], profile="smoke", benchmarks=["kor"])
+    report = run_models(["learner", "stubborn"], profile="smoke", benchmarks=["kor"])
     assert report.failures == []
     n = home["n_single"]
     # learner: every single question once, then once more (corrected in round 1); stubborn: all rounds.
@@ -167,10 +167,10 @@ def test_section5_marts_and_the_real_life_figure(home, tmp_path):
 
 
 def test_rerun_reuses_every_round(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["learner", "stubborn"], profile="smoke", benchmarks=["kor"], run_dbt=False)
+    report = run_models(["learner", "stubborn"], profile="smoke", benchmarks=["kor"], run_dbt=False)
     assert report.failures == []
     assert call_count("learner") == 0 and call_count("stubborn") == 0
     assert rows("SELECT count(*) FROM raw.kor_rounds WHERE model = 'stubborn'") == [

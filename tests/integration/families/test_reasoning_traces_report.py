@@ -85,12 +85,12 @@ def home(tmp_path_factory):
     replies, n_short, n_long = _script()
     set_responder("plain", lambda messages, params: "I cannot tell.")
     set_responder("thinker", lambda messages, params: replies.get(messages[-1]["content"], "I cannot tell."))
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     pages = {}
     try:
         for model in ("plain", "thinker"):
-            report = run_pipeline([model], profile="smoke", benchmarks=["kor"])
+            report = run_models([model], profile="smoke", benchmarks=["kor"])
             assert report.failures == [], report.failures
             con = duckdb.connect(str(paths.duckdb_path()), read_only=True)
             try:

@@ -74,9 +74,9 @@ def home(tmp_path_factory):
 
     register_scripted_provider()
     set_responder(MODEL, answer)
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    report = run_pipeline([MODEL, "dlm"], profile=PROFILE, benchmarks=["relational"])
+    report = run_models([MODEL, "dlm"], profile=PROFILE, benchmarks=["relational"])
     assert report.failures == []
     yield root
     set_responder(MODEL, None)

@@ -63,9 +63,9 @@ def test_paper_profile_requests_carry_the_studys_temperature(tmp_path):
         assert {p.setting for p in built} == {"zero_answer", "zero_reason", "few_answer", "few_reason"}
         with FakeOpenAIServer() as server:
             isolated_home(mp, tmp_path, _models_yaml(server.api_base))
-            from relreason_dagster.pipeline import run_pipeline
+            from relreason_dagster.pipeline import run_models
 
-            report = run_pipeline([MODEL], profile=PROFILE, benchmarks=["selfcontra"], run_dbt=False)
+            report = run_models([MODEL], profile=PROFILE, benchmarks=["selfcontra"], run_dbt=False)
             requests = server.entries()
         assert report.failures == [], report.failures
         # The test prompts' requests (the judge's detection probes of these answers are not the study's).

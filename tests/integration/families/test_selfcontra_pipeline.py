@@ -82,10 +82,10 @@ def home(tmp_path_factory):
 
 
 def test_detection_f1_against_the_human_labels(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["oracle"], profile=PROFILE)
+    report = run_models(["oracle"], profile=PROFILE)
     assert report.failures == []
     assert report.calls["yes_judge (judge)"]["errors"] == 0
     # One judge, one step per method: the summary adds the methods' calls up (it kept the last one's).
@@ -137,9 +137,9 @@ def test_own_responses_are_judged_and_reported(home):
 
 
 def test_second_run_asks_the_judge_nothing_new(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    report = run_pipeline(["oracle"], profile=PROFILE, run_dbt=False)
+    report = run_models(["oracle"], profile=PROFILE, run_dbt=False)
     assert report.total_calls == 0
     assert report.calls["yes_judge (judge)"]["model_calls"] == 0
 

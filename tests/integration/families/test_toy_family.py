@@ -61,7 +61,7 @@ def home(tmp_path_factory):
 
 
 def test_a_registered_toy_family_runs_end_to_end(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     numbers = home
     n = len(numbers)
@@ -70,7 +70,7 @@ def test_a_registered_toy_family_runs_end_to_end(home):
     assert n == 8 and 0 < n_correct < n  # the profile's size, and a result that is neither 0 nor 1
 
     reset_calls()
-    report = run_pipeline(["toy-answerer"], profile="smoke", benchmarks=["toy"])
+    report = run_models(["toy-answerer"], profile="smoke", benchmarks=["toy"])
     assert report.failures == []
     assert call_count("toy-answerer") == n
     assert rows("SELECT benchmark, count(*) FROM raw.samples GROUP BY 1") == [("toy", n)]
@@ -108,10 +108,10 @@ def test_a_registered_toy_family_runs_end_to_end(home):
 
 
 def test_a_second_run_asks_nothing(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["toy-answerer"], profile="smoke", benchmarks=["toy"], run_dbt=False)
+    report = run_models(["toy-answerer"], profile="smoke", benchmarks=["toy"], run_dbt=False)
     assert report.failures == [] and report.total_calls == 0 and call_count("toy-answerer") == 0
 
 

@@ -58,9 +58,9 @@ def home(tmp_path_factory):
     mp.setenv(KEY_ENV, KEY)
     with FakeOpenAIServer(faults=_refused) as server:
         isolated_home(mp, root, _models_yaml(server.api_base))
-        from relreason_dagster.pipeline import run_pipeline
+        from relreason_dagster.pipeline import run_models
 
-        report = run_pipeline([MODEL], profile="smoke", benchmarks=["relational"])
+        report = run_models([MODEL], profile="smoke", benchmarks=["relational"])
         requests = server.entries()
     assert report.failures == [], report.failures
     assert {e.status for e in requests} == {200, 401}  # some refused, some answered

@@ -44,9 +44,9 @@ def test_self_correction_errors_are_counted_with_the_models_calls(tmp_path, monk
     register_scripted_provider()
     set_responder("refuser", refuser)
     reset_calls()
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    report = run_pipeline(["refuser"], profile="smoke", benchmarks=["kor"], run_dbt=False)
+    report = run_models(["refuser"], profile="smoke", benchmarks=["kor"], run_dbt=False)
     assert refused > 1, "no follow-up was asked: the test shows nothing"
     counts = report.calls["refuser"]
     assert counts["errors"] == refused, counts

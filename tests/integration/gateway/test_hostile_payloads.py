@@ -100,9 +100,9 @@ def run(tmp_path_factory):
 
     with FakeOpenAIServer(responder=responder) as server:
         isolated_home(mp, root, _models_yaml(server.api_base))
-        from relreason_dagster.pipeline import run_pipeline
+        from relreason_dagster.pipeline import run_models
 
-        report = run_pipeline([MODEL], profile="smoke")
+        report = run_models([MODEL], profile="smoke")
     yield {
         "report": report,
         "kinds": kinds,

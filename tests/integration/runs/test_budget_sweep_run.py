@@ -101,7 +101,7 @@ def sweep(tmp_path_factory) -> Any:
 
     from relreason_dagster.cli import main
     from relreason_dagster.defs.partitions import MODELS_PARTITION
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     root = tmp_path_factory.mktemp("budget_sweep")
     mp = pytest.MonkeyPatch()
@@ -110,7 +110,7 @@ def sweep(tmp_path_factory) -> Any:
         script = ScriptedEffort(_gold_by_text())
         with script.server() as server:
             isolated_home(mp, root, _models_yaml(server.api_base))
-            report = run_pipeline(["o4"], profile="smoke", benchmarks=list(STUDIES))
+            report = run_models(["o4"], profile="smoke", benchmarks=list(STUDIES))
             log = server.entries()
         with dg.DagsterInstance.get() as instance:
             partitions = instance.get_dynamic_partitions(MODELS_PARTITION)

@@ -26,7 +26,7 @@ import pytest
 
 from relreason_dagster import pipeline
 from relreason_dagster.cli.run_report import print_report
-from relreason_dagster.pipeline import run_pipeline
+from relreason_dagster.pipeline import run_models
 from relreason_dagster.storage.responses import ResponseStore
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.pipeline_home import isolated_home
@@ -63,7 +63,7 @@ def test_n_4_with_samples_4_counts_requests_not_draws(tmp_path, monkeypatch, cap
     monkeypatch.setenv(KEY_ENV, "sk-counted-0000")
     with FakeOpenAIServer() as server:
         isolated_home(monkeypatch, tmp_path, _models_yaml(server.api_base, n=4))
-        report = run_pipeline([MODEL], profile="smoke", benchmarks=["relational"], samples=4, run_dbt=False)
+        report = run_models([MODEL], profile="smoke", benchmarks=["relational"], samples=4, run_dbt=False)
         log = server.entries()
     assert report.failures == [], report.failures
     prompts = len({e.key for e in log})
@@ -80,13 +80,13 @@ def test_a_launch_that_finds_another_launchs_answers_counts_no_call(tmp_path, mo
     with FakeOpenAIServer() as server:
         isolated_home(monkeypatch, tmp_path, _models_yaml(server.api_base))
         before_a = pipeline._utc_now() - datetime.timedelta(seconds=1)
-        first = run_pipeline([MODEL], profile="smoke", benchmarks=["relational"], run_dbt=False)
+        first = run_models([MODEL], profile="smoke", benchmarks=["relational"], run_dbt=False)
         asked_by_a = len(server.entries())
         assert first.failures == [] and first.calls[MODEL]["model_calls"] == asked_by_a > 0
         server.reset_log()
         # Launch B began before A stored its answers; its model step came after A's ended.
         monkeypatch.setattr(pipeline, "_utc_now", lambda: before_a)
-        second = run_pipeline([MODEL], profile="smoke", benchmarks=["relational"], run_dbt=False, rerun=True)
+        second = run_models([MODEL], profile="smoke", benchmarks=["relational"], run_dbt=False, rerun=True)
         log = server.entries()
     assert second.failures == [], second.failures
     assert log == []  # B sent nothing

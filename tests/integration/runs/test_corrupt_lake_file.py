@@ -28,9 +28,9 @@ pytestmark = pytest.mark.integration
 def test_a_truncated_file_is_quarantined_and_its_prompts_asked_again(tmp_path, monkeypatch, capfd):
     register_scripted_provider()
     isolated_home(monkeypatch, tmp_path, scripted_models_yaml("first", "other", concurrency=4))
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    report = run_pipeline(["first"], profile="smoke", benchmarks=["relational"], run_dbt=False)
+    report = run_models(["first"], profile="smoke", benchmarks=["relational"], run_dbt=False)
     assert report.failures == []
     lake = Lake.default()
     files = lake.files("responses", {"model": "first"})
@@ -44,7 +44,7 @@ def test_a_truncated_file_is_quarantined_and_its_prompts_asked_again(tmp_path, m
     # ANOTHER model's run: it succeeds, and says in one line what it moved where.
     capfd.readouterr()
     reset_calls()
-    report = run_pipeline(["other"], profile="smoke", benchmarks=["relational"], run_dbt=False)
+    report = run_models(["other"], profile="smoke", benchmarks=["relational"], run_dbt=False)
     _out, err = capfd.readouterr()
     assert report.failures == [], report.failures
     assert call_count("other") > 0 and call_count("first") == 0
@@ -66,7 +66,7 @@ def test_a_truncated_file_is_quarantined_and_its_prompts_asked_again(tmp_path, m
 
     # The first model's next run asks again exactly the prompts the damaged file held.
     reset_calls()
-    report = run_pipeline(["first"], profile="smoke", benchmarks=["relational"], run_dbt=False)
+    report = run_models(["first"], profile="smoke", benchmarks=["relational"], run_dbt=False)
     assert report.failures == []
     assert call_count("first") == len(held), (call_count("first"), len(held))
     stored = {p for (p,) in rows("SELECT prompt_id FROM raw.responses WHERE model = 'first'")}

@@ -46,9 +46,9 @@ CHILD = textwrap.dedent(
 
     register_scripted_provider()
     set_responder("slow", slow_answer)
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
     # relational only: its prompts have distinct texts, so one provider call is one prompt
-    report = run_pipeline(["slow"], profile="smoke", benchmarks=["relational"], run_dbt=False)
+    report = run_models(["slow"], profile="smoke", benchmarks=["relational"], run_dbt=False)
     print("CALLS", report.total_calls, "FAILURES", len(report.failures))
     """
 )

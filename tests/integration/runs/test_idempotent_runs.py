@@ -130,10 +130,10 @@ def home(tmp_path_factory):
 
 
 def test_second_identical_run_changes_nothing_and_calls_nothing(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    first = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
+    first = run_models(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
     assert first.failures == []
     assert call_count("mixed") > home["n_kor"] and call_count("judge") > 0
     path = str(paths.duckdb_path())
@@ -157,7 +157,7 @@ def test_second_identical_run_changes_nothing_and_calls_nothing(home):
 
     reset_calls()
     # rerun: every run starts although nothing changed (without it, the launch is skipped: below).
-    second = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"], rerun=True)
+    second = run_models(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"], rerun=True)
     assert second.failures == [] and second.unchanged_since is None
     assert call_count() == 0 and second.total_calls == 0
     assert {run["job"] for run in second.runs} >= {"prepare", "model_work", "marts"}
@@ -167,7 +167,7 @@ def test_second_identical_run_changes_nothing_and_calls_nothing(home):
     assert changed == {}
 
     # The same launch again, with nothing changed: no run starts, and the last launch's report returns.
-    third = run_pipeline(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
+    third = run_models(["mixed"], profile=PROFILE, benchmarks=["kor", "selfcontra"])
     assert third.unchanged_since is not None and third.succeeded
     assert third.runs == second.runs and third.checks == second.checks
     assert call_count() == 0 and table_checksums(path) == after

@@ -68,7 +68,7 @@ def _marts() -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     root = tmp_path_factory.mktemp("relreason_marts_scope")
     mp = pytest.MonkeyPatch()
@@ -76,12 +76,12 @@ def home(tmp_path_factory):
     register_scripted_provider()
     set_responder("alpha", lambda messages, params: _answer(messages, params, flip=False))
     set_responder("beta", lambda messages, params: _answer(messages, params, flip=True))
-    first = run_pipeline(["alpha"], profile="smoke", benchmarks=["kor", "flenqa"])
+    first = run_models(["alpha"], profile="smoke", benchmarks=["kor", "flenqa"])
     assert first.failures == []
     full = _built(_latest_results())
     record = Path(paths.relreason_home()) / "dbt" / FULL_BUILD_RECORD
     assert record.is_file(), "a full build records itself"
-    second = run_pipeline(["beta"], profile="smoke", benchmarks=["kor"])
+    second = run_models(["beta"], profile="smoke", benchmarks=["kor"])
     assert second.failures == []
     yield {"full": full, "kor": _built(_latest_results()), "marts": _marts()}
     mp.undo()
@@ -107,10 +107,10 @@ def test_a_kor_run_after_a_full_build_builds_no_other_familys_model(home):
 
 
 def test_every_mart_equals_a_full_builds_afterwards(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["beta"], profile="smoke", benchmarks=["kor"], all_marts=True)
+    report = run_models(["beta"], profile="smoke", benchmarks=["kor"], all_marts=True)
     assert report.failures == []
     assert call_count("beta") == 0  # every answer was stored already: only dbt and the figures ran
     rebuilt = _built(_latest_results())

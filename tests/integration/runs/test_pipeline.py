@@ -66,10 +66,10 @@ def home(tmp_path_factory):
 
 
 def test_first_run_scores_the_oracle_perfectly(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["oracle"], profile="smoke")
+    report = run_models(["oracle"], profile="smoke")
     assert report.failures == []
     assert call_count("oracle") == home["n_requests"]
     # What the UI's model_responses metadata says (issue 37): requests sent, identical prompts apart.
@@ -139,10 +139,10 @@ def test_selfcontra_marts_for_the_oracle(home):
 
 
 def test_second_run_makes_no_model_calls(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     reset_calls()
-    report = run_pipeline(["oracle"], profile="smoke", run_dbt=False)  # about calls: no dbt needed
+    report = run_models(["oracle"], profile="smoke", run_dbt=False)  # about calls: no dbt needed
     assert call_count("oracle") == 0
     assert report.total_calls == 0
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
@@ -178,7 +178,7 @@ def test_a_rerun_with_nothing_changed_builds_and_asks_nothing(home, monkeypatch)
     complete pass is not planned again (``storage/answered.py``) and unchanged parsed answers are not
     keyed again; a lost prompt snapshot rebuilds that family's prompts alone, from its kept samples."""
     from relreason_dagster.defs import assets
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
     from relreason_dagster.storage.lake import Lake
 
     before = _inputs()
@@ -189,7 +189,7 @@ def test_a_rerun_with_nothing_changed_builds_and_asks_nothing(home, monkeypatch)
         _watch_families(m, families, built)
         m.setattr(assets, "run_model", _refuse)
         m.setattr(assets, "refresh_parsed_answers", _refuse)  # nothing a refresh would change
-        report = run_pipeline(["oracle"], profile="smoke", run_dbt=False, rerun=True)
+        report = run_models(["oracle"], profile="smoke", run_dbt=False, rerun=True)
     assert not report.failures and built == []
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
 
@@ -198,7 +198,7 @@ def test_a_rerun_with_nothing_changed_builds_and_asks_nothing(home, monkeypatch)
         lake.fs.delete_file(snapshot)
     with monkeypatch.context() as m:
         _watch_families(m, families, built)
-        report = run_pipeline(["oracle"], profile="smoke", run_dbt=False, rerun=True)
+        report = run_models(["oracle"], profile="smoke", run_dbt=False, rerun=True)
     assert not report.failures and built == ["relational"]
     assert call_count("oracle") == 0
     assert report.calls["oracle"]["already_stored"] == home["n_prompts"]
@@ -268,12 +268,12 @@ def test_stored_symbolic_checks_are_not_checked_again(home, monkeypatch):
 
 
 def test_adding_a_model_runs_only_that_model(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     before = rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
     add_model(home["models"], "junk", "scripted/junk", concurrency=4)
     reset_calls()
-    report = run_pipeline(["junk"], profile="smoke")
+    report = run_models(["junk"], profile="smoke")
     assert call_count("oracle") == 0
     assert call_count("junk") == home["n_requests"]
     after = rows("SELECT * FROM raw.responses WHERE model = 'oracle' ORDER BY prompt_id")
@@ -297,14 +297,14 @@ def test_provider_errors_become_error_rows_not_scores(home):
     """A model whose every call fails: rows with error, parse_status 'error', n_error in the mart."""
     import litellm
 
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     def refuse(messages, params):
         raise litellm.BadRequestError("scripted refusal", model="scripted/broken", llm_provider="scripted")
 
     set_responder("broken", refuse)
     add_model(home["models"], "broken", "scripted/broken")
-    report = run_pipeline(["broken"], profile="smoke")
+    report = run_models(["broken"], profile="smoke")
     assert report.failures == []
     errors = rows("SELECT count(*) FROM raw.responses WHERE model = 'broken' AND error LIKE 'bad_request%'")
     assert errors == [(home["n_prompts"],)]
@@ -347,11 +347,11 @@ def test_parsed_answers_keep_their_json(home):
 @pytest.mark.timeout(1200)
 def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
     """`relreason run --model dlm`: checkpoints + dlm_runs rows, answers as model dlm, Table 1 mart."""
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     profile = profiles.get_profile("smoke", "relational")
     tasks = profile.values().dlm_tasks
-    report = run_pipeline(["dlm"], profile="smoke")
+    report = run_models(["dlm"], profile="smoke")
     assert report.failures == []
     assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
     runs = rows(
@@ -372,12 +372,12 @@ def test_dlm_trains_scores_and_sits_next_to_the_llms(home):
 
 
 def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     profile = profiles.get_profile("smoke", "relational")
     tasks = profile.values().dlm_tasks
     before = rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id")
-    report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
+    report = run_models(["dlm"], profile="smoke", run_dbt=False)
     assert report.baselines["dlm"] == {t: {"trained": 0, "reused": 1} for t in tasks}
     assert rows("SELECT run_id, created_at FROM raw.dlm_runs ORDER BY run_id") == before
 
@@ -387,17 +387,17 @@ def test_dlm_rerun_reuses_checkpoints_and_retrains_a_damaged_one(home):
         / rows("SELECT checkpoint_path FROM raw.dlm_runs WHERE task = 'HasFather'")[0][0]
     )
     path.write_bytes(b"damaged")
-    report = run_pipeline(["dlm"], profile="smoke", run_dbt=False)
+    report = run_models(["dlm"], profile="smoke", run_dbt=False)
     assert report.baselines["dlm"]["HasFather"] == {"trained": 1, "reused": 0}
     assert sum(d["trained"] for d in report.baselines["dlm"].values()) == 1
 
 
 @pytest.mark.slow  # trains every smoke DLM task again (~1-2 min); the reuse above stays in make test
 def test_dlm_train_size_is_part_of_the_checkpoint_identity(home):
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     tasks = profiles.get_profile("smoke", "relational").values().dlm_tasks
-    report = run_pipeline(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
+    report = run_models(["dlm"], profile="smoke", run_dbt=False, dlm_train_size=12)
     assert report.baselines["dlm"] == {t: {"trained": 1, "reused": 0} for t in tasks}
     sizes = rows("SELECT train_size, count(*) FROM raw.dlm_runs WHERE train_size = 12 GROUP BY 1")
     assert sizes == [(12, len(tasks))]

@@ -61,14 +61,14 @@ def _wait_until_querying(reader: subprocess.Popen, home: Path) -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to see the reader's open files")
 def test_a_long_read_does_not_fail_the_runs_dbt_step(tmp_path, monkeypatch):
-    from relreason_dagster.pipeline import LaunchOptions, run_pipeline
+    from relreason_dagster.pipeline import LaunchOptions, run_models
 
     isolated_home(monkeypatch, tmp_path, scripted_models_yaml("steady"))
     # Bounded waits for a lock, so a reader that held the file fails the run in a minute, not 15.
     waits = LaunchOptions(lock_wait_s=60)
     register_scripted_provider()
     set_responder("steady", lambda messages, params: "So the answer is: yes.")
-    first = run_pipeline(["steady"], profile="smoke", benchmarks=["relational"], launch=waits)
+    first = run_models(["steady"], profile="smoke", benchmarks=["relational"], launch=waits)
     assert first.failures == []
     home = paths.relreason_home()
 
@@ -86,9 +86,7 @@ def test_a_long_read_does_not_fail_the_runs_dbt_step(tmp_path, monkeypatch):
         # Paused mid-query: it keeps what it has open and costs no CPU while the run goes on.
         os.kill(reader.pid, signal.SIGSTOP)
         mart_before = rows("SELECT count(*) FROM marts.relational_f1")
-        report = run_pipeline(
-            ["steady"], profile="smoke", benchmarks=["relational"], rerun=True, launch=waits
-        )
+        report = run_models(["steady"], profile="smoke", benchmarks=["relational"], rerun=True, launch=waits)
         still_reading = reader.poll() is None
     finally:
         reader.kill()

@@ -52,7 +52,7 @@ def runs(tmp_path_factory):
     import dagster as dg
 
     from relreason_dagster.defs.partitions import MODELS_PARTITION
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     root = tmp_path_factory.mktemp("sweep_runs")
     mp = pytest.MonkeyPatch()
@@ -61,11 +61,11 @@ def runs(tmp_path_factory):
     try:
         with FakeOpenAIServer(responder=lambda messages: "yes") as server:
             models = isolated_home(mp, root, _models_yaml(server.api_base, None))
-            first = run_pipeline(["o4"], profile="smoke", benchmarks=["toy"], run_dbt=False)
+            first = run_models(["o4"], profile="smoke", benchmarks=["toy"], run_dbt=False)
             first_log = server.entries()
             server.reset_log()
             models.write_text(_models_yaml(server.api_base, "{reasoning_effort: [low, medium, high]}"))
-            second = run_pipeline(["o4"], profile="smoke", benchmarks=["toy"], run_dbt=False)
+            second = run_models(["o4"], profile="smoke", benchmarks=["toy"], run_dbt=False)
             second_log = server.entries()
         with dg.DagsterInstance.get() as instance:
             partitions = instance.get_dynamic_partitions(MODELS_PARTITION)

@@ -73,7 +73,7 @@ query JobRuns($filter: RunsFilter!) {
 @pytest.fixture(scope="module")
 def cli_runs(tmp_path_factory):
     """The run ids a toy-family `run_pipeline` launched, in a fresh home (which stays set for the test)."""
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
     root = tmp_path_factory.mktemp("cli_runs_in_ui")
     mp = pytest.MonkeyPatch()
@@ -83,7 +83,7 @@ def cli_runs(tmp_path_factory):
     set_responder("toy-answerer", lambda messages, params: "yes")
     try:
         started = time.time()
-        report = run_pipeline(["toy-answerer"], profile="smoke", benchmarks=["toy"], run_dbt=False)
+        report = run_models(["toy-answerer"], profile="smoke", benchmarks=["toy"], run_dbt=False)
         assert report.failures == []
         run_ids = [run["run_id"] for run in report.runs]
         assert {run["job"] for run in report.runs} >= {"prepare", "model_work"}

@@ -40,7 +40,7 @@ def test_add_model_job_for_one_partition_completes_every_mart(tmp_path, monkeypa
     from relreason_dagster.defs.build import reconstructable_job
     from relreason_dagster.defs.jobs import executor_name
     from relreason_dagster.defs.sensors import register_model_partitions
-    from relreason_dagster.pipeline import prepare_environment, run_pipeline
+    from relreason_dagster.pipeline import prepare_environment, run_models
 
     isolated_home(monkeypatch, tmp_path, scripted_models_yaml("first", "second", "judge"))
     use_profiles(monkeypatch, tmp_path / "profiles.yaml", {"smoke": {"selfcontra": {"judge": "judge"}}})
@@ -53,7 +53,7 @@ def test_add_model_job_for_one_partition_completes_every_mart(tmp_path, monkeypa
         set_responder(name, lambda messages, params: "I think the answer is 42.")
     set_responder("judge", lambda messages, params: "no")
 
-    report = run_pipeline(["first"], profile="smoke")
+    report = run_models(["first"], profile="smoke")
     assert report.failures == []
     judge_calls = call_count("judge")
 

@@ -22,6 +22,7 @@ from relreason_dagster.cli import main
 from relreason_dagster.cli import parser as cli_parser
 from relreason_dagster.cli.parser import build_parser, family_command_modules
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.launch_plan import LaunchPlan
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -100,8 +101,8 @@ def test_family_command_errors_are_one_line(capsys):
 
 @pytest.fixture
 def stopped_run(tmp_path, monkeypatch) -> dict[str, object]:
-    """The keywords `relreason run` passes to run_pipeline, which is replaced by a stand-in that
-    records them and stops the run with a ConfigError (so nothing is launched)."""
+    """The keywords `relreason run` passes to run_pipeline, and its plan's judge: run_pipeline is
+    replaced by a stand-in that records them and stops the run with a ConfigError (nothing launched)."""
     models = tmp_path / "models.yaml"
     # The smoke profile's Self-Contra judge is checked at the door with the models: it must exist.
     models.write_text(
@@ -112,9 +113,9 @@ def stopped_run(tmp_path, monkeypatch) -> dict[str, object]:
     monkeypatch.setenv("RELREASON_MODELS", str(models))
     seen: dict[str, object] = {}
 
-    def stand_in(models: list[str], **keywords: object) -> None:
+    def stand_in(plan: LaunchPlan, **keywords: object) -> None:
         seen.clear()
-        seen.update(keywords)
+        seen.update(keywords, judge=plan.judge, plan=plan)
         raise ConfigError("stopped by the test")
 
     monkeypatch.setattr(pipeline, "run_pipeline", stand_in)
@@ -122,7 +123,7 @@ def stopped_run(tmp_path, monkeypatch) -> dict[str, object]:
 
 
 def test_run_judge_reaches_the_pipeline(stopped_run, capsys):
-    """`relreason run --judge M`, declared by Self-Contra, is passed on as run_pipeline(judge=M)."""
+    """`relreason run --judge M`, declared by Self-Contra, is its plan's judge (build_plan(judge=M))."""
     assert main(["run", "--model", "local", "--judge", "local"]) == 2
     assert stopped_run["judge"] == "local"
     assert main(["run", "--model", "local"]) == 2
@@ -140,10 +141,11 @@ TOY_COMMANDS = """\
 import functools
 
 from relreason_dagster.errors import ConfigError
+from relreason_dagster.launch_plan import LaunchPlan
 
 
 def register(subparsers, context):
-    context.add_run_option("--toy-knob", keyword="toy_knob", default=None, help="toy only")
+    context.add_run_option("--toy-models", keyword="models_file", default=None, help="toy only")
     toy = subparsers.add_parser("toy", help="the toy family's own commands")
     toysub = toy.add_subparsers(dest="toy_cmd", required=True)
     count = toysub.add_parser("count")
@@ -180,8 +182,12 @@ def test_a_new_family_brings_its_commands_in_its_own_folder(tmp_path, monkeypatc
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "positive integer" in err
-    assert main(["run", "--model", "local", "--toy-knob", "7"]) == 2
-    assert stopped_run["toy_knob"] == "7" and "judge" in stopped_run
+    # A family's run option is a build_plan keyword: its value is in the launch's plan.
+    models = tmp_path / "toy-models.yaml"
+    models.write_text((tmp_path / "models.yaml").read_text())
+    assert main(["run", "--model", "local", "--toy-models", str(models)]) == 2
+    plan = stopped_run["plan"]
+    assert plan.registry.path == str(models.resolve()) and plan.judge is None
     monkeypatch.delitem(FAMILIES, "toy")
     assert "toy" not in _subcommands(build_parser())
 

@@ -44,9 +44,9 @@ def home(tmp_path_factory):
     register_scripted_provider()
     set_responder("oracle", lambda messages, params: gold_by_text[messages[-1]["content"]])
     set_responder("junk", lambda messages, params: {"content": JUNK, "finish_reason": "length"})
-    from relreason_dagster.pipeline import run_pipeline
+    from relreason_dagster.pipeline import run_models
 
-    report = run_pipeline(["oracle", "junk"], profile="smoke", benchmarks=["relational"])
+    report = run_models(["oracle", "junk"], profile="smoke", benchmarks=["relational"])
     assert report.failures == []
     yield {"n_prompts": len(built), "gold": gold_by_text}
     mp.undo()
