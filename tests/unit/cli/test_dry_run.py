@@ -10,9 +10,22 @@ import pytest
 
 from relreason_dagster.cli import main
 from relreason_dagster.dry_run import estimate
-from relreason_dagster.launch_plan import build_plan
+from relreason_dagster.launch_plan import LaunchPlan, build_plan
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.pipeline_home import isolated_home
+
+
+def _one_flenqa_sample(samples: int | None = None, options: dict | None = None) -> LaunchPlan:
+    """The dry-run plan of gpt-4o-mini on FLenQA smoke, one sample per task (``--limit 1``)."""
+    return build_plan(
+        ["openai/gpt-4o-mini"],
+        profile="smoke",
+        benchmarks=["flenqa"],
+        samples=samples,
+        limit=1,
+        model_options=options,
+        dry_run=True,
+    )
 
 
 def test_dry_run_calls_nothing_and_prints_tokens_and_cost(tmp_path, monkeypatch, capsys):
@@ -33,40 +46,14 @@ def test_dry_run_calls_nothing_and_prints_tokens_and_cost(tmp_path, monkeypatch,
         priced, unpriced = lines["openai/gpt-4o-mini"], lines["openai/fake-unpriced"]
         assert float(priced[7]) > 0 and unpriced[7] == "unknown"
         assert int(priced[5]) > 0 and int(priced[6]) > 0  # input tokens, output budget
-        found = {
-            e.model: e
-            for e in estimate(
-                build_plan(
-                    ["openai/gpt-4o-mini"],
-                    profile="smoke",
-                    benchmarks=["flenqa"],
-                    samples=2,
-                    limit=1,
-                    model_options={"api_base": "http://127.0.0.1:9/v1"},
-                    dry_run=True,
-                )
-            )
-        }
-        plan = build_plan(
-            ["openai/gpt-4o-mini"], profile="smoke", benchmarks=["flenqa"], limit=1, dry_run=True
-        )
-        one = estimate(plan)[0]
+        found = {e.model: e for e in estimate(_one_flenqa_sample(2, {"api_base": "http://127.0.0.1:9/v1"}))}
+        one = estimate(_one_flenqa_sample())[0]
         # Two draws ask each prompt twice (identical prompt texts share a request).
         assert found["openai/gpt-4o-mini"].calls == 2 * one.calls
         assert found["openai/gpt-4o-mini"].prompts == one.prompts
         # With n: 2 both draws of a prompt are one request: the calls and input tokens of one draw.
         options = {"api_base": "http://127.0.0.1:9/v1", "n": 2}
-        paired = estimate(
-            build_plan(
-                ["openai/gpt-4o-mini"],
-                profile="smoke",
-                benchmarks=["flenqa"],
-                samples=2,
-                limit=1,
-                model_options=options,
-                dry_run=True,
-            )
-        )[0]
+        paired = estimate(_one_flenqa_sample(2, options))[0]
         assert paired.calls == one.calls and paired.input_tokens == one.input_tokens
         assert paired.requests == found["openai/gpt-4o-mini"].requests
     finally:

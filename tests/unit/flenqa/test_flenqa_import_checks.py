@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pytest
 
 from relreason_dagster.benchmarks.flenqa import dataset, release_bounds
 from relreason_dagster.cli import main
+from tests.reference_files import flenqa_release
 from tests.unit.flenqa.test_flenqa_dataset import released_rows, write_jsonl
 
 FLENQA_DIR = Path(dataset.__file__).parent
@@ -350,18 +350,13 @@ def test_the_bounds_cover_the_papers_token_means():
         assert dataset.check_row(row)[2] == []
 
 
-def _reference_release() -> list[Path]:
-    root = Path(os.environ.get("RELREASON_REFERENCE_DIR", "../shared/reference")) / "flenqa"
-    return sorted(p for p in root.glob("**/*") if p.suffix in (".jsonl", ".parquet")) if root.is_dir() else []
-
-
 @pytest.mark.skipif(
-    not _reference_release(),
+    not flenqa_release(),
     reason="the reference copy holds no FLenQA release (RELREASON_REFERENCE_DIR/flenqa/)",
 )
 def test_the_released_file_passes_every_bound():
     """The study's own rows are within every bound (run whenever the reference copy holds them)."""
-    for path in _reference_release():
+    for path in flenqa_release():
         checked = dataset.check_file(path)
         assert checked.problems == [], f"{path}: {checked.problems[:5]}"
         assert {facts["length"] for _, _, facts in checked.rows} <= set(release_bounds.STUDY_LENGTHS)

@@ -12,7 +12,6 @@ paragraphs alone (Appendix B: the Books and Same means at 250 are the same in ev
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from relreason_dagster.benchmarks.flenqa.padding import TOLERANCE
 from relreason_dagster.benchmarks.flenqa.profile_schema import Knobs
 from relreason_dagster.benchmarks.flenqa.prompts import NEXT_WORD
 from relreason_dagster.profiles import DEFAULT_SEED, get_profile
+from tests.reference_files import flenqa_release
 from tests.unit.flenqa.test_flenqa_dataset import write_jsonl
 
 FAMILY = FlenqaFamily()
@@ -252,20 +252,15 @@ def test_a_problem_whose_rows_disagree_gets_nothing_built_and_one_log_line(tmp_p
     )
 
 
-def _reference_release() -> list[Path]:
-    root = Path(os.environ.get("RELREASON_REFERENCE_DIR", "../shared/reference")) / "flenqa"
-    return sorted(p for p in root.glob("**/*") if p.suffix in (".jsonl", ".parquet")) if root.is_dir() else []
-
-
 @pytest.mark.skipif(
-    not _reference_release(),
+    not flenqa_release(),
     reason="the reference copy holds no FLenQA release (RELREASON_REFERENCE_DIR/flenqa/)",
 )
 def test_on_the_released_file_every_problem_gets_its_250_token_row_as_its_minimal_text():
     """What this module assumes of the study's rows, checked on them whenever the reference copy holds
     them: no duplicate row, every problem's ``last`` rows agree on its key paragraphs, and its minimal
     text is its 250-token row whole (Appendix B)."""
-    for path in _reference_release():
+    for path in flenqa_release():
         samples, _ = dataset.released_samples(path, DEFAULT_SEED)
         assert not [s for s in samples if s.variant["padding"] == "duplicate"]
         built = released_keys.build(samples, {"minimal": True, "paddings": []}, DEFAULT_SEED, len, None)
