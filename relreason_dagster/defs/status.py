@@ -66,18 +66,6 @@ def _when(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S") if ts else "-"
 
 
-def _root_cause(error: Any) -> str:
-    """The innermost error of a Dagster error chain, as "Type: first line" (the wrapper says nothing)."""
-    while getattr(error, "cause", None) is not None:
-        error = error.cause
-    if error is None:
-        return "?"
-    message = (error.message or "").strip().splitlines()
-    text = message[0] if message else ""
-    name = error.cls_name or ""
-    return text if not name or text.startswith(name) else f"{name}: {text}"
-
-
 class StatusReport:
     """The sections of `relreason status`, each printed through ``write`` and guarded on its own."""
 
@@ -300,10 +288,12 @@ class StatusReport:
             )
         except Exception as exc:  # noqa: BLE001 - one run's log is not worth the section
             return f"(log unavailable: {reason(exc)})"
+        from relreason_dagster.defs.run_events import root_cause  # the launch report's reading, too
+
         for entry in logs:
             event = entry.dagster_event
             if event is not None and event.is_step_failure:
-                return f"step {event.step_key} failed: {_root_cause(event.event_specific_data.error)}"
+                return f"step {event.step_key} failed: {root_cause(event.event_specific_data.error)}"
         for entry in logs:
             if entry.dagster_event is not None and entry.dagster_event.message:
                 return entry.dagster_event.message.strip().splitlines()[0]
